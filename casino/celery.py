@@ -1,0 +1,11 @@
+"""The Celery application: settlement and game-history jobs."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
+
+app = Celery("casino")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,175 @@
+"""One coup: dealing in the proper order and resolving the result.
+
+``CoupDeal`` is a small state machine: it says which hand takes the next card
+(P, B, P, B, then by the tableau) and refuses a card for the wrong hand, so the
+same code serves the RNG shoe, a dealer entering cards and a recorded shoe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tables.game.cards import Card, hand_total
+from tables.game.tableau import banker_draws, is_natural, player_draws
+
+PLAYER = "player"
+BANKER = "banker"
+TIE = "tie"
+HANDS = (PLAYER, BANKER)
+
+
+class DealingError(ValueError):
+    """A card offered to the wrong hand, or after the coup is complete."""
+
+
+@dataclass(frozen=True, slots=True)
+class CoupResult:
+    player: tuple[Card, ...]
+    banker: tuple[Card, ...]
+
+    @property
+    def player_total(self) -> int:
+        return hand_total(self.player)
+
+    @property
+    def banker_total(self) -> int:
+        return hand_total(self.banker)
+
+    @property
+    def winner(self) -> str:
+        if self.player_total > self.banker_total:
+            return PLAYER
+        if self.banker_total > self.player_total:
+            return BANKER
+        return TIE
+
+    @property
+    def player_natural(self) -> bool:
+        return is_natural(hand_total(self.player[:2]))
+
+    @property
+    def banker_natural(self) -> bool:
+        return is_natural(hand_total(self.banker[:2]))
+
+    @property
+    def natural(self) -> bool:
+        return self.player_natural or self.banker_natural
+
+    @property
+    def player_pair(self) -> bool:
+        return self.player[0].rank == self.player[1].rank
+
+    @property
+    def banker_pair(self) -> bool:
+        return self.banker[0].rank == self.banker[1].rank
+
+    @property
+    def player_perfect_pair(self) -> bool:
+        return self.player[0] == self.player[1]
+
+    @property
+    def banker_perfect_pair(self) -> bool:
+        return self.banker[0] == self.banker[1]
+
+    @property
+    def card_count(self) -> int:
+        return len(self.player) + len(self.banker)
+
+    @property
+    def margin(self) -> int:
+        """By how many points the winner won (0 on a tie)."""
+        return abs(self.player_total - self.banker_total)
+
+    @property
+    def banker_wins_with_six(self) -> bool:
+        return self.winner == BANKER and self.banker_total == 6
+
+    @property
+    def banker_three_card_seven(self) -> bool:
+        """Banker wins with a three-card 7 (EZ Baccarat's 'Dragon 7')."""
+        return self.winner == BANKER and self.banker_total == 7 and len(self.banker) == 3
+
+    @property
+    def player_three_card_eight(self) -> bool:
+        """Player wins with a three-card 8 (EZ Baccarat's 'Panda 8')."""
+        return self.winner == PLAYER and self.player_total == 8 and len(self.player) == 3
+
+    def as_dict(self) -> dict:
+        return {
+            "player": [card.code for card in self.player],
+            "banker": [card.code for card in self.banker],
+            "player_total": self.player_total,
+            "banker_total": self.banker_total,
+            "winner": self.winner,
+            "natural": self.natural,
+            "player_pair": self.player_pair,
+            "banker_pair": self.banker_pair,
+        }
+
+
+class CoupDeal:
+    """The cards of one coup as they come out of the shoe, in dealing order."""
+
+    def __init__(self) -> None:
+        self.player: list[Card] = []
+        self.banker: list[Card] = []
+        self.order: list[tuple[str, Card]] = []
+
+    def next_hand(self) -> str | None:
+        """The hand that takes the next card, or ``None`` when the coup is complete."""
+        dealt = len(self.order)
+        if dealt < 4:
+            return PLAYER if dealt % 2 == 0 else BANKER
+        player_two, banker_two = hand_total(self.player[:2]), hand_total(self.banker[:2])
+        if is_natural(player_two) or is_natural(banker_two):
+            return None
+        if len(self.player) == 2 and len(self.banker) == 2:
+            if player_draws(player_two):
+                return PLAYER
+            return BANKER if banker_draws(banker_two, None) else None
+        if len(self.player) == 3 and len(self.banker) == 2:
+            return BANKER if banker_draws(banker_two, self.player[2].value) else None
+        return None
+
+    @property
+    def complete(self) -> bool:
+        return self.next_hand() is None
+
+    def add(self, card: Card, hand: str | None = None) -> str:
+        """Deal ``card`` to the hand whose turn it is; ``hand`` (if given) must be that hand."""
+        expected = self.next_hand()
+        if expected is None:
+            raise DealingError(f"the coup is complete: no card may be dealt ({card.code})")
+        if hand is not None and hand != expected:
+            raise DealingError(f"card {card.code} dealt to the {hand} hand, but the {expected} hand is next")
+        (self.player if expected == PLAYER else self.banker).append(card)
+        self.order.append((expected, card))
+        return expected
+
+    def result(self) -> CoupResult:
+        if not self.complete:
+            raise DealingError(f"the coup is not complete: the {self.next_hand()} hand takes another card")
+        return CoupResult(player=tuple(self.player), banker=tuple(self.banker))
+
+
+def deal_coup(draw: Callable[[], Card]) -> CoupResult:
+    """Deal a whole coup, taking each card from ``draw``."""
+    deal = CoupDeal()
+    while not deal.complete:
+        deal.add(draw())
+    return deal.result()
+
+
+def resolve(cards: list[Card] | tuple[Card, ...]) -> CoupResult:
+    """Resolve a coup from its cards in dealing order (all of them, no more)."""
+    source = iter(cards)
+    deal = CoupDeal()
+    while not deal.complete:
+        try:
+            deal.add(next(source))
+        except StopIteration:
+            raise DealingError(f"{len(cards)} cards are too few: the {deal.next_hand()} hand takes another") from None
+    if len(deal.order) != len(cards):
+        raise DealingError(f"{len(cards)} cards given but the coup takes {len(deal.order)}")
+    return deal.result()

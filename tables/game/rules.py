@@ -1,0 +1,86 @@
+"""Per-table rule settings, where the seeds disagree (defaults: the most common rule).
+
+- Burn: seed 000 §3.1.1 / seed 001 burn by the first card (default) or §3.1.2 three no-bet coups.
+- Cut card: seed 001 "finish that hand, play one more" (default) or seed 000's "end after the
+  current coup".
+- Banker commission 5% (default) or no-commission (a banker win with 6 pays 1:2).
+- Tie 8:1 (seeds 000, 001, 003; default) or 9:1 (seed 002).
+- A player may not bet Player and Banker in one coup (seed 004; on by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tables.game.coup import BANKER, PLAYER, TIE
+from tables.game.paytables import Paytable, build_paytables
+
+BURN_CARD = "card"
+BURN_NO_BET_COUPS = "no_bet_coups"
+BURN_PROCEDURES = (BURN_CARD, BURN_NO_BET_COUPS)
+NO_BET_COUPS_AT_START = 3  # seed 000 §3.1.2
+
+CUT_ONE_MORE_COUP = "one_more_coup"
+CUT_END_OF_COUP = "end_of_coup"
+CUT_CARD_RULES = (CUT_ONE_MORE_COUP, CUT_END_OF_COUP)
+
+MAIN_BETS = (PLAYER, BANKER, TIE)
+SIDE_BETS = (
+    "player_pair",
+    "banker_pair",
+    "either_pair",
+    "perfect_pair",
+    "player_bonus",
+    "banker_bonus",
+    "small",
+    "big",
+)
+# Bets outside the maximum differential, under the table-wide maximum instead (seed 000 §6.1.3).
+TABLE_WIDE_LIMIT_BETS = (TIE, *SIDE_BETS)
+DEFAULT_SIDE_BETS = ("player_pair", "banker_pair")
+
+
+@dataclass(frozen=True)
+class TableRules:
+    decks: int = 8
+    burn: str = BURN_CARD
+    cut_card_from_bottom: int = 52
+    cut_card_rule: str = CUT_ONE_MORE_COUP
+    commission: bool = True
+    tie_pays: int = 8
+    side_bets: tuple[str, ...] = field(default=DEFAULT_SIDE_BETS)
+    forbid_player_and_banker: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.decks <= 8:
+            raise ValueError(f"decks must be 1 to 8, not {self.decks}")
+        if self.burn not in BURN_PROCEDURES:
+            raise ValueError(f"burn must be one of {BURN_PROCEDURES}, not {self.burn!r}")
+        if self.cut_card_rule not in CUT_CARD_RULES:
+            raise ValueError(f"cut card rule must be one of {CUT_CARD_RULES}, not {self.cut_card_rule!r}")
+        if self.tie_pays not in (8, 9):
+            raise ValueError(f"tie pays 8:1 or 9:1, not {self.tie_pays}:1")
+        if not 0 <= self.cut_card_from_bottom < self.decks * 52:
+            raise ValueError(
+                f"the cut card must stand inside the shoe, not {self.cut_card_from_bottom} from the bottom"
+            )
+        unknown = set(self.side_bets) - set(SIDE_BETS)
+        if unknown:
+            raise ValueError(f"unknown side bets: {', '.join(sorted(unknown))}")
+
+    @property
+    def bet_types(self) -> tuple[str, ...]:
+        return MAIN_BETS + tuple(bet for bet in SIDE_BETS if bet in self.side_bets)
+
+    @property
+    def cut_card_position(self) -> int:
+        """How many cards stand before the cut card."""
+        return self.decks * 52 - self.cut_card_from_bottom
+
+    def paytables(self) -> dict[str, Paytable]:
+        """The paytable of every bet offered, keyed by bet type ('banker' by the commission rule)."""
+        every = build_paytables(tie_pays=self.tie_pays)
+        offered = {bet: every[bet] for bet in self.bet_types}
+        if not self.commission:
+            offered[BANKER] = every["banker_no_commission"]
+        return offered

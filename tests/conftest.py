@@ -1,0 +1,1 @@
+"""Shared fixtures. Services are tested against the configured database (SQLite or PostgreSQL)."""
