@@ -1,3 +1,5 @@
 """WebSocket routes of every app."""
 
-websocket_urlpatterns: list = []
+from roadmaps.routing import websocket_urlpatterns as roadmap_routes
+
+websocket_urlpatterns = [*roadmap_routes]

@@ -20,6 +20,10 @@ BURN_NO_BET_COUPS = "no_bet_coups"
 BURN_PROCEDURES = (BURN_CARD, BURN_NO_BET_COUPS)
 NO_BET_COUPS_AT_START = 3  # seed 000 §3.1.2
 
+# After the cut card at most the rest of a coup and one more coup are dealt (5 + 6 cards):
+# this many cards behind it mean a shoe never runs out mid-coup.
+MIN_CARDS_BEHIND_CUT_CARD = 12
+
 CUT_ONE_MORE_COUP = "one_more_coup"
 CUT_END_OF_COUP = "end_of_coup"
 CUT_CARD_RULES = (CUT_ONE_MORE_COUP, CUT_END_OF_COUP)
@@ -60,9 +64,11 @@ class TableRules:
             raise ValueError(f"cut card rule must be one of {CUT_CARD_RULES}, not {self.cut_card_rule!r}")
         if self.tie_pays not in (8, 9):
             raise ValueError(f"tie pays 8:1 or 9:1, not {self.tie_pays}:1")
-        if not 0 <= self.cut_card_from_bottom < self.decks * 52:
+        deepest = self.decks * 52 - MIN_CARDS_BEHIND_CUT_CARD
+        if not MIN_CARDS_BEHIND_CUT_CARD <= self.cut_card_from_bottom <= deepest:
             raise ValueError(
-                f"the cut card must stand inside the shoe, not {self.cut_card_from_bottom} from the bottom"
+                f"the cut card must stand {MIN_CARDS_BEHIND_CUT_CARD} to {deepest} cards from the bottom, "
+                f"not {self.cut_card_from_bottom}"
             )
         unknown = set(self.side_bets) - set(SIDE_BETS)
         if unknown:

@@ -1,0 +1,39 @@
+"""Reads for the live table: the snapshot a browser gets on connect."""
+
+from __future__ import annotations
+
+from roadmaps.models import ShoeRoad
+from roadmaps.roads import Roadmap
+from tables.models import Shoe, Table
+from tables.selectors import coup_public, coup_rules_snapshot, rules_from_snapshot, table_current_coup, table_dealer
+
+
+def shoe_roadmap(*, shoe: Shoe | None) -> dict:
+    """The roads of a shoe (empty roads for a new shoe or none)."""
+    if shoe is None:
+        return Roadmap().to_dict()
+    road = ShoeRoad.objects.filter(shoe=shoe).first()
+    return road.roadmap if road is not None else Roadmap().to_dict()
+
+
+def table_snapshot(*, table: Table) -> dict:
+    """Everything a browser needs to draw the table from scratch (JSON-ready, amounts as strings)."""
+    coup = table_current_coup(table=table)
+    shoe = coup.shoe if coup is not None else table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    rules = coup_rules_snapshot(table=table)
+    session = table_dealer(table=table)
+    paytables = rules_from_snapshot(rules).paytables()
+    return {
+        "table": {
+            "code": table.code,
+            "name": table.name,
+            "is_open": table.is_open,
+            "dealing_mode": table.dealing_mode,
+            "dealer": (session.dealer.get_short_name() or session.dealer.get_username()) if session else None,
+            "rules": rules,
+            "payouts": {bet: paytable.odds_label() for bet, paytable in paytables.items()},
+        },
+        "shoe": shoe.number if shoe is not None else None,
+        "coup": coup_public(coup=coup) if coup is not None else None,
+        "roads": shoe_roadmap(shoe=shoe),
+    }

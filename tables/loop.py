@@ -1,0 +1,111 @@
+"""The table loop: betting window -> no more bets -> deal -> resolve -> settle -> next coup.
+
+``table_step`` does the one next thing a table needs, in its own transaction, reading
+everything from the database; so a loop stopped anywhere and started again carries on
+from the coup it left, and nothing is dealt twice (cards are unique by shoe position).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from tables import services
+from tables.models import Coup, Shoe, Table
+from tables.selectors import coup_deal_state, table_live_coup, table_shoe_in_play
+
+logger = logging.getLogger(__name__)
+
+CARD_INTERVAL = 0.8  # seconds between cards on an automatic table, for players to follow
+RESULT_PAUSE = 3.0  # seconds the result stays up before the next coup opens
+SETTLEMENT_RETRY_AFTER = timedelta(seconds=30)
+
+
+@dataclass(frozen=True)
+class Step:
+    did: str
+    wait: float  # seconds until the next step is due
+
+
+def table_step(*, table_id: int) -> Step:
+    """Do the next thing an automatic table needs."""
+    table = Table.objects.get(pk=table_id)
+    coup = table_live_coup(table=table)
+    if coup is not None:
+        return _advance_coup(coup)
+    if table.dealing_mode != Table.DealingMode.AUTOMATIC:
+        return Step("waiting for the dealer", 1.0)
+    _retry_stuck_settlements(table)
+    if not table.is_open:
+        return Step("table closed", 2.0)
+    shoe = table_shoe_in_play(table=table)
+    if shoe is not None and services.shoe_is_finished(shoe=shoe):
+        services.shoe_finish(shoe=shoe)
+        return Step(f"shoe {shoe.number} finished", 0.0)
+    if shoe is None:
+        prepared = table.shoes.filter(state=Shoe.State.PREPARED).order_by("-number").first()
+        services.shoe_start(shoe=prepared or services.shoe_prepare(table=table))
+        return Step("shoe started", 0.0)
+    coup = services.coup_open(table=table)
+    return Step(f"coup {coup.round_id} open", table.betting_seconds if not coup.no_bet else 0.0)
+
+
+def _advance_coup(coup: Coup) -> Step:
+    now = timezone.now()
+    if coup.state == Coup.State.BETTING:
+        if coup.betting_closes_at and coup.betting_closes_at > now:
+            return Step("betting", (coup.betting_closes_at - now).total_seconds())
+        services.coup_close_betting(coup=coup)
+        return Step(f"{coup.round_id}: no more bets", 1.0)
+    if coup.table.dealing_mode != Table.DealingMode.AUTOMATIC:
+        return Step("waiting for the dealer's cards", 1.0)
+    if coup.state == Coup.State.NO_MORE_BETS or not coup_deal_state(coup=coup).complete:
+        dealt = services.coup_deal_card(coup=coup)
+        return Step(f"{coup.round_id}: card {dealt.position + 1}", CARD_INTERVAL)
+    services.coup_resolve(coup=coup)
+    return Step(f"{coup.round_id}: resolved", RESULT_PAUSE)
+
+
+def _retry_stuck_settlements(table: Table) -> None:
+    """A settlement task lost with its worker is sent again (settlement is idempotent)."""
+    from wagering.tasks import coup_settle
+
+    stale = timezone.now() - SETTLEMENT_RETRY_AFTER
+    for coup_id in table.coups.filter(state=Coup.State.RESOLVED, resolved_at__lt=stale).values_list("id", flat=True):
+        transaction.on_commit(lambda coup_id=coup_id: coup_settle.delay(coup_id))
+
+
+def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = None) -> None:
+    """Step a table until ``stop`` is set (or ``max_coups`` coups have been resolved)."""
+    resolved = 0
+    while not stop.is_set():
+        close_old_connections()
+        try:
+            step = table_step(table_id=table_id)
+        except services.TableError as error:
+            logger.warning("table %s: %s", table_id, error)
+            step = Step(str(error), 1.0)
+        except Exception:
+            logger.exception("table %s: step failed; retrying", table_id)
+            step = Step("error", 2.0)
+        logger.debug("table %s: %s", table_id, step.did)
+        if step.did.endswith("resolved"):
+            resolved += 1
+            if max_coups is not None and resolved >= max_coups:
+                return
+        stop.wait(step.wait)
+
+
+def start_table_threads(*, table_ids: list[int], stop: threading.Event) -> list[threading.Thread]:
+    threads = [
+        threading.Thread(target=run_table, kwargs={"table_id": tid, "stop": stop}, name=f"table-{tid}", daemon=True)
+        for tid in table_ids
+    ]
+    for thread in threads:
+        thread.start()
+    return threads

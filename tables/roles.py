@@ -1,0 +1,63 @@
+"""Staff roles as permission groups: pit boss, dealer, surveillance (read-only)."""
+
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+PIT_BOSS = "Pit boss"
+DEALER = "Dealer"
+SURVEILLANCE = "Surveillance"
+
+_FLOOR_MODELS = (
+    "table",
+    "betlimit",
+    "seat",
+    "shoe",
+    "coup",
+    "dealtcard",
+    "personallimitmarker",
+    "dealersession",
+    "auditlog",
+)
+_PIT_BOSS_EXTRA = (
+    "tables.operate_table",
+    "tables.order_no_bet_coups",
+    "tables.replace_cards",
+    "tables.void_coup",
+    "tables.deal",
+    "tables.add_personallimitmarker",
+    "tables.change_personallimitmarker",
+    "tables.change_table",
+    "tables.change_betlimit",
+    "tables.add_dealersession",
+)
+
+
+def _permissions(codes: list[str]) -> list[Permission]:
+    wanted = {tuple(code.split(".", 1)) for code in codes}
+    found = [
+        p
+        for p in Permission.objects.select_related("content_type").filter(codename__in=[c for _, c in wanted])
+        if (p.content_type.app_label, p.codename) in wanted
+    ]
+    return found
+
+
+@transaction.atomic
+def roles_ensure() -> dict[str, Group]:
+    """Create (or bring up to date) the staff groups with their permissions."""
+    views = [f"tables.view_{model}" for model in _FLOOR_MODELS]
+    views += [
+        f"wagering.{p.codename}"
+        for p in Permission.objects.filter(content_type__app_label="wagering", codename__startswith="view_")
+    ]
+    grants = {
+        PIT_BOSS: views + list(_PIT_BOSS_EXTRA),
+        DEALER: ["tables.view_table", "tables.view_coup", "tables.deal"],
+        SURVEILLANCE: views,
+    }
+    groups = {}
+    for name, codes in grants.items():
+        group, _ = Group.objects.get_or_create(name=name)
+        group.permissions.set(_permissions(codes))
+        groups[name] = group
+    return groups

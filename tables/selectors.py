@@ -1,0 +1,90 @@
+"""Reads of the floor: no writes here."""
+
+from __future__ import annotations
+
+from tables.game.cards import Card
+from tables.game.coup import CoupDeal
+from tables.game.rules import TableRules
+from tables.models import Coup, DealerSession, Shoe, Table
+
+
+def coup_rules_snapshot(*, table: Table) -> dict:
+    """The rules and limits a coup plays by, frozen when it opens (amounts as strings)."""
+    return {
+        "decks": table.decks,
+        "burn": table.burn_procedure,
+        "cut_card_from_bottom": table.cut_card_from_bottom,
+        "cut_card_rule": table.cut_card_rule,
+        "commission": table.commission,
+        "tie_pays": table.tie_pays,
+        "side_bets": list(table.side_bets),
+        "forbid_player_and_banker": table.forbid_player_and_banker,
+        "betting_seconds": table.betting_seconds,
+        "max_differential": str(table.max_differential),
+        "limits": {
+            limit.bet_type: {
+                "min": str(limit.minimum),
+                "max": str(limit.maximum),
+                "table_max": None if limit.table_maximum is None else str(limit.table_maximum),
+            }
+            for limit in table.limits.all()
+        },
+    }
+
+
+def rules_from_snapshot(snapshot: dict) -> TableRules:
+    return TableRules(
+        decks=snapshot["decks"],
+        burn=snapshot["burn"],
+        cut_card_from_bottom=snapshot["cut_card_from_bottom"],
+        cut_card_rule=snapshot["cut_card_rule"],
+        commission=snapshot["commission"],
+        tie_pays=snapshot["tie_pays"],
+        side_bets=tuple(snapshot["side_bets"]),
+        forbid_player_and_banker=snapshot["forbid_player_and_banker"],
+    )
+
+
+def table_live_coup(*, table: Table) -> Coup | None:
+    return table.coups.filter(state__in=Coup.LIVE_STATES).first()
+
+
+def table_current_coup(*, table: Table) -> Coup | None:
+    """The live coup, else the latest one."""
+    return table_live_coup(table=table) or table.coups.order_by("-id").first()
+
+
+def table_shoe_in_play(*, table: Table) -> Shoe | None:
+    return table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+
+
+def table_dealer(*, table: Table) -> DealerSession | None:
+    return table.dealer_sessions.filter(ended_at__isnull=True).select_related("dealer").first()
+
+
+def coup_public(*, coup: Coup) -> dict:
+    """A coup as players see it: never the shoe's card order."""
+    cards = list(coup.cards.all())
+    return {
+        "round_id": coup.round_id,
+        "number": coup.number,
+        "shoe": coup.shoe.number,
+        "state": coup.state,
+        "no_bet": coup.no_bet,
+        "betting_closes_at": coup.betting_closes_at.isoformat() if coup.betting_closes_at else None,
+        "cards": [{"position": c.position, "hand": c.hand, "card": c.card} for c in cards],
+        "player_total": coup.player_total,
+        "banker_total": coup.banker_total,
+        "winner": coup.winner or None,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+        "natural": coup.natural,
+    }
+
+
+def coup_deal_state(*, coup: Coup) -> CoupDeal:
+    """The coup's cards so far, replayed through the dealing order (it says which hand is next)."""
+    deal = CoupDeal()
+    for dealt in coup.cards.all():
+        deal.add(Card.parse(dealt.card), hand=dealt.hand)
+    return deal

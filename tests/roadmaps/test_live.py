@@ -1,0 +1,125 @@
+"""The table's WebSocket: snapshot on connect, the events of a whole coup, bad messages."""
+
+import json
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from casino.asgi import application
+from tables import services
+from tables.loop import table_step
+from tables.models import Coup
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings):
+    """Consumer tests run on the in-memory layer; the cross-process test uses Redis."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    from casino import celery_app
+
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+
+
+@pytest.fixture
+def table(db):
+    boss = get_user_model().objects.create_user(username="boss")
+    table = services.table_create(code="live1", name="Live 1", actor=boss, betting_seconds=5)
+    return services.table_open(table=table, actor=boss)
+
+
+def connect(code):
+    return WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=[(b"origin", b"http://127.0.0.1")])
+
+
+async def test_snapshot_on_connect(table):
+    ws = connect(table.code)
+    connected, _ = await ws.connect()
+    assert connected
+    message = await ws.receive_json_from()
+    assert (message["type"], message["version"]) == ("snapshot", 1)
+    snapshot = message["data"]
+    assert snapshot["table"]["code"] == "live1" and snapshot["table"]["is_open"] is True
+    assert snapshot["table"]["payouts"]["banker"] == "0.95:1"
+    assert snapshot["roads"]["stats"]["coups"] == 0 and snapshot["coup"] is None
+    assert "card_order" not in json.dumps(snapshot)
+    await ws.disconnect()
+
+
+async def test_an_unknown_table_is_refused():
+    ws = connect("nope")
+    connected, code = await ws.connect()
+    assert not connected and code == 4404
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_message"),
+        ("[1, 2]", "bad_message"),
+        ('{"type": 3}', "bad_message"),
+        ('{"type": "bet", "amount": "1e999"}', "unknown_message"),
+        ("x" * 5000, "bad_message"),
+    ],
+)
+async def test_bad_messages_get_an_error_and_nothing_else(table, frame, code):
+    ws = connect(table.code)
+    await ws.connect()
+    await ws.receive_json_from()
+    await ws.send_to(text_data=frame)
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and reply["data"]["code"] == code and reply["data"]["message"]
+    assert await ws.receive_nothing()
+    await ws.send_json_to({"type": "ping"})
+    assert (await ws.receive_json_from())["type"] == "pong"
+    await ws.disconnect()
+
+
+def play_one_coup(table):
+    """Drive the loop (synchronously, committing each step) until one coup is settled."""
+    for _ in range(50):
+        Coup.objects.filter(table=table, state="betting").update(betting_closes_at=timezone.now())
+        table_step(table_id=table.pk)
+        if Coup.objects.filter(table=table, state="settled").exists():
+            return Coup.objects.get(table=table, state="settled")
+    raise AssertionError("no coup settled")
+
+
+async def test_the_events_of_a_whole_coup(table):
+    from channels.db import database_sync_to_async
+
+    ws = connect(table.code)
+    await ws.connect()
+    await ws.receive_json_from()
+    coup = await database_sync_to_async(play_one_coup)(table)
+    events = []
+    while not await ws.receive_nothing(timeout=0.2):
+        events.append(await ws.receive_json_from())
+    types = [e["type"] for e in events]
+    assert types[:2] == ["shoe_change", "betting_open"]
+    assert types[2] == "no_more_bets"
+    cards = [e for e in events if e["type"] == "card"]
+    assert [c["data"]["card"] for c in cards] == await database_sync_to_async(
+        lambda: list(coup.cards.order_by("position").values_list("card", flat=True))
+    )()
+    assert cards[-1]["data"]["next"] is None
+    assert types[-2:] == ["result", "roads"] or types[-3:-1] == ["result", "roads"]
+    result = next(e for e in events if e["type"] == "result")["data"]
+    assert (result["round_id"], result["winner"]) == (coup.round_id, coup.winner)
+    roads = next(e for e in events if e["type"] == "roads")["data"]
+    assert roads["stats"]["coups"] == 1 and len(roads["bead_plate"]) == 1
+    assert all(e["version"] == 1 and e["table"] == "live1" for e in events)
+    # A late joiner catches up from the snapshot.
+    late = connect(table.code)
+    await late.connect()
+    snapshot = (await late.receive_json_from())["data"]
+    assert snapshot["coup"]["round_id"] == coup.round_id and snapshot["roads"] == {
+        k: v for k, v in roads.items() if k != "shoe"
+    }
+    await ws.disconnect()
+    await late.disconnect()

@@ -1,0 +1,21 @@
+import pytest
+from django.contrib.auth import get_user_model
+
+from tables import services
+
+
+@pytest.fixture
+def pit_boss(db):
+    return get_user_model().objects.create_user(username="boss", password="x", is_staff=True)
+
+
+@pytest.fixture
+def auto_table(db, pit_boss):
+    table = services.table_create(code="t1", name="Test 1", actor=pit_boss, betting_seconds=5)
+    return services.table_open(table=table, actor=pit_boss)
+
+
+@pytest.fixture
+def dealer_table(db, pit_boss):
+    table = services.table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
+    return services.table_open(table=table, actor=pit_boss)
