@@ -7,8 +7,6 @@ from tables.models import Shoe
 
 class ShoeRoad(models.Model):
     shoe = models.OneToOneField(Shoe, on_delete=models.CASCADE, related_name="road")
-    # One token per resolved coup: B/P/T, then b (banker pair), p (player pair), n (natural).
-    sequence = models.TextField(blank=True)
     roadmap = models.JSONField(default=dict)
     updated_at = models.DateTimeField(auto_now=True)
 

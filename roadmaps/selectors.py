@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from roadmaps.models import ShoeRoad
-from roadmaps.roads import Roadmap
+from roadmaps.roads import BANKER, PLAYER, TIE, Coup, Roadmap
+from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
 from tables.selectors import coup_public, coup_rules_snapshot, rules_from_snapshot, table_current_coup, table_dealer
 
@@ -14,6 +15,24 @@ def shoe_roadmap(*, shoe: Shoe | None) -> dict:
         return Roadmap().to_dict()
     road = ShoeRoad.objects.filter(shoe=shoe).first()
     return road.roadmap if road is not None else Roadmap().to_dict()
+
+
+_RESULT_LETTER = {"banker": BANKER, "player": PLAYER, "tie": TIE}
+
+
+def road_coup(coup: TableCoup) -> Coup:
+    return Coup(
+        result=_RESULT_LETTER[coup.winner],
+        banker_pair=coup.banker_pair,
+        player_pair=coup.player_pair,
+        natural=coup.natural,
+    )
+
+
+def shoe_road_coups(*, shoe_id: int) -> list[Coup]:
+    """The shoe's played coups in order, as the roads read them (void coups have no result)."""
+    played = TableCoup.objects.filter(shoe_id=shoe_id, state__in=[TableCoup.State.RESOLVED, TableCoup.State.SETTLED])
+    return [road_coup(coup) for coup in played.order_by("number")]
 
 
 def table_snapshot(*, table: Table) -> dict:

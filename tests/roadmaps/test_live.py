@@ -123,3 +123,24 @@ async def test_the_events_of_a_whole_coup(table):
     }
     await ws.disconnect()
     await late.disconnect()
+
+
+def test_roadmap_command_reads_a_shoe_from_the_database(table, capsys):
+    from django.core.management import call_command
+
+    coup = play_one_coup(table)
+    call_command("roadmap", shoe=coup.shoe_id, json=True)
+    roadmap = json.loads(capsys.readouterr().out)
+    letter = {"banker": "B", "player": "P", "tie": "T"}[coup.winner]
+    assert roadmap["bead_plate"] == [
+        {"col": 0, "row": 0, "result": letter, "banker_pair": coup.banker_pair, "player_pair": coup.player_pair}
+    ]
+    assert roadmap["stats"]["natural"] == int(coup.natural)
+
+
+def test_roadmap_command_refuses_an_unknown_shoe():
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="no shoe with id 999"):
+        call_command("roadmap", shoe=999, json=True)

@@ -7,6 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from roadmaps.roads import DERIVED_CYCLES, ROWS, SEQUENCE_HELP, Coup, SequenceError, build_roadmap, parse_sequence
+from roadmaps.selectors import shoe_road_coups
+from tables.models import Shoe
 
 _COLOR_LETTER = {"red": "R", "blue": "B", None: "-"}
 
@@ -17,10 +19,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--sequence", help=f"one letter per coup: {SEQUENCE_HELP}, e.g. BbPTpB")
+        source.add_argument("--shoe", type=int, help="the id of a shoe in the database")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options) -> None:
-        roadmap = build_roadmap(self._coups_from_sequence(options["sequence"]))
+        if options["shoe"] is not None:
+            coups = self._coups_from_shoe(options["shoe"])
+        else:
+            coups = self._coups_from_sequence(options["sequence"])
+        roadmap = build_roadmap(coups)
         self.stdout.write(json.dumps(roadmap) if options["json"] else render_text(roadmap))
 
     @staticmethod
@@ -29,6 +36,12 @@ class Command(BaseCommand):
             return parse_sequence(sequence)
         except SequenceError as error:
             raise CommandError(str(error)) from error
+
+    @staticmethod
+    def _coups_from_shoe(shoe_id: int) -> list[Coup]:
+        if not Shoe.objects.filter(pk=shoe_id).exists():
+            raise CommandError(f"no shoe with id {shoe_id}")
+        return shoe_road_coups(shoe_id=shoe_id)
 
 
 def render_text(roadmap: dict[str, Any]) -> str:

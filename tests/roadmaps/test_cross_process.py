@@ -1,0 +1,63 @@
+"""Across processes on Redis: a table loop in another process publishes, this process's consumer delivers."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from casino.asgi import application
+from tables import services
+
+pytestmark = [
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (the channels_redis layer)"),
+    pytest.mark.skipif(
+        not settings.USING_POSTGRES, reason="needs PostgreSQL: the publisher process shares the test database"
+    ),
+]
+
+
+def database_url_of_test_database() -> str:
+    conf = connection.settings_dict
+    return f"postgres://{conf['USER']}@{conf['HOST']}:{conf['PORT']}/{conf['NAME']}"
+
+
+async def test_a_table_loop_in_another_process_reaches_this_consumer():
+    from channels.db import database_sync_to_async
+
+    @database_sync_to_async
+    def open_table():
+        boss = get_user_model().objects.create_user(username="boss")
+        table = services.table_create(code="xproc", name="Cross process", actor=boss, betting_seconds=1)
+        services.table_open(table=table, actor=boss)
+
+    await open_table()
+    ws = WebsocketCommunicator(application, "/ws/tables/xproc/", headers=[(b"origin", b"http://127.0.0.1")])
+    connected, _ = await ws.connect()
+    assert connected
+    assert (await ws.receive_json_from(timeout=5))["type"] == "snapshot"
+    env = {**os.environ, "DATABASE_URL": database_url_of_test_database(), "REDIS_URL": settings.REDIS_URL}
+    publisher = subprocess.Popen(
+        [sys.executable, "manage.py", "run_table", "xproc", "--coups", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        seen = []
+        deadline = time.monotonic() + 60
+        while "roads" not in seen and time.monotonic() < deadline:
+            seen.append((await ws.receive_json_from(timeout=30))["type"])
+        assert publisher.wait(timeout=30) == 0, publisher.stderr.read().decode()
+    finally:
+        publisher.kill()
+        await ws.disconnect()
+    assert seen[:3] == ["shoe_change", "betting_open", "no_more_bets"]
+    assert seen.count("card") >= 4 and seen[-2:] == ["result", "roads"]
