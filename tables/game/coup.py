@@ -8,7 +8,7 @@ same code serves the RNG shoe, a dealer entering cards and a recorded shoe.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tables.game.cards import Card, hand_total
 from tables.game.tableau import banker_draws, is_natural, player_draws
@@ -27,22 +27,16 @@ class DealingError(ValueError):
 class CoupResult:
     player: tuple[Card, ...]
     banker: tuple[Card, ...]
+    player_total: int = field(init=False)
+    banker_total: int = field(init=False)
+    winner: str = field(init=False)
 
-    @property
-    def player_total(self) -> int:
-        return hand_total(self.player)
-
-    @property
-    def banker_total(self) -> int:
-        return hand_total(self.banker)
-
-    @property
-    def winner(self) -> str:
-        if self.player_total > self.banker_total:
-            return PLAYER
-        if self.banker_total > self.player_total:
-            return BANKER
-        return TIE
+    def __post_init__(self) -> None:
+        player_total, banker_total = hand_total(self.player), hand_total(self.banker)
+        winner = PLAYER if player_total > banker_total else BANKER if banker_total > player_total else TIE
+        object.__setattr__(self, "player_total", player_total)
+        object.__setattr__(self, "banker_total", banker_total)
+        object.__setattr__(self, "winner", winner)
 
     @property
     def player_natural(self) -> bool:
