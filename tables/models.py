@@ -145,6 +145,9 @@ class Shoe(models.Model):
     # Card order of an RNG shoe, codes separated by spaces; never shown while in play.
     card_order = models.TextField(blank=True)
     cut_card_position = models.PositiveSmallIntegerField(help_text="cards before the cut card")
+    # Provably fair: published while in play; the salt (and the order) revealed once the shoe ends.
+    commitment = models.CharField(max_length=64, blank=True)
+    salt = models.CharField(max_length=32, blank=True)
     burn_shown = models.CharField(max_length=2, blank=True)
     burned_cards = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PREPARED)
@@ -170,6 +173,11 @@ class Shoe(models.Model):
     @property
     def cards(self) -> list[Card]:
         return [Card.parse(code) for code in self.card_order.split()]
+
+    @property
+    def revealed(self) -> bool:
+        """The order and salt may be shown: the shoe is out of play."""
+        return self.state in (self.State.FINISHED, self.State.DISCARDED)
 
 
 class Coup(models.Model):

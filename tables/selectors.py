@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tables.game.cards import Card
 from tables.game.coup import CoupDeal
+from tables.game.fairness import commitment_matches
 from tables.game.rules import TableRules
 from tables.models import Coup, DealerSession, Shoe, Table
 
@@ -88,3 +91,36 @@ def coup_deal_state(*, coup: Coup) -> CoupDeal:
     for dealt in coup.cards.all():
         deal.add(Card.parse(dealt.card), hand=dealt.hand)
     return deal
+
+
+@dataclass(frozen=True)
+class ShoeVerification:
+    commitment_ok: bool
+    coups_checked: int
+    mismatches: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.commitment_ok and not self.mismatches
+
+
+def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
+    """Check a revealed RNG shoe: its commitment, and every card dealt and coup result against the order."""
+    order = shoe.cards
+    mismatches = []
+    burned = [shoe.burn_shown, *shoe.burned_cards.split()] if shoe.burn_shown else []
+    if [c.code for c in order[: len(burned)]] != burned:
+        mismatches.append("the burn does not match the order")
+    coups = list(shoe.coups.prefetch_related("cards").order_by("number"))
+    for coup in coups:
+        for dealt in coup.cards.all():
+            if dealt.shoe_position >= len(order) or order[dealt.shoe_position].code != dealt.card:
+                mismatches.append(f"{coup.round_id}: {dealt.card} at shoe position {dealt.shoe_position}")
+        result = coup.result()
+        if coup.winner and (result is None or result.winner != coup.winner):
+            mismatches.append(f"{coup.round_id}: recorded winner {coup.winner} is not the cards' result")
+    return ShoeVerification(
+        commitment_ok=commitment_matches(order, shoe.salt, shoe.commitment),
+        coups_checked=len(coups),
+        mismatches=tuple(mismatches),
+    )

@@ -19,6 +19,7 @@ from tables.audit import audit_record
 from tables.game import rules as game_rules
 from tables.game.cards import Card
 from tables.game.coup import DealingError
+from tables.game.fairness import new_salt, shoe_commitment
 from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from tables.models import BetLimit, Coup, DealerSession, DealtCard, PersonalLimitMarker, Seat, Shoe, Table
 from tables.selectors import coup_deal_state, coup_public, coup_rules_snapshot, table_live_coup, table_shoe_in_play
@@ -321,13 +322,16 @@ def shoe_prepare(
         raise TableError("a preliminary (sealed) shuffle needs its seal number")
     table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
     last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
+    order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
     shoe = Shoe.objects.create(
         table=table,
         number=last + 1,
         decks=table.decks,
         shuffle_method=method,
         seal_number=seal_number,
-        card_order=" ".join(card.code for card in new_shoe_order(table.decks)) if automatic else "",
+        card_order=" ".join(card.code for card in order),
+        commitment=shoe_commitment(order, salt) if automatic else "",
+        salt=salt if automatic else "",
         cut_card_position=table.decks * 52 - table.cut_card_from_bottom,
         prepared_by=actor if actor is not None and actor.is_authenticated else None,
     )
@@ -336,7 +340,13 @@ def shoe_prepare(
         actor=actor,
         table=table,
         obj=shoe,
-        after={"number": shoe.number, "decks": shoe.decks, "shuffle": method, "seal": seal_number},
+        after={
+            "number": shoe.number,
+            "decks": shoe.decks,
+            "shuffle": method,
+            "seal": seal_number,
+            "commitment": shoe.commitment,
+        },
     )
     return shoe
 
@@ -382,7 +392,9 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         },
     )
     table_event_send(
-        table_code=table.code, event_type="shoe_change", data={"shoe": shoe.number, "burn_shown": shoe.burn_shown}
+        table_code=table.code,
+        event_type="shoe_change",
+        data={"shoe": shoe.number, "burn_shown": shoe.burn_shown, "commitment": shoe.commitment},
     )
     return shoe
 

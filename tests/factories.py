@@ -1,0 +1,107 @@
+"""factory_boy factories for the floor and the players, and a helper to resolve a coup with given cards."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.utils import timezone
+
+from tables.game.cards import parse_cards
+from tables.game.coup import CoupDeal
+from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
+from tables.selectors import coup_rules_snapshot
+
+# bet type: (minimum, maximum, table maximum)
+TABLE_LIMITS = {
+    "player": ("1.00", "1000.00", None),
+    "banker": ("1.00", "1000.00", None),
+    "tie": ("1.00", "100.00", "500.00"),
+    "player_pair": ("1.00", "50.00", "250.00"),
+    "banker_pair": ("1.00", "50.00", "250.00"),
+}
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"player{n}")
+    password = factory.LazyFunction(lambda: make_password(None))  # unusable, and no slow hashing
+
+
+class TableFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Table
+        skip_postgeneration_save = True
+
+    code = factory.Sequence(lambda n: f"t{n}")
+    name = factory.LazyAttribute(lambda table: f"Table {table.code}")
+    is_open = True
+    side_bets = factory.LazyFunction(lambda: ["player_pair", "banker_pair"])
+
+    @factory.post_generation
+    def limits(table, create, extracted, **kwargs):
+        """``limits={"tie": ("1.00", "100.00", "500.00")}`` overrides (or adds to) TABLE_LIMITS."""
+        if not create:
+            return
+        for bet_type, (minimum, maximum, table_maximum) in {**TABLE_LIMITS, **(extracted or {})}.items():
+            BetLimit.objects.create(
+                table=table,
+                bet_type=bet_type,
+                minimum=Decimal(minimum),
+                maximum=Decimal(maximum),
+                table_maximum=None if table_maximum is None else Decimal(table_maximum),
+            )
+
+
+class ShoeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Shoe
+
+    table = factory.SubFactory(TableFactory)
+    number = factory.LazyAttribute(lambda shoe: shoe.table.shoes.count() + 1)
+    decks = 8
+    shuffle_method = Shoe.ShuffleMethod.RNG
+    cut_card_position = 416 - 52
+    state = Shoe.State.IN_PLAY
+    started_at = factory.LazyFunction(timezone.now)
+
+
+def _shoe_in_play(table: Table) -> Shoe:
+    return table.shoes.filter(state=Shoe.State.IN_PLAY).first() or ShoeFactory(table=table)
+
+
+class CoupFactory(factory.django.DjangoModelFactory):
+    """A coup taking bets on the table's shoe in play, its rules snapshotted as the table services do."""
+
+    class Meta:
+        model = Coup
+
+    table = factory.SubFactory(TableFactory)
+    shoe = factory.LazyAttribute(lambda coup: _shoe_in_play(coup.table))
+    number = factory.LazyAttribute(lambda coup: coup.shoe.coups.count() + 1)
+    round_id = factory.LazyAttribute(lambda coup: Coup.new_round_id(coup.table.code))
+    state = Coup.State.BETTING
+    rules = factory.LazyAttribute(lambda coup: coup_rules_snapshot(table=coup.table))
+
+
+def coup_resolve(coup: Coup, cards: str) -> Coup:
+    """Deal ``cards`` (codes in dealing order, e.g. "9S 2H KD 3C") to the coup and record the result."""
+    deal = CoupDeal()
+    for card in parse_cards(cards):
+        deal.add(card)
+    result = deal.result()
+    first = DealtCard.objects.filter(shoe=coup.shoe).count()
+    DealtCard.objects.bulk_create(
+        DealtCard(coup=coup, shoe=coup.shoe, position=index, shoe_position=first + index, hand=hand, card=card.code)
+        for index, (hand, card) in enumerate(deal.order)
+    )
+    coup.player_total, coup.banker_total, coup.winner = result.player_total, result.banker_total, result.winner
+    coup.player_pair, coup.banker_pair, coup.natural = result.player_pair, result.banker_pair, result.natural
+    coup.state, coup.closed_at, coup.resolved_at = Coup.State.RESOLVED, timezone.now(), timezone.now()
+    coup.save()
+    return coup

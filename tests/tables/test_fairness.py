@@ -1,0 +1,76 @@
+"""Provably fair shoes: a commitment published at the start, the order and salt revealed at the end."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tables import services
+from tables.game.cards import parse_cards
+from tables.game.fairness import commitment_matches, shoe_commitment
+from tables.models import AuditLog, DealtCard, Shoe
+from tables.selectors import shoe_verify
+from tests.tables.test_game_loop import step_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_commitment_binds_order_and_salt():
+    order = parse_cards("AS KD 9H")
+    commitment = shoe_commitment(order, "00ff")
+    assert commitment_matches(order, "00ff", commitment)
+    assert not commitment_matches(parse_cards("AS 9H KD"), "00ff", commitment)
+    assert not commitment_matches(order, "00fe", commitment)
+
+
+@pytest.fixture
+def finished_shoe(auto_table):
+    step_until(auto_table, lambda: Shoe.objects.filter(table=auto_table, state="in_play").exists())
+    shoe = Shoe.objects.get(table=auto_table, state="in_play")
+    step_until(auto_table, lambda: shoe.coups.filter(state="settled").count() >= 3)
+    services.shoe_replace(table=auto_table, actor=None, reason="end the test shoe")
+    return Shoe.objects.get(pk=shoe.pk)
+
+
+def test_the_commitment_is_published_when_the_shoe_is_prepared(auto_table):
+    shoe = services.shoe_prepare(table=auto_table)
+    assert len(shoe.commitment) == 64 and commitment_matches(shoe.cards, shoe.salt, shoe.commitment)
+    assert AuditLog.objects.get(action="shoe_prepared", object_id=str(shoe.pk)).after["commitment"] == shoe.commitment
+
+
+def test_a_finished_shoe_verifies(finished_shoe, capsys):
+    call_command("verify_shoe", shoe=finished_shoe.pk, json=True)
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and report["commitment_ok"] and report["coups_checked"] >= 3
+    assert report["salt"] == finished_shoe.salt
+
+
+def test_a_tampered_card_is_found(finished_shoe):
+    dealt = DealtCard.objects.filter(shoe=finished_shoe).first()
+    swapped = "AS" if dealt.card != "AS" else "KD"
+    DealtCard.objects.filter(pk=dealt.pk).update(card=swapped)
+    check = shoe_verify(shoe=finished_shoe)
+    assert check.commitment_ok and not check.ok
+    assert any(swapped in line for line in check.mismatches)
+    with pytest.raises(CommandError, match="does not verify"):
+        call_command("verify_shoe", shoe=finished_shoe.pk)
+
+
+def test_a_tampered_order_breaks_the_commitment(finished_shoe):
+    codes = finished_shoe.card_order.split()
+    codes[-1], codes[-2] = codes[-2], codes[-1]
+    if codes[-1] == codes[-2]:
+        codes[-1], codes[0] = codes[0], codes[-1]
+    Shoe.objects.filter(pk=finished_shoe.pk).update(card_order=" ".join(codes))
+    finished_shoe.refresh_from_db()
+    assert not shoe_verify(shoe=finished_shoe).commitment_ok
+
+
+def test_a_shoe_in_play_is_not_revealed(auto_table):
+    step_until(auto_table, lambda: Shoe.objects.filter(table=auto_table, state="in_play").exists())
+    shoe = Shoe.objects.get(table=auto_table, state="in_play")
+    with pytest.raises(CommandError, match="revealed when it ends"):
+        call_command("verify_shoe", shoe=shoe.pk)
+    with pytest.raises(CommandError, match="no shoe"):
+        call_command("verify_shoe", shoe=99999)

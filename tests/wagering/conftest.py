@@ -1,0 +1,62 @@
+import json
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.db import connection, transaction
+
+from tests.factories import CoupFactory, TableFactory, UserFactory
+from wagering import services
+
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="needs PostgreSQL: SQLite has neither row locks, concurrent writers nor deferred constraint triggers",
+)
+
+
+def fund(user, amount) -> None:
+    services.wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
+
+
+@pytest.fixture(autouse=True)
+def eager_celery():
+    from casino import celery_app
+
+    always_eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = always_eager
+
+
+@pytest.fixture
+def table(db):
+    return TableFactory()
+
+
+@pytest.fixture
+def coup(table):
+    return CoupFactory(table=table)
+
+
+@pytest.fixture
+def player(db):
+    user = UserFactory()
+    fund(user, "10000.00")
+    return user
+
+
+@pytest.fixture
+def sent_events(monkeypatch):
+    """The live events the wagering services send, as (group kind, event type, data), once committed."""
+    sent = []
+
+    def recorder(kind):
+        def send(*, event_type, data, **group):
+            json.dumps(data)  # what the channel layer could carry: amounts as strings
+            transaction.on_commit(lambda: sent.append((kind, event_type, data)))
+
+        return send
+
+    monkeypatch.setattr(services, "table_event_send", recorder("table"))
+    monkeypatch.setattr(services, "user_event_send", recorder("user"))
+    return sent

@@ -1,0 +1,160 @@
+"""Wallets and the double-entry ledger: deposits, withdrawals, idempotency keys, the database's guards."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from tables.models import AuditLog
+from tests.factories import UserFactory
+from tests.wagering.conftest import postgres_only
+from wagering import services
+from wagering.errors import IdempotencyConflict, WalletRejected
+from wagering.models import Account, IdempotencyKey, LedgerEntry, LedgerTransaction
+from wagering.selectors import ledger_check, wallet_balance
+
+D = Decimal
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+def test_a_deposit_credits_the_wallet_from_the_operator_float(user, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        entry = services.wallet_deposit(user=user, amount=D("250.50"), idempotency_key="dep-1", reason="cash")
+    assert wallet_balance(user=user) == D("250.50")
+    legs = {leg.account.kind: leg for leg in entry.entries.select_related("account")}
+    assert legs["player"].amount == D("250.50") and legs["partner_float"].amount == D("-250.50")
+    assert (legs["player"].balance_before, legs["player"].balance_after) == (D("0.00"), D("250.50"))
+    assert entry.kind == LedgerTransaction.Kind.DEPOSIT
+    assert AuditLog.objects.filter(action="wallet_deposit", object_id=str(user.wallet.pk)).exists()
+    assert len(callbacks) == 1  # the new balance, pushed to the player once committed
+    assert ledger_check().ok
+
+
+def test_the_same_key_twice_moves_money_once_and_returns_the_same_transaction(user):
+    first = services.wallet_deposit(user=user, amount="100", idempotency_key="dep-1")
+    again = services.wallet_deposit(user=user, amount=D("100.00"), idempotency_key="dep-1")
+    assert again.pk == first.pk
+    assert wallet_balance(user=user) == D("100.00")
+    assert LedgerTransaction.objects.count() == 1
+    first_withdrawal = services.wallet_withdraw(user=user, amount="30", idempotency_key="wd-1")
+    assert services.wallet_withdraw(user=user, amount="30", idempotency_key="wd-1").pk == first_withdrawal.pk
+    assert wallet_balance(user=user) == D("70.00")
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        {"amount": "100.01"},
+        {"operation": "withdraw"},
+        {"other_user": True},
+    ],
+)
+def test_the_same_key_with_other_parameters_is_a_conflict(user, second):
+    services.wallet_deposit(user=user, amount="100", idempotency_key="key-1")
+    move = services.wallet_withdraw if second.get("operation") == "withdraw" else services.wallet_deposit
+    target = UserFactory() if second.get("other_user") else user
+    with pytest.raises(IdempotencyConflict) as error:
+        move(user=target, amount=second.get("amount", "100"), idempotency_key="key-1")
+    assert error.value.code == "idempotency_conflict"
+    assert "key-1" in error.value.message and error.value.details["first_amount"] == "100.00"
+    assert wallet_balance(user=user) == D("100.00") and LedgerTransaction.objects.count() == 1
+
+
+def test_a_refused_request_leaves_its_key_free_for_a_retry(user):
+    services.wallet_deposit(user=user, amount="20", idempotency_key="dep")
+    with pytest.raises(WalletRejected) as error:
+        services.wallet_withdraw(user=user, amount="50", idempotency_key="wd")
+    assert error.value.code == "insufficient_funds"
+    assert error.value.details == {"balance": "20.00", "amount": "50.00", "short_by": "30.00"}
+    assert "short by 30.00" in error.value.message
+    assert not IdempotencyKey.objects.filter(key="wd").exists()
+    services.wallet_deposit(user=user, amount="30", idempotency_key="dep-2")
+    services.wallet_withdraw(user=user, amount="50", idempotency_key="wd")
+    assert wallet_balance(user=user) == D("0.00")
+
+
+def test_withdrawing_from_a_player_without_a_wallet_is_refused(user):
+    with pytest.raises(WalletRejected) as error:
+        services.wallet_withdraw(user=user, amount="1", idempotency_key="wd")
+    assert error.value.code == "insufficient_funds"
+
+
+@pytest.mark.parametrize(
+    "amount",
+    [0, -5, "0.00", "-1", "1.001", 1.5, float("nan"), "NaN", "Infinity", "abc", "", None, True, D("1E+13"), [1]],
+)
+def test_amounts_must_be_positive_with_two_decimals_and_finite(user, amount):
+    with pytest.raises(WalletRejected) as error:
+        services.wallet_deposit(user=user, amount=amount, idempotency_key="dep")
+    assert error.value.code == "invalid_amount"
+    assert not LedgerTransaction.objects.exists() and not IdempotencyKey.objects.exists()
+
+
+@pytest.mark.parametrize("key", ["", "k" * 101, None])
+def test_an_idempotency_key_is_required(user, key):
+    with pytest.raises(WalletRejected) as error:
+        services.wallet_deposit(user=user, amount="1", idempotency_key=key)
+    assert error.value.code == "invalid_idempotency_key"
+
+
+def test_the_database_refuses_a_negative_wallet_but_not_a_negative_house(user):
+    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.filter(pk=user.wallet.pk).update(balance=D("-0.01"))
+    house = Account.objects.create(kind=Account.Kind.HOUSE)
+    Account.objects.filter(pk=house.pk).update(balance=D("-1000.00"))
+
+
+def test_ledger_check_finds_an_unbalanced_transaction_and_a_drifted_balance(user):
+    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    assert ledger_check().ok
+    # Rolled back: Django checks deferred constraints when a test ends, and on PostgreSQL
+    # the ledger trigger would (rightly) refuse this transaction.
+    with transaction.atomic():
+        broken = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        LedgerEntry.objects.create(
+            transaction=broken, account=user.wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
+        )
+        Account.objects.filter(pk=user.wallet.pk).update(balance=D("15.00"))
+        check = ledger_check()
+        assert check.unbalanced == [broken.pk]
+        assert check.transactions == 2 and check.entries == 3
+        Account.objects.filter(pk=user.wallet.pk).update(balance=D("15.01"))
+        assert ledger_check().mismatched_accounts == [user.wallet.pk]
+        transaction.set_rollback(True)
+    assert ledger_check().ok
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zero():
+    user = UserFactory()
+    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    wallet = Account.objects.get(user=user)
+    with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():
+        entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        LedgerEntry.objects.create(
+            transaction=entry, account=wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
+        )
+        # Still inside the transaction: the deferred trigger only runs at commit.
+    assert LedgerTransaction.objects.count() == 1
+    # The same legs balanced commit fine, even written one statement at a time.
+    with transaction.atomic():
+        entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        house = Account.objects.create(kind=Account.Kind.HOUSE)
+        LedgerEntry.objects.create(
+            transaction=entry, account=wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
+        )
+        LedgerEntry.objects.create(
+            transaction=entry, account=house, amount=D("-5.00"), balance_before=D(0), balance_after=D(-5)
+        )
+    # Nor may a committed leg be changed afterwards.
+    with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():
+        LedgerEntry.objects.filter(account=house).update(amount=D("-4.00"))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT SUM(amount) FROM wagering_ledgerentry")
+        assert cursor.fetchone()[0] == 0

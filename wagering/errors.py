@@ -1,0 +1,30 @@
+"""Refusals of the wagering services: a stable ``code``, a human ``message`` and string ``details``."""
+
+from __future__ import annotations
+
+
+class WageringError(Exception):
+    def __init__(self, code: str, message: str, details: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+class BetRejected(WageringError):
+    """A batch of bets (or an undo, remove or rebet) refused: nothing was placed, nothing moved."""
+
+
+class WalletRejected(WageringError):
+    """A deposit or withdrawal refused: an invalid amount or not enough funds."""
+
+
+class IdempotencyConflict(WageringError):
+    """An idempotency key used again with different parameters."""
+
+
+class SettlementRefused(WageringError):
+    """A coup that cannot be settled or refunded in its state."""

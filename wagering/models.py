@@ -1,0 +1,248 @@
+"""Money: accounts, a double-entry ledger, bets and their settlement, and the drop/win reports.
+
+Every movement of money is one ``LedgerTransaction`` whose ``LedgerEntry`` legs sum to
+zero (a deferred constraint trigger refuses anything else on PostgreSQL). An entry's
+``amount`` is signed: positive credits the account. Player wallets can never go below
+zero (a check constraint on the stored balance); system accounts may.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from tables.models import BET_TYPE_CHOICES, MONEY, Coup, Shoe, Table
+
+ZERO = Decimal("0.00")
+CENT = Decimal("0.01")
+
+
+def money(value: Decimal | int | str | None) -> Decimal:
+    """An amount to the cent; SQLite hands sums back as floats' digits, so every sum goes through here."""
+    return ZERO if value is None else Decimal(value).quantize(CENT)
+
+
+class Account(models.Model):
+    class Kind(models.TextChoices):
+        PLAYER = "player"
+        HOUSE = "house"
+        BETS_IN_PLAY = "bets_in_play", "Bets in play"
+        PARTNER_FLOAT = "partner_float", "Partner float"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="wallet"
+    )
+    partner_code = models.SlugField(
+        max_length=40, blank=True, help_text="partner float only: the partner; empty is the operator's own float"
+    )
+    balance = models.DecimalField(**MONEY, default=ZERO)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(kind="player") | Q(balance__gte=0), name="player_balance_not_negative"),
+            models.CheckConstraint(
+                condition=Q(kind="player", user__isnull=False) | (~Q(kind="player") & Q(user__isnull=True)),
+                name="a_user_for_every_wallet_only",
+            ),
+            models.UniqueConstraint(
+                fields=["kind"], condition=Q(kind__in=["house", "bets_in_play"]), name="one_house_one_bets_in_play"
+            ),
+            models.UniqueConstraint(
+                fields=["partner_code"], condition=Q(kind="partner_float"), name="one_float_per_partner"
+            ),
+        ]
+        ordering = ["id"]
+        permissions = [("move_money", "Can deposit to and withdraw from player wallets")]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.PLAYER:
+            return f"wallet of {self.user}"
+        if self.kind == self.Kind.PARTNER_FLOAT:
+            return f"float of {self.partner_code or 'the operator'}"
+        return self.get_kind_display()
+
+    @property
+    def is_wallet(self) -> bool:
+        return self.kind == self.Kind.PLAYER
+
+
+class LedgerTransaction(models.Model):
+    class Kind(models.TextChoices):
+        DEPOSIT = "deposit"
+        WITHDRAWAL = "withdrawal"
+        BET_PLACEMENT = "bet_placement", "Bet placement"
+        BET_CANCEL = "bet_cancel", "Bet cancelled (undo, remove)"
+        SETTLEMENT = "settlement"
+        REFUND = "refund", "Refund (void coup)"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind}"
+
+
+class LedgerEntry(models.Model):
+    """One leg: ``amount`` credited to ``account`` (negative: debited), with the balance around it."""
+
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    amount = models.DecimalField(**MONEY)
+    balance_before = models.DecimalField(**MONEY)
+    balance_after = models.DecimalField(**MONEY)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="entry_moves_money"),
+            models.UniqueConstraint(fields=["transaction", "account"], name="one_leg_per_account"),
+        ]
+        indexes = [models.Index(fields=["account", "id"])]
+        ordering = ["transaction", "id"]
+        verbose_name_plural = "ledger entries"
+
+    def __str__(self) -> str:
+        return f"{self.account}: {self.amount:+}"
+
+
+class IdempotencyKey(models.Model):
+    """A deposit or withdrawal request already carried out: its parameters and its result."""
+
+    key = models.CharField(max_length=100, unique=True)
+    operation = models.CharField(max_length=16)
+    request = models.JSONField(help_text="the parameters, as strings")
+    transaction = models.OneToOneField(
+        LedgerTransaction, null=True, on_delete=models.PROTECT, related_name="idempotency_key"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class BetBatch(models.Model):
+    """The bets a player confirmed at once (the UI's Confirm, or a rebet): accepted all together."""
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bet_batches")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bet_batches")
+    placement = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="placed_batch")
+    cancellation = models.ForeignKey(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="cancelled_batches"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["coup", "user"])]
+        ordering = ["-id"]
+        verbose_name_plural = "bet batches"
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} on {self.coup_id}"
+
+
+class Bet(models.Model):
+    class State(models.TextChoices):
+        ACCEPTED = "accepted"
+        CANCELLED = "cancelled"
+        SETTLED = "settled"
+        REFUNDED = "refunded"
+
+    batch = models.ForeignKey(BetBatch, on_delete=models.PROTECT, related_name="bets")
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets")
+    bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
+    stake = models.DecimalField(**MONEY)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.ACCEPTED)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(stake__gt=0), name="stake_positive"),
+            models.UniqueConstraint(fields=["batch", "bet_type"], name="one_bet_per_type_per_batch"),
+        ]
+        indexes = [models.Index(fields=["coup", "state", "bet_type"]), models.Index(fields=["user", "-id"])]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.bet_type} {self.stake} ({self.state})"
+
+
+class BetSettlement(models.Model):
+    """How a bet ended and what went back to the player: at most one per bet (never paid twice)."""
+
+    class Outcome(models.TextChoices):
+        WIN = "win"
+        PUSH = "push"
+        LOSE = "lose"
+        REFUND = "refund"
+
+    bet = models.OneToOneField(Bet, on_delete=models.PROTECT, related_name="settlement")
+    outcome = models.CharField(max_length=6, choices=Outcome.choices)
+    returned = models.DecimalField(**MONEY, help_text="stake plus winnings, the stake on a push or refund, else 0")
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="bet_settlements")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(returned__gte=0), name="returned_not_negative")]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.outcome} {self.returned}"
+
+
+class GameReport(models.Model):
+    """Drop/win of a set of coups: results, stakes, what went back to players, the house's win."""
+
+    coups = models.PositiveIntegerField(default=0, help_text="coups played (resolved or settled)")
+    void_coups = models.PositiveIntegerField(default=0)
+    banker_wins = models.PositiveIntegerField(default=0)
+    player_wins = models.PositiveIntegerField(default=0)
+    ties = models.PositiveIntegerField(default=0)
+    bets = models.PositiveIntegerField(default=0, help_text="bets settled")
+    players = models.PositiveIntegerField(default=0)
+    staked = models.DecimalField(**MONEY, default=ZERO)
+    returned = models.DecimalField(**MONEY, default=ZERO, help_text="paid back to players: stakes and winnings")
+    house_win = models.DecimalField(**MONEY, default=ZERO)
+    hold_percent = models.DecimalField(max_digits=9, decimal_places=2, null=True, blank=True)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class TableDayReport(GameReport):
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="day_reports")
+    day = models.DateField(help_text="the UTC day the coups opened")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "day"], name="one_report_per_table_day")]
+        ordering = ["-day", "table"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.day}"
+
+
+class ShoeReport(GameReport):
+    shoe = models.OneToOneField(Shoe, on_delete=models.PROTECT, related_name="report")
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return str(self.shoe)

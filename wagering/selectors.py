@@ -1,0 +1,191 @@
+"""Reads of wallets, bets and the ledger: no writes here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import DecimalField, F, Min, Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce
+
+from tables.game.coup import BANKER, PLAYER
+from tables.models import MONEY, Coup, PersonalLimitMarker, Table
+from tables.selectors import rules_from_snapshot
+from wagering.models import ZERO, Account, Bet, LedgerEntry, LedgerTransaction, money
+
+User = AbstractBaseUser
+# A stored amount is exact to the cent; anything further off is a real difference (SQLite sums floats).
+HALF_CENT = Decimal("0.005")
+
+
+@dataclass(frozen=True)
+class BetLimitSnapshot:
+    """A bet type's limits as the coup opened with them (seed 000 §6.1.3: ``table_maximum``)."""
+
+    minimum: Decimal
+    maximum: Decimal
+    table_maximum: Decimal | None
+
+
+def coup_limits(*, coup: Coup) -> dict[str, BetLimitSnapshot]:
+    """The limits of every bet type the coup offers: offered by its rules and with limits."""
+    offered = rules_from_snapshot(coup.rules).bet_types
+    return {
+        bet_type: BetLimitSnapshot(
+            minimum=money(limit["min"]),
+            maximum=money(limit["max"]),
+            table_maximum=None if limit.get("table_max") is None else money(limit["table_max"]),
+        )
+        for bet_type, limit in coup.rules["limits"].items()
+        if bet_type in offered
+    }
+
+
+def coup_max_differential(*, coup: Coup) -> Decimal:
+    return money(coup.rules["max_differential"])
+
+
+def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PersonalLimitMarker | None:
+    """The player's valid, unrevoked marker at the table (the latest granted, if several)."""
+    return (
+        PersonalLimitMarker.objects.filter(table_id=table_id, player=user, revoked_at__isnull=True, valid_from__lte=at)
+        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
+        .order_by("-valid_from", "-pk")
+        .first()
+    )
+
+
+def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decimal]:
+    """Stakes in play on the coup per bet type: the whole table's, or one player's."""
+    bets = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED)
+    if user is not None:
+        bets = bets.filter(user=user)
+    rows = bets.values("bet_type").annotate(total=Sum("stake")).order_by()
+    return {row["bet_type"]: money(row["total"]) for row in rows}
+
+
+def coup_bets(*, coup: Coup) -> QuerySet[Bet]:
+    return Bet.objects.filter(coup=coup).select_related("user", "settlement").order_by("pk")
+
+
+def coup_top_bettors(*, coup: Coup) -> dict[str, User | None]:
+    """Who shows each hand (seed 000 §5.1): the highest total stake on it; the first to bet on equal stakes."""
+    rows = (
+        Bet.objects.filter(coup=coup, bet_type__in=(PLAYER, BANKER), state__in=(Bet.State.ACCEPTED, Bet.State.SETTLED))
+        .values("bet_type", "user_id")
+        .annotate(total=Sum("stake"), first_bet=Min("pk"))
+        .order_by("bet_type", "-total", "first_bet")
+    )
+    top: dict[str, int] = {}
+    for row in rows:
+        top.setdefault(row["bet_type"], row["user_id"])
+    users = get_user_model().objects.in_bulk(top.values())
+    return {hand: users.get(top.get(hand)) for hand in (PLAYER, BANKER)}
+
+
+def wallet_balance(*, user: User) -> Decimal:
+    balance = Account.objects.filter(kind=Account.Kind.PLAYER, user=user).values_list("balance", flat=True).first()
+    return money(balance)
+
+
+def player_bets(*, user: User, table: Table | None = None, round_id: str | None = None) -> QuerySet[Bet]:
+    bets = Bet.objects.filter(user=user).select_related("coup__table", "settlement")
+    if table is not None:
+        bets = bets.filter(coup__table=table)
+    if round_id is not None:
+        bets = bets.filter(coup__round_id=round_id)
+    return bets.order_by("-coup_id", "pk")
+
+
+@dataclass(frozen=True)
+class RoundRecall:
+    """A player's round for game recall and disputes: the bets and the balance around them."""
+
+    round_id: str
+    table_code: str
+    coup_state: str
+    bets: list[dict]
+    staked: Decimal
+    returned: Decimal
+    balance_before: Decimal
+    balance_after: Decimal
+
+
+def player_round_history(*, user: User, table: Table | None = None, limit: int = 50) -> list[RoundRecall]:
+    """The player's latest rounds, newest first (bets by round id, balance before the first bet and after)."""
+    bets = list(player_bets(user=user, table=table).filter(coup_id__in=_latest_coup_ids(user, table, limit)))
+    legs: dict[int, list[LedgerEntry]] = {}
+    for leg in LedgerEntry.objects.filter(
+        account__user=user, transaction__coup_id__in={bet.coup_id for bet in bets}
+    ).select_related("transaction"):
+        legs.setdefault(leg.transaction.coup_id, []).append(leg)
+    rounds: dict[int, list[Bet]] = {}
+    for bet in bets:
+        rounds.setdefault(bet.coup_id, []).append(bet)
+    return [
+        _round_recall(coup_bets_, sorted(legs[coup_id], key=lambda leg: leg.pk))
+        for coup_id, coup_bets_ in rounds.items()
+    ]
+
+
+def _latest_coup_ids(user: User, table: Table | None, limit: int) -> list[int]:
+    bets = Bet.objects.filter(user=user)
+    if table is not None:
+        bets = bets.filter(coup__table=table)
+    return list(bets.order_by("-coup_id").values_list("coup_id", flat=True).distinct()[:limit])
+
+
+def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
+    coup = bets[0].coup
+    live = [bet for bet in bets if bet.state != Bet.State.CANCELLED]
+    settled = [bet.settlement for bet in live if hasattr(bet, "settlement")]
+    return RoundRecall(
+        round_id=coup.round_id,
+        table_code=coup.table.code,
+        coup_state=coup.state,
+        bets=[
+            {
+                "bet_type": bet.bet_type,
+                "stake": str(bet.stake),
+                "state": bet.state,
+                "outcome": bet.settlement.outcome if hasattr(bet, "settlement") else "",
+                "returned": str(bet.settlement.returned) if hasattr(bet, "settlement") else "",
+            }
+            for bet in bets
+        ],
+        staked=money(sum(bet.stake for bet in live)),
+        returned=money(sum(settlement.returned for settlement in settled)),
+        balance_before=legs[0].balance_before,
+        balance_after=legs[-1].balance_after,
+    )
+
+
+@dataclass(frozen=True)
+class LedgerCheck:
+    transactions: int
+    entries: int
+    unbalanced: list[int]
+    mismatched_accounts: list[int]
+
+    @property
+    def ok(self) -> bool:
+        return not self.unbalanced and not self.mismatched_accounts
+
+
+def ledger_check() -> LedgerCheck:
+    """Every transaction's legs sum to zero; every account's balance is the sum of its legs."""
+    money_field = DecimalField(**MONEY)
+    sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
+    unbalanced = sums.filter(Q(total__gt=HALF_CENT) | Q(total__lt=-HALF_CENT)).values_list("transaction_id", flat=True)
+    drift = Account.objects.annotate(
+        drift=F("balance") - Coalesce(Sum("entries__amount"), Value(ZERO), output_field=money_field)
+    ).filter(Q(drift__gt=HALF_CENT) | Q(drift__lt=-HALF_CENT))
+    return LedgerCheck(
+        transactions=LedgerTransaction.objects.count(),
+        entries=LedgerEntry.objects.count(),
+        unbalanced=sorted(unbalanced),
+        mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
+    )

@@ -1,0 +1,708 @@
+"""Every movement of money: one transaction each, validated, audited, pushed live on commit.
+
+Locks are always taken in one order, so concurrent services never deadlock: the coup row
+first, then player wallets by primary key, then the system accounts by primary key (last,
+just before commit, as every transaction touches them). On PostgreSQL a deferred trigger
+refuses a ledger transaction whose legs do not sum to zero; a check constraint refuses a
+negative wallet. Amounts are ``Decimal`` to the cent, never floats.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import date
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from roadmaps.events import table_event_send, user_event_send
+from tables.audit import audit_record
+from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from tables.game.rules import MAIN_BETS, SIDE_BETS
+from tables.models import Coup, PersonalLimitMarker, Shoe
+from tables.selectors import rules_from_snapshot
+from wagering.errors import BetRejected, IdempotencyConflict, SettlementRefused, WageringError, WalletRejected
+from wagering.models import (
+    CENT,
+    ZERO,
+    Account,
+    Bet,
+    BetBatch,
+    BetSettlement,
+    IdempotencyKey,
+    LedgerEntry,
+    LedgerTransaction,
+    ShoeReport,
+    TableDayReport,
+    money,
+)
+from wagering.selectors import (
+    BetLimitSnapshot,
+    coup_bet_totals,
+    coup_limits,
+    coup_max_differential,
+    personal_limit_marker,
+)
+
+User = AbstractBaseUser
+MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
+MAX_IDEMPOTENCY_KEY = 100
+SETTLEMENT = "settlement"
+CASHIER = "cashier"
+REBET_MULTIPLIERS = (1, 2)
+
+
+# --- Amounts -------------------------------------------------------------------------------
+
+
+def _amount(value: object, *, error: type[WageringError], what: str) -> Decimal:
+    """A positive amount with at most 2 decimals: ``Decimal``, ``int`` or a string; floats are refused."""
+    details = {"amount": str(value)}
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
+        raise error("invalid_amount", f"{what} must be a decimal amount, not {type(value).__name__}", details)
+    try:
+        amount = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
+    except InvalidOperation:
+        raise error("invalid_amount", f"{what} must be a decimal amount, not {value!r}", details) from None
+    if not amount.is_finite() or amount <= 0:
+        raise error("invalid_amount", f"{what} must be a positive amount, not {value}", details)
+    if amount > MAX_AMOUNT or amount != amount.quantize(CENT):
+        raise error("invalid_amount", f"{what} must have at most 2 decimals and 12 digits, not {value}", details)
+    return amount.quantize(CENT)
+
+
+def _label(bet_type: str) -> str:
+    return bet_type.replace("_", " ").capitalize()
+
+
+def _strings(amounts: Mapping[str, Decimal]) -> dict[str, str]:
+    return {key: str(amount) for key, amount in amounts.items()}
+
+
+# --- The ledger ----------------------------------------------------------------------------
+
+
+def _wallet_locked(user: User) -> Account | None:
+    return Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user=user).first()
+
+
+def _wallets_locked(user_ids: set[int]) -> dict[int, Account]:
+    wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+    return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
+
+
+def _system_accounts_locked(kinds: set[str]) -> dict[str, Account]:
+    """The house, bets-in-play and operator float accounts, created the first time, locked in pk order."""
+    accounts = Account.objects.select_for_update().filter(kind__in=kinds, partner_code="").order_by("pk")
+    locked = {account.kind: account for account in accounts}
+    if len(locked) < len(kinds):
+        for kind in kinds - set(locked):
+            Account.objects.get_or_create(kind=kind, partner_code="")
+        return _system_accounts_locked(kinds)
+    return locked
+
+
+def _ledger_post(
+    *,
+    kind: str,
+    wallet_legs: Mapping[Account, Decimal],
+    system_legs: Mapping[str, Decimal],
+    coup: Coup | None = None,
+    actor: User | None = None,
+    reason: str = "",
+) -> LedgerTransaction:
+    """Write one balanced transaction and the new balances. Wallets must already be locked."""
+    legs = [(wallet, money(amount)) for wallet, amount in wallet_legs.items() if amount]
+    system = {kind_: money(amount) for kind_, amount in system_legs.items() if amount}
+    if sum(amount for _, amount in legs) + sum(system.values()) != 0:
+        raise ValueError(f"unbalanced {kind} transaction: {legs} {system}")
+    ledger_transaction = LedgerTransaction.objects.create(
+        kind=kind, coup=coup, actor=actor if actor is not None and actor.is_authenticated else None, reason=reason
+    )
+    if system:
+        accounts = _system_accounts_locked(set(system))
+        legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
+    entries = []
+    for account, amount in legs:
+        before = account.balance
+        account.balance = money(before + amount)
+        entries.append(
+            LedgerEntry(
+                transaction=ledger_transaction,
+                account=account,
+                amount=amount,
+                balance_before=before,
+                balance_after=account.balance,
+            )
+        )
+    LedgerEntry.objects.bulk_create(entries)
+    Account.objects.bulk_update([account for account, _ in legs], ["balance"])
+    return ledger_transaction
+
+
+def _wallet_event(wallet: Account) -> None:
+    user_event_send(user_id=wallet.user_id, event_type="wallet", data={"balance": str(wallet.balance)})
+
+
+# --- Deposits and withdrawals ----------------------------------------------------------------
+
+
+def wallet_deposit(
+    *, user: User, amount: Decimal | int | str, idempotency_key: str, actor: User | None = None, reason: str = ""
+) -> LedgerTransaction:
+    """Credit the player's wallet from the operator's float. The same key twice moves money once."""
+    return _wallet_move(
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        user=user,
+        amount=amount,
+        idempotency_key=idempotency_key,
+        actor=actor,
+        reason=reason,
+    )
+
+
+def wallet_withdraw(
+    *, user: User, amount: Decimal | int | str, idempotency_key: str, actor: User | None = None, reason: str = ""
+) -> LedgerTransaction:
+    """Debit the player's wallet back to the operator's float, never below zero. Idempotent by key."""
+    return _wallet_move(
+        kind=LedgerTransaction.Kind.WITHDRAWAL,
+        user=user,
+        amount=amount,
+        idempotency_key=idempotency_key,
+        actor=actor,
+        reason=reason,
+    )
+
+
+def _wallet_move(
+    *, kind: str, user: User, amount: object, idempotency_key: str, actor: User | None, reason: str
+) -> LedgerTransaction:
+    amount = _amount(amount, error=WalletRejected, what=f"the {kind} amount")
+    if not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
+        raise WalletRejected(
+            "invalid_idempotency_key", f"an idempotency key of 1 to {MAX_IDEMPOTENCY_KEY} characters is required"
+        )
+    request = {"operation": kind, "user": str(user.pk), "amount": str(amount)}
+    with transaction.atomic():
+        try:
+            with transaction.atomic():  # first, so a concurrent request with the key waits for this one
+                record = IdempotencyKey.objects.create(key=idempotency_key, operation=kind, request=request)
+        except IntegrityError:
+            return _idempotent_replay(key=idempotency_key, request=request)
+        wallet = _wallet_locked(user)
+        if wallet is None:
+            Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
+            wallet = _wallet_locked(user)
+        before = wallet.balance
+        if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > before:
+            raise WalletRejected(
+                "insufficient_funds",
+                f"cannot withdraw {amount}: the balance is {before}, short by {amount - before}",
+                {"balance": str(before), "amount": str(amount), "short_by": str(amount - before)},
+            )
+        signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
+        ledger_transaction = _ledger_post(
+            kind=kind,
+            wallet_legs={wallet: signed},
+            system_legs={Account.Kind.PARTNER_FLOAT: -signed},
+            actor=actor,
+            reason=reason,
+        )
+        IdempotencyKey.objects.filter(pk=record.pk).update(transaction=ledger_transaction)
+        audit_record(
+            action=f"wallet_{kind}",
+            actor=actor,
+            actor_label=CASHIER,
+            obj=wallet,
+            before={"balance": str(before)},
+            after={"balance": str(wallet.balance), "amount": str(amount), "idempotency_key": idempotency_key},
+            reason=reason,
+        )
+        _wallet_event(wallet)
+    return ledger_transaction
+
+
+def _idempotent_replay(*, key: str, request: dict) -> LedgerTransaction:
+    record = IdempotencyKey.objects.select_related("transaction").get(key=key)
+    if record.request != request:
+        raise IdempotencyConflict(
+            "idempotency_conflict",
+            f"idempotency key {key!r} was used for a {record.request['operation']} of {record.request['amount']} "
+            f"to user {record.request['user']}, not a {request['operation']} of {request['amount']} "
+            f"to user {request['user']}",
+            {"key": key, **{f"first_{name}": value for name, value in record.request.items()}},
+        )
+    return record.transaction
+
+
+# --- Placing and cancelling bets ---------------------------------------------------------------
+
+
+def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> BetBatch:
+    """Confirm a batch of bets (bet type -> stake) on the coup: all accepted, or none (``BetRejected``)."""
+    if not bets:
+        raise BetRejected("empty_batch", "there are no bets to confirm")
+    stakes = {}
+    for bet_type, stake in bets.items():
+        if bet_type not in MAIN_BETS + SIDE_BETS:
+            raise BetRejected("unknown_bet_type", f"there is no bet {bet_type!r}", {"bet_type": str(bet_type)})
+        stakes[bet_type] = _amount(stake, error=BetRejected, what=f"the {_label(bet_type)} stake")
+    return _batch_place(user=user, coup_id=coup.pk, stakes=stakes, action="bet_batch_placed")
+
+
+def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> BetBatch:
+    """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
+    if multiplier not in REBET_MULTIPLIERS:
+        raise BetRejected(
+            "invalid_multiplier", f"rebet is ×1 or ×2, not ×{multiplier}", {"multiplier": str(multiplier)}
+        )
+    previous = Bet.objects.filter(user=user, coup__table_id=coup.table_id).exclude(coup_id=coup.pk)
+    previous = previous.exclude(state=Bet.State.CANCELLED)
+    last_coup_id = previous.order_by("-coup_id").values_list("coup_id", flat=True).first()
+    if last_coup_id is None:
+        raise BetRejected("no_previous_bets", "there are no earlier bets at this table to repeat")
+    rows = previous.filter(coup_id=last_coup_id).values("bet_type").annotate(total=Sum("stake")).order_by()
+    stakes = {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
+    return _batch_place(user=user, coup_id=coup.pk, stakes=stakes, action=f"bet_rebet_x{multiplier}")
+
+
+@transaction.atomic
+def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action: str) -> BetBatch:
+    coup = _coup_locked(coup_id)
+    _betting_open_check(coup)
+    limits = coup_limits(coup=coup)
+    for bet_type in stakes:
+        if bet_type not in limits:
+            raise BetRejected(
+                "bet_type_not_offered",
+                f"{_label(bet_type)} is not offered on coup {coup.round_id}",
+                {"bet_type": bet_type, "offered": ", ".join(limits)},
+            )
+    table_before = coup_bet_totals(coup=coup)
+    own_before = coup_bet_totals(coup=coup, user=user)
+    table_after = _added(table_before, stakes)
+    own_after = _added(own_before, stakes)
+    if coup.rules.get("forbid_player_and_banker", True) and own_after.get(PLAYER) and own_after.get(BANKER):
+        raise BetRejected(
+            "player_and_banker",
+            f"a player may not bet both Player and Banker in one coup: this would make {own_after[PLAYER]} "
+            f"on Player and {own_after[BANKER]} on Banker",
+            {"player": str(own_after[PLAYER]), "banker": str(own_after[BANKER])},
+        )
+    marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
+    for bet_type in stakes:
+        _bet_limits_check(
+            bet_type=bet_type,
+            limit=limits[bet_type],
+            marker=marker,
+            own=(own_before.get(bet_type, ZERO), own_after[bet_type]),
+            table=(table_before.get(bet_type, ZERO), table_after[bet_type]),
+        )
+    _differential_check(coup=coup, before=table_before, after=table_after)
+    wallet = _wallet_locked(user)
+    balance, total = (wallet.balance if wallet else ZERO), money(sum(stakes.values()))
+    if total > balance:
+        raise BetRejected(
+            "insufficient_funds",
+            f"the bets total {total} but the balance is {balance}: short by {total - balance}",
+            {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
+        )
+    placement = _ledger_post(
+        kind=LedgerTransaction.Kind.BET_PLACEMENT,
+        wallet_legs={wallet: -total},
+        system_legs={Account.Kind.BETS_IN_PLAY: total},
+        coup=coup,
+        actor=user,
+    )
+    batch = BetBatch.objects.create(coup=coup, user=user, placement=placement)
+    Bet.objects.bulk_create(
+        Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake) for bet_type, stake in stakes.items()
+    )
+    audit_record(
+        action=action,
+        actor=user,
+        table=coup.table,
+        obj=batch,
+        after={"round_id": coup.round_id, "bets": _strings(stakes), "balance": str(wallet.balance)},
+    )
+    _bets_changed_events(coup=coup, wallet=wallet, table_totals=table_after)
+    return batch
+
+
+def _added(totals: Mapping[str, Decimal], stakes: Mapping[str, Decimal]) -> dict[str, Decimal]:
+    combined = dict(totals)
+    for bet_type, stake in stakes.items():
+        combined[bet_type] = combined.get(bet_type, ZERO) + stake
+    return combined
+
+
+def _coup_locked(coup_id: int) -> Coup:
+    return Coup.objects.select_for_update(of=("self",)).select_related("table").get(pk=coup_id)
+
+
+def _betting_open_check(coup: Coup) -> None:
+    """Bets are made, changed or removed only while betting is open (seed 000 §6.1.4)."""
+    details = {"round_id": coup.round_id, "state": coup.state}
+    if coup.no_bet:
+        raise BetRejected("no_bet_coup", f"coup {coup.round_id} is played without bets", details)
+    if coup.state != Coup.State.BETTING:
+        raise BetRejected("betting_closed", f"no more bets: coup {coup.round_id} is {coup.state}", details)
+    if coup.betting_closes_at is not None and timezone.now() >= coup.betting_closes_at:
+        raise BetRejected(
+            "betting_closed",
+            f"no more bets: betting on coup {coup.round_id} closed at {coup.betting_closes_at:%H:%M:%S}",
+            {**details, "betting_closed_at": coup.betting_closes_at.isoformat()},
+        )
+
+
+def _bet_limits_check(
+    *,
+    bet_type: str,
+    limit: BetLimitSnapshot,
+    marker: PersonalLimitMarker | None,
+    own: tuple[Decimal, Decimal],
+    table: tuple[Decimal, Decimal],
+) -> None:
+    """The player's total on the bet within their limits (a personal marker replaces the table's),
+    and the table's total within the table-wide maximum (tie and side bets, seed 000 §6.1.3)."""
+    source, minimum, maximum = (
+        ("personal limit", marker.minimum, marker.maximum) if marker else ("table", limit.minimum, limit.maximum)
+    )
+    own_before, own_after = own
+    label = _label(bet_type)
+    details = {"bet_type": bet_type, "limit": source, "minimum": str(minimum), "maximum": str(maximum)}
+    if own_after < minimum:
+        raise BetRejected(
+            "below_minimum",
+            f"{label}: {own_after} is under the {source} minimum of {minimum} by {minimum - own_after}",
+            {**details, "total": str(own_after), "short_by": str(minimum - own_after)},
+        )
+    if own_after > maximum:
+        room = max(maximum - own_before, ZERO)
+        raise BetRejected(
+            "above_maximum",
+            f"{label}: {own_after} is over the {source} maximum of {maximum} by {own_after - maximum}; "
+            f"at most {room} more can be accepted",
+            {**details, "total": str(own_after), "over_by": str(own_after - maximum), "max_additional": str(room)},
+        )
+    table_before, table_after = table
+    if limit.table_maximum is not None and table_after > limit.table_maximum:
+        room = max(limit.table_maximum - table_before, ZERO)
+        raise BetRejected(
+            "table_maximum",
+            f"{label}: the table's total would be {table_after}, over the table-wide maximum of "
+            f"{limit.table_maximum} by {table_after - limit.table_maximum}; at most {room} more can be accepted",
+            {
+                "bet_type": bet_type,
+                "table_maximum": str(limit.table_maximum),
+                "table_total": str(table_after),
+                "over_by": str(table_after - limit.table_maximum),
+                "max_additional": str(room),
+            },
+        )
+
+
+def _differential_check(*, coup: Coup, before: Mapping[str, Decimal], after: Mapping[str, Decimal]) -> None:
+    """|Banker - Player| over the whole table within the maximum differential (seed 000 §6.1; tie
+    and side bets apart, §6.1.3). A change that does not widen the gap is always allowed.
+    The refusal says how much more each side could take as the table stands (§6.1.2)."""
+    limit = coup_max_differential(coup=coup)
+    player_before, banker_before = before.get(PLAYER, ZERO), before.get(BANKER, ZERO)
+    player, banker = after.get(PLAYER, ZERO), after.get(BANKER, ZERO)
+    gap = abs(banker - player)
+    if gap <= limit or gap <= abs(banker_before - player_before):
+        return
+    player_room = max(banker_before + limit - player_before, ZERO)
+    banker_room = max(player_before + limit - banker_before, ZERO)
+    raise BetRejected(
+        "max_differential",
+        f"Banker {banker} against Player {player} would be over the table's maximum differential of {limit} "
+        f"by {gap - limit}: at most {player_room} more on Player or {banker_room} more on Banker",
+        {
+            "max_differential": str(limit),
+            "player_total": str(player),
+            "banker_total": str(banker),
+            "over_by": str(gap - limit),
+            "player_max_additional": str(player_room),
+            "banker_max_additional": str(banker_room),
+        },
+    )
+
+
+@transaction.atomic
+def bet_batch_undo(*, user: User, coup: Coup) -> BetBatch:
+    """Undo: cancel the player's last confirmed batch on the coup while betting is open, and refund it."""
+    coup = _coup_locked(coup.pk)
+    _betting_open_check(coup)
+    batch = BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("-pk").first()
+    if batch is None:
+        raise BetRejected("no_bets", f"there is no bet to undo on coup {coup.round_id}", {"round_id": coup.round_id})
+    _batches_cancel(coup=coup, user=user, batches=[batch], action="bet_batch_undone")
+    return batch
+
+
+@transaction.atomic
+def bet_remove_all(*, user: User, coup: Coup) -> list[BetBatch]:
+    """Remove: cancel all the player's bets on the coup while betting is open, and refund them."""
+    coup = _coup_locked(coup.pk)
+    _betting_open_check(coup)
+    batches = list(BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("pk"))
+    if not batches:
+        raise BetRejected(
+            "no_bets", f"there are no bets to remove on coup {coup.round_id}", {"round_id": coup.round_id}
+        )
+    _batches_cancel(coup=coup, user=user, batches=batches, action="bets_removed")
+    return batches
+
+
+def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: str) -> None:
+    bets = list(Bet.objects.filter(batch__in=batches, state=Bet.State.ACCEPTED))
+    cancelled: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    for bet in bets:
+        cancelled[bet.bet_type] -= bet.stake
+    table_before = coup_bet_totals(coup=coup)
+    table_after = _added(table_before, cancelled)
+    _differential_check(coup=coup, before=table_before, after=table_after)
+    wallet = _wallet_locked(user)
+    total = -money(sum(cancelled.values()))
+    ledger_transaction = _ledger_post(
+        kind=LedgerTransaction.Kind.BET_CANCEL,
+        wallet_legs={wallet: total},
+        system_legs={Account.Kind.BETS_IN_PLAY: -total},
+        coup=coup,
+        actor=user,
+    )
+    Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
+    now = timezone.now()
+    BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
+        cancellation=ledger_transaction, cancelled_at=now
+    )
+    for batch in batches:
+        batch.cancellation, batch.cancelled_at = ledger_transaction, now
+    audit_record(
+        action=action,
+        actor=user,
+        table=coup.table,
+        obj=batches[-1],
+        after={"round_id": coup.round_id, "refunded": str(total), "balance": str(wallet.balance)},
+    )
+    _bets_changed_events(coup=coup, wallet=wallet, table_totals=table_after)
+
+
+def _bets_changed_events(*, coup: Coup, wallet: Account, table_totals: Mapping[str, Decimal]) -> None:
+    _wallet_event(wallet)
+    table_event_send(
+        table_code=coup.table.code,
+        event_type="bet_totals",
+        data={"round_id": coup.round_id, "totals": _strings({k: v for k, v in table_totals.items() if v})},
+    )
+
+
+# --- Settlement and refunds --------------------------------------------------------------------
+
+
+def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
+    """Pay every bet of a resolved coup by its paytable and mark the coup settled. Run twice, pays once.
+
+    Winnings are rounded down to the cent. One ledger transaction per coup, one leg per player.
+    """
+    with transaction.atomic():
+        coup = _coup_locked(coup_id)
+        if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
+            return None
+        result = coup.result() if coup.state == Coup.State.RESOLVED else None
+        if result is None:
+            raise SettlementRefused(
+                "not_resolved",
+                f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
+                {"round_id": coup.round_id, "state": coup.state},
+            )
+        bets = list(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk"))
+        ledger_transaction = _bets_pay(coup=coup, result=result, bets=bets) if bets else None
+        now = timezone.now()
+        Coup.objects.filter(pk=coup.pk).update(state=Coup.State.SETTLED, settled_at=now)
+        staked = money(sum(bet.stake for bet in bets))
+        returned = money(sum(bet.settlement.returned for bet in bets))
+        audit_record(
+            action="coup_settled",
+            actor_label=SETTLEMENT,
+            table=coup.table,
+            obj=coup,
+            after={"bets": len(bets), "staked": str(staked), "returned": str(returned)},
+        )
+        table_event_send(
+            table_code=coup.table.code,
+            event_type="settlement",
+            data={
+                "round_id": coup.round_id,
+                "result": result.as_dict(),
+                "bets": len(bets),
+                "staked": str(staked),
+                "returned": str(returned),
+            },
+        )
+    return ledger_transaction
+
+
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[Bet]) -> LedgerTransaction:
+    paytables = rules_from_snapshot(coup.rules).paytables()
+    returned_by_user: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for bet in bets:
+        paytable = paytables[bet.bet_type]
+        returned = paytable.returned(bet.stake, result).quantize(CENT, rounding=ROUND_DOWN)
+        net = paytable.net(result)
+        outcome = BetSettlement.Outcome.WIN if net > 0 else BetSettlement.Outcome.PUSH
+        if net < 0:
+            outcome = BetSettlement.Outcome.LOSE
+        bet.settlement = BetSettlement(bet=bet, outcome=outcome, returned=returned)
+        returned_by_user[bet.user_id] += returned
+    wallets = _wallets_locked({bet.user_id for bet in bets})
+    staked, paid = sum(bet.stake for bet in bets), sum(returned_by_user.values())
+    ledger_transaction = _ledger_post(
+        kind=LedgerTransaction.Kind.SETTLEMENT,
+        wallet_legs={wallets[user_id]: amount for user_id, amount in returned_by_user.items()},
+        system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
+        coup=coup,
+    )
+    _bets_close(bets=bets, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
+    for user_id, wallet in wallets.items():
+        mine = [bet for bet in bets if bet.user_id == user_id]
+        user_event_send(
+            user_id=user_id,
+            event_type="settlement",
+            data={
+                "round_id": coup.round_id,
+                "winner": result.winner,
+                "balance": str(wallet.balance),
+                "staked": str(money(sum(bet.stake for bet in mine))),
+                "returned": str(money(returned_by_user[user_id])),
+                "bets": [
+                    {
+                        "bet_type": bet.bet_type,
+                        "stake": str(bet.stake),
+                        "outcome": bet.settlement.outcome,
+                        "returned": str(bet.settlement.returned),
+                    }
+                    for bet in mine
+                ],
+            },
+        )
+    return ledger_transaction
+
+
+def _bets_close(*, bets: list[Bet], ledger_transaction: LedgerTransaction, state: str) -> None:
+    """Record each bet's settlement (unique per bet: a second attempt fails) and its final state."""
+    for bet in bets:
+        bet.settlement.transaction = ledger_transaction
+    BetSettlement.objects.bulk_create([bet.settlement for bet in bets])
+    Bet.objects.filter(coup_id=bets[0].coup_id, state=Bet.State.ACCEPTED).update(state=state)
+
+
+def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
+    """Refund every open bet of a coup being voided, inside the caller's transaction. Idempotent.
+
+    A settled coup is final: its bets cannot be refunded.
+    """
+    with transaction.atomic():
+        coup = _coup_locked(coup.pk)
+        if coup.state == Coup.State.SETTLED:
+            raise SettlementRefused(
+                "settled", f"coup {coup.round_id} is settled: its bets cannot be refunded", {"round_id": coup.round_id}
+            )
+        bets = list(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk"))
+        if not bets:
+            return None
+        refunds: dict[int, Decimal] = defaultdict(lambda: ZERO)
+        for bet in bets:
+            bet.settlement = BetSettlement(bet=bet, outcome=BetSettlement.Outcome.REFUND, returned=bet.stake)
+            refunds[bet.user_id] += bet.stake
+        wallets = _wallets_locked(set(refunds))
+        total = money(sum(refunds.values()))
+        ledger_transaction = _ledger_post(
+            kind=LedgerTransaction.Kind.REFUND,
+            wallet_legs={wallets[user_id]: amount for user_id, amount in refunds.items()},
+            system_legs={Account.Kind.BETS_IN_PLAY: -total},
+            coup=coup,
+            reason=f"coup {coup.round_id} void",
+        )
+        _bets_close(bets=bets, ledger_transaction=ledger_transaction, state=Bet.State.REFUNDED)
+        audit_record(
+            action="coup_bets_refunded",
+            actor_label=SETTLEMENT,
+            table=coup.table,
+            obj=coup,
+            after={"bets": len(bets), "refunded": str(total)},
+        )
+        for user_id, wallet in wallets.items():
+            user_event_send(
+                user_id=user_id,
+                event_type="bets_refunded",
+                data={"round_id": coup.round_id, "refunded": str(refunds[user_id]), "balance": str(wallet.balance)},
+            )
+    return ledger_transaction
+
+
+# --- Game-history reports ----------------------------------------------------------------------
+
+
+def table_day_report_build(*, table_id: int, day: date) -> TableDayReport:
+    """(Re)compute a table's drop/win for a day (the UTC day its coups opened): safe to run again."""
+    coups = Coup.objects.filter(table_id=table_id, opened_at__date=day)
+    report, _ = TableDayReport.objects.update_or_create(table_id=table_id, day=day, defaults=_report_values(coups))
+    return report
+
+
+def shoe_report_build(*, shoe_id: int) -> ShoeReport:
+    """(Re)compute a shoe's drop/win: safe to run again."""
+    coups = Coup.objects.filter(shoe_id=shoe_id)
+    report, _ = ShoeReport.objects.update_or_create(shoe_id=shoe_id, defaults=_report_values(coups))
+    return report
+
+
+def day_reports_build(*, day: date) -> int:
+    """The reports of every table that played on the day, and of every shoe used that day."""
+    coups = Coup.objects.filter(opened_at__date=day)
+    table_ids = set(coups.values_list("table_id", flat=True))
+    shoe_ids = set(Shoe.objects.filter(coups__in=coups).values_list("pk", flat=True))
+    for table_id in sorted(table_ids):
+        table_day_report_build(table_id=table_id, day=day)
+    for shoe_id in sorted(shoe_ids):
+        shoe_report_build(shoe_id=shoe_id)
+    return len(table_ids) + len(shoe_ids)
+
+
+def _report_values(coups: QuerySet[Coup]) -> dict:
+    played = Q(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
+    counts = coups.aggregate(
+        coups=Count("pk", filter=played),
+        void_coups=Count("pk", filter=Q(state=Coup.State.VOID)),
+        banker_wins=Count("pk", filter=played & Q(winner=BANKER)),
+        player_wins=Count("pk", filter=played & Q(winner=PLAYER)),
+        ties=Count("pk", filter=played & Q(winner=TIE)),
+    )
+    paid = (
+        BetSettlement.objects.filter(bet__coup__in=coups)
+        .exclude(outcome=BetSettlement.Outcome.REFUND)
+        .aggregate(
+            bets=Count("pk"),
+            players=Count("bet__user", distinct=True),
+            staked=Sum("bet__stake"),
+            returned=Sum("returned"),
+        )
+    )
+    staked, returned = money(paid["staked"]), money(paid["returned"])
+    house_win = staked - returned
+    return {
+        **counts,
+        "bets": paid["bets"],
+        "players": paid["players"],
+        "staked": staked,
+        "returned": returned,
+        "house_win": house_win,
+        "hold_percent": (house_win * 100 / staked).quantize(CENT) if staked else None,
+    }
