@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -77,6 +78,15 @@ def _rules_of(table: Table) -> dict:
     }
 
 
+def _rules_check(table: Table) -> None:
+    """The table's fields are valid and its rules make a game."""
+    try:
+        table.full_clean()
+        table.game_rules()
+    except (ValidationError, ValueError, TypeError) as error:
+        raise TableError(f"invalid rules: {error}") from error
+
+
 def _locked(table: Table) -> Table:
     return Table.objects.select_for_update().get(pk=table.pk)
 
@@ -86,9 +96,11 @@ def _locked(table: Table) -> Table:
 
 @transaction.atomic
 def table_create(*, code: str, name: str, actor: User | None = None, **rules: object) -> Table:
+    unknown = set(rules) - set(RULE_FIELDS)
+    if unknown:
+        raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}")
     table = Table(code=code, name=name, **rules)
-    table.full_clean()
-    table.game_rules()  # the rules must make a game
+    _rules_check(table)
     table.save()
     Seat.objects.bulk_create([Seat(table=table, number=n) for n in range(1, Seat.SEATS_PER_TABLE + 1)])
     BetLimit.objects.bulk_create(
@@ -139,14 +151,13 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
     if unknown:
         raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}")
     table = _locked(table)
+    mode = changes.get("dealing_mode", table.dealing_mode)
+    if mode != table.dealing_mode and table.shoes.filter(state__in=[Shoe.State.PREPARED, Shoe.State.IN_PLAY]).exists():
+        raise TableError("the dealing mode changes only between shoes: finish or replace the shoe first")
     before = _rules_of(table)
     for field, value in changes.items():
         setattr(table, field, _money(value, "the maximum differential") if field == "max_differential" else value)
-    try:
-        table.full_clean()
-        table.game_rules()
-    except Exception as error:
-        raise TableError(f"invalid rules: {error}") from error
+    _rules_check(table)
     table.save()
     audit_record(
         action="rules_changed",

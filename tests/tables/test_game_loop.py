@@ -174,3 +174,16 @@ def test_dealer_rotation_is_recorded(auto_table, pit_boss, django_user_model):
         "dealer_logout",
         "dealer_login",
     ]
+
+
+def test_the_dealing_mode_changes_only_between_shoes(auto_table, pit_boss):
+    step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).exists())
+    with pytest.raises(services.TableError, match="between shoes"):
+        services.table_rules_update(table=auto_table, actor=pit_boss, changes={"dealing_mode": "dealer"}, reason="x")
+
+
+@pytest.mark.parametrize(("rules", "message"), [({"decks": 0}, "decks"), ({"colour": "red"}, "unknown rule")])
+def test_a_table_with_bad_rules_is_not_created(pit_boss, rules, message):
+    with pytest.raises(services.TableError, match=message):
+        services.table_create(code="bad", name="Bad", actor=pit_boss, **rules)
+    assert not services.Table.objects.filter(code="bad").exists()

@@ -1,0 +1,237 @@
+"""The dealer console: a dealer table's shoe and coups, step by step.
+
+Every POST is one call to tables.services (or two in one transaction, for a new shoe);
+a refused step is shown as a message and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from tables import services
+from tables.forms import CardForm, CoupStepForm, ShoeStartForm
+from tables.game import rules as game_rules
+from tables.game.cards import hand_total
+from tables.game.coup import BANKER, PLAYER, CoupDeal
+from tables.game.tableau import is_natural
+from tables.models import Coup, Shoe, Table
+from tables.selectors import coup_deal_state, table_current_coup, table_dealer, table_live_coup, table_shoe_in_play
+
+
+def dealer_required(view: Callable) -> Callable:
+    """Staff with tables.deal only; anyone else is sent to the admin login (anonymous) or refused."""
+
+    @wraps(view)
+    def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
+        if not (request.user.is_staff and request.user.has_perm("tables.deal")):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return guarded
+
+
+def _dealer_table(code: str) -> Table:
+    return get_object_or_404(Table, code=code, dealing_mode=Table.DealingMode.DEALER)
+
+
+def next_step(deal: CoupDeal) -> str:
+    """What the tableau says comes next, as the dealer announces it."""
+    dealt, hand = len(deal.order), deal.next_hand()
+    if dealt < 4:
+        return f"Card {dealt + 1} to the {hand.capitalize()}"
+    if dealt == 4 and (is_natural(hand_total(deal.player)) or is_natural(hand_total(deal.banker))):
+        announcement = "Natural: both hands stand"
+    elif dealt == 4:
+        banker = "Banker draws" if hand == BANKER else "Banker stands"
+        announcement = "Player draws" if hand == PLAYER else f"Player stands, {banker}"
+    elif hand == BANKER:
+        announcement = "Banker draws"
+    else:
+        announcement = "Banker stands" if len(deal.banker) == 2 else "Both hands complete"
+    return announcement if hand else f"{announcement}. Resolve the coup."
+
+
+@dealer_required
+@require_GET
+def table_list(request: HttpRequest) -> HttpResponse:
+    tables = Table.objects.filter(dealing_mode=Table.DealingMode.DEALER)
+    rows = [
+        {"table": table, "dealer": table_dealer(table=table), "coup": table_live_coup(table=table)} for table in tables
+    ]
+    return render(request, "console/table_list.html", {"rows": rows})
+
+
+@dealer_required
+@require_GET
+def table_console(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+    shoe = table_shoe_in_play(table=table)
+    coup = table_current_coup(table=table)
+    deal = coup_deal_state(coup=coup) if coup is not None else None
+    state = coup.state if coup is not None else None
+    live = state in Coup.LIVE_STATES
+    dealing = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING) and not deal.complete
+    this_coup = {"round_id": coup.round_id} if live else None
+    between_coups = shoe is not None and not live
+    shoe_over = between_coups and services.shoe_is_finished(shoe=shoe)
+    context = {
+        "table": table,
+        "dealer": table_dealer(table=table),
+        "shoe": shoe,
+        "coup": coup,
+        "hands": _hands(deal) if deal is not None else [],
+        "next_step": next_step(deal) if live and state != Coup.State.BETTING else "",
+        "shoe_form": ShoeStartForm() if shoe is None else None,
+        "burn_by_card": table.burn_procedure == game_rules.BURN_CARD,
+        "cut_card_in_shoe": shoe is not None and shoe.last_coup is None,
+        "can_open_coup": between_coups and not shoe_over,
+        "can_finish_shoe": between_coups and shoe_over,
+        "close_betting_form": CoupStepForm(initial=this_coup) if state == Coup.State.BETTING else None,
+        "card_form": CardForm(initial=this_coup) if dealing else None,
+        "resolve_form": CoupStepForm(initial=this_coup) if state == Coup.State.DEALING and deal.complete else None,
+    }
+    return render(request, "console/table.html", context)
+
+
+def _hands(deal: CoupDeal) -> list[dict]:
+    return [
+        {"name": name, "cards": cards, "total": hand_total(cards) if cards else None}
+        for name, cards in (("Player", deal.player), ("Banker", deal.banker))
+    ]
+
+
+def _errors_text(form: Form) -> str:
+    return " ".join(
+        f"{form[name].label}: {' '.join(errors)}" if name in form.fields else " ".join(errors)
+        for name, errors in form.errors.items()
+    )
+
+
+def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[dict], str]) -> HttpResponse:
+    """Run one console step with the form's data; show what it did, or why it was refused."""
+    if not form.is_valid():
+        messages.error(request, _errors_text(form))
+    else:
+        try:
+            messages.success(request, step(form.cleaned_data))
+        except ValueError as error:  # TableError, DealingError and InvalidCardError are ValueErrors
+            messages.error(request, str(error))
+    return redirect("console:table", code=table.code)
+
+
+def _coup_on_page(table: Table, round_id: str) -> Coup:
+    coup = table_live_coup(table=table)
+    if coup is None or coup.round_id != round_id:
+        raise services.TableError(f"coup {round_id} is no longer the coup in progress: the page was out of date")
+    return coup
+
+
+def _shoe_in_play(table: Table) -> Shoe:
+    shoe = table_shoe_in_play(table=table)
+    if shoe is None:
+        raise services.TableError(f"table {table.code} has no shoe in play")
+    return shoe
+
+
+@dealer_required
+@require_POST
+def shoe_start(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        with transaction.atomic():  # a shoe that cannot start is not left prepared
+            shoe = services.shoe_prepare(
+                table=table, actor=request.user, shuffle_method=data["shuffle_method"], seal_number=data["seal_number"]
+            )
+            shoe = services.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
+        burned = f" {shoe.burn_shown} shown, {shoe.position - 1} cards burned." if shoe.burn_shown else ""
+        return f"Shoe {shoe.number} in play.{burned}"
+
+    return _carry_out(request, table, ShoeStartForm(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def coup_open(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        coup = services.coup_open(table=table, actor=request.user)
+        return f"Coup {coup.number} ({coup.round_id}): " + ("a no-bet coup." if coup.no_bet else "bets, please.")
+
+    return _carry_out(request, table, Form(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def coup_close_betting(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        services.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
+        return "No more bets."
+
+    return _carry_out(request, table, CoupStepForm(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def coup_card(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        coup = _coup_on_page(table, data["round_id"])
+        dealt = services.coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
+        moved = f" (entered for the {data['hand']}: put back in order)" if dealt.hand != data["hand"] else ""
+        return f"{dealt.card} to the {dealt.hand}{moved}."
+
+    return _carry_out(request, table, CardForm(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def coup_resolve(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        coup = services.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
+        return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
+
+    return _carry_out(request, table, CoupStepForm(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def shoe_cut_card_out(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        shoe = services.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
+        return f"Cut card out: coup {shoe.last_coup} is the last of shoe {shoe.number}."
+
+    return _carry_out(request, table, Form(request.POST), step)
+
+
+@dealer_required
+@require_POST
+def shoe_finish(request: HttpRequest, code: str) -> HttpResponse:
+    table = _dealer_table(code)
+
+    def step(data: dict) -> str:
+        shoe = services.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
+        return f"Shoe {shoe.number} finished."
+
+    return _carry_out(request, table, Form(request.POST), step)

@@ -1,0 +1,151 @@
+"""Forms of the pit-boss admin and the dealer console: they check input, the services change things."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from tables.game import rules as game_rules
+from tables.models import HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table
+from tables.services import RULE_FIELDS
+
+POSITIVE_AMOUNT = {"min_value": Decimal("0.01"), "max_digits": 14, "decimal_places": 2}
+REASON_HELP = "Required; recorded in the audit log."
+RULES_TAKE_EFFECT = "Changes take effect at the next coup: a coup in progress keeps the rules it opened with."
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text=REASON_HELP)
+
+
+class NoBetCoupsForm(ReasonForm):
+    field_order = ("count", "reason")
+    count = forms.IntegerField(
+        label="Number of no-bet coups", min_value=1, max_value=10, initial=1, help_text="The next coups take no bets."
+    )
+
+
+class DealerLoginForm(forms.Form):
+    dealer = forms.ModelChoiceField(
+        queryset=get_user_model()._default_manager.none(),
+        help_text="The dealer logged in now (if any) is logged out: rotation.",
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["dealer"].queryset = (
+            get_user_model()
+            ._default_manager.with_perm("tables.deal", include_superusers=False)
+            .order_by(get_user_model().USERNAME_FIELD)
+        )
+
+
+class TableCreateForm(forms.ModelForm):
+    side_bets = forms.MultipleChoiceField(
+        choices=[(bet, bet.replace("_", " ").capitalize()) for bet in game_rules.SIDE_BETS],
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+    )
+    max_differential = forms.DecimalField(**POSITIVE_AMOUNT)
+
+    class Meta:
+        model = Table
+        fields = ("code", *RULE_FIELDS)
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        try:
+            self.instance.game_rules()
+        except ValueError as error:
+            self.add_error(None, f"These rules do not make a game: {error}")
+
+
+class TableRulesForm(TableCreateForm):
+    """The rules of an existing table; saved through services.table_rules_update with the reason."""
+
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text=f"{REASON_HELP} {RULES_TAKE_EFFECT}",
+    )
+
+    class Meta(TableCreateForm.Meta):
+        fields = RULE_FIELDS
+
+
+class BetLimitForm(forms.ModelForm):
+    minimum = forms.DecimalField(**POSITIVE_AMOUNT)
+    maximum = forms.DecimalField(**POSITIVE_AMOUNT)
+    table_maximum = forms.DecimalField(required=False, help_text="for the whole table", **POSITIVE_AMOUNT)
+
+    class Meta:
+        model = BetLimit
+        fields = ("minimum", "maximum", "table_maximum")
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        low, high = cleaned.get("minimum"), cleaned.get("maximum")
+        if low is not None and high is not None and high < low:
+            self.add_error("maximum", f"The maximum {high} is below the minimum {low}.")
+        return cleaned
+
+
+class LimitMarkerGrantForm(forms.ModelForm):
+    player = forms.ModelChoiceField(
+        queryset=get_user_model()._default_manager.filter(is_active=True, is_staff=False),
+    )
+    minimum = forms.DecimalField(**POSITIVE_AMOUNT)
+    maximum = forms.DecimalField(**POSITIVE_AMOUNT)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text=REASON_HELP)
+
+    class Meta:
+        model = PersonalLimitMarker
+        fields = ("table", "player", "minimum", "maximum", "valid_from", "valid_until", "reason")
+        help_texts = {"valid_from": "Empty: from now.", "valid_until": "Empty: until revoked."}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["valid_from"].required = False
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        low, high = cleaned.get("minimum"), cleaned.get("maximum")
+        if low is not None and high is not None and high < low:
+            self.add_error("maximum", f"The maximum {high} is below the minimum {low}.")
+        start, end = cleaned.get("valid_from"), cleaned.get("valid_until")
+        if start and end and end <= start:
+            self.add_error("valid_until", "A marker must end after it starts.")
+        return cleaned
+
+
+# --- Dealer console ------------------------------------------------------------------------
+
+
+class ShoeStartForm(forms.Form):
+    shuffle_method = forms.ChoiceField(
+        choices=[(m.value, m.label) for m in Shoe.ShuffleMethod if m != Shoe.ShuffleMethod.RNG],
+        initial=Shoe.ShuffleMethod.TABLE,
+    )
+    seal_number = forms.CharField(max_length=40, required=False, help_text="Required for a sealed preliminary shuffle.")
+    burn_card = forms.CharField(
+        label="Burn card shown",
+        max_length=2,
+        required=False,
+        help_text="The first card, shown face up (e.g. 7H): that many cards are burned, ten for a 10 or a face card.",
+    )
+
+
+class CoupStepForm(forms.Form):
+    """Names the coup the page showed, so a stale page or a double submit cannot act on another coup."""
+
+    round_id = forms.CharField(widget=forms.HiddenInput)
+
+
+class CardForm(CoupStepForm):
+    card = forms.CharField(
+        max_length=2,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "off", "size": 3}),
+        help_text="Rank (A 2-9 T J Q K) and suit (S H D C), e.g. QS",
+    )
+    hand = forms.ChoiceField(label="Dealt to", choices=HAND_CHOICES, widget=forms.RadioSelect)
