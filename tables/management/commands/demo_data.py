@@ -5,11 +5,11 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
-from wagering.services import wallet_deposit
 
 from tables import services
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from wagering.services import wallet_deposit
 
 DEMO_PASSWORD = "punto-demo"
 PLAYERS = ("alice", "bob", "carol")
