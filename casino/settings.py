@@ -127,12 +127,34 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # The partner API (wagering/api): Bearer API keys, JSON only, errors as {"error": {code, message, details}}.
+    "DEFAULT_AUTHENTICATION_CLASSES": ["wagering.api.authentication.PartnerKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["wagering.api.permissions.IsActivePartner"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "wagering.api.exceptions.partner_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["wagering.api.throttling.PartnerRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"partner": env.str("PARTNER_API_RATE", default="600/min")},
+    "DEFAULT_PAGINATION_CLASS": "wagering.api.pagination.PartnerPagination",
+    "PAGE_SIZE": 50,
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
+# The cache shared by every process (the API's rate limits): Redis when there is one.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Punto partner API",
     "DESCRIPTION": "Live baccarat (punto banco) tables for partners.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "CoupStateEnum": "tables.models.Coup.State",
+        "BetStateEnum": "wagering.models.Bet.State",
+        "ShoeStateEnum": "tables.models.Shoe.State",
+        "TableStateEnum": "wagering.api.serializers.TABLE_STATES",
+    },
 }
 
 LOGGING = {

@@ -8,4 +8,5 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("console/", include("tables.console_urls")),
+    path("api/", include("wagering.api.urls")),
 ]

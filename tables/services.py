@@ -24,6 +24,7 @@ from tables.game.fairness import new_salt, shoe_commitment
 from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from tables.models import BetLimit, Coup, DealerSession, DealtCard, PersonalLimitMarker, Seat, Shoe, Table
 from tables.selectors import coup_deal_state, coup_public, coup_rules_snapshot, table_live_coup, table_shoe_in_play
+from wagering.webhooks import VOID, webhook_events_enqueue
 
 User = AbstractBaseUser
 
@@ -702,6 +703,7 @@ def coup_void(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     coup_bets_refund(coup=coup)
     coup.state, coup.voided_at, coup.void_reason = Coup.State.VOID, timezone.now(), reason
     coup.save(update_fields=["state", "voided_at", "void_reason"])
+    webhook_events_enqueue(coup=coup, kind=VOID)
     audit_record(
         action="coup_voided",
         actor=actor,

@@ -1,1 +1,17 @@
 """Shared fixtures. Services are tested against the configured database (SQLite or PostgreSQL)."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process():
+    """Tasks run in the test's process (settlement included), on Redis as on the embedded default.
+
+    Tests of a real worker process opt out by setting ``task_always_eager`` back to False.
+    """
+    from casino import celery_app
+
+    always_eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = always_eager

@@ -47,6 +47,8 @@ from wagering.selectors import (
     coup_max_differential,
     personal_limit_marker,
 )
+from wagering.webhooks import SETTLEMENT as SETTLEMENT_EVENT
+from wagering.webhooks import webhook_events_enqueue
 
 User = AbstractBaseUser
 MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
@@ -199,6 +201,12 @@ def _wallet_move(
             Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
             wallet = _wallet_locked(user)
         before = wallet.balance
+        if kind == LedgerTransaction.Kind.DEPOSIT and before + amount > MAX_AMOUNT:
+            raise WalletRejected(
+                "amount_too_large",
+                f"a deposit of {amount} would take the balance past {MAX_AMOUNT}",
+                {"balance": str(before), "amount": str(amount), "max_balance": str(MAX_AMOUNT)},
+            )
         if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > before:
             raise WalletRejected(
                 "insufficient_funds",
@@ -535,6 +543,7 @@ def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
             obj=coup,
             after={"bets": len(bets), "staked": str(staked), "returned": str(returned)},
         )
+        webhook_events_enqueue(coup=coup, kind=SETTLEMENT_EVENT)
         table_event_send(
             table_code=coup.table.code,
             event_type="settlement",

@@ -1,4 +1,4 @@
-"""Celery tasks: each only calls a service (settlement and game-history reports)."""
+"""Celery tasks: each only calls a service (settlement, game-history reports, webhook deliveries)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from wagering import services
+from wagering import services, webhooks
 
 RETRYING = {
     "acks_late": True,
@@ -41,3 +41,12 @@ def day_reports_build(day_iso: str | None = None, days_ago: int = 0) -> None:
     """Every table's and shoe's report for a day: ``day_iso``, else today (UTC) minus ``days_ago``."""
     day = date.fromisoformat(day_iso) if day_iso else timezone.now().date() - timedelta(days=days_ago)
     services.day_reports_build(day=day)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=webhooks.WEBHOOK_ATTEMPTS - 1)
+def webhook_delivery_send(self, delivery_id: int) -> None:
+    """POST one signed webhook event; enqueued on commit. A failed attempt is retried with exponential backoff."""
+    final = self.request.retries >= self.max_retries
+    done = webhooks.webhook_delivery_attempt(delivery_id=delivery_id, final=final)
+    if not done and not final:
+        raise self.retry(countdown=webhooks.webhook_retry_delay(self.request.retries))

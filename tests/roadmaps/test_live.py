@@ -19,11 +19,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def in_memory_layer(settings):
     """Consumer tests run on the in-memory layer; the cross-process test uses Redis."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    from casino import celery_app
-
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
 
 
 @pytest.fixture

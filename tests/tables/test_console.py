@@ -14,15 +14,6 @@ urlpatterns = [path("admin/", admin.site.urls), path("console/", include("tables
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 
-@pytest.fixture(autouse=True)
-def eager_settlement(settings):
-    from casino import celery_app
-
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-
-
 def staff_client(username: str, role: str) -> Client:
     user = get_user_model().objects.create_user(username=username, password="x", is_staff=True)
     user.groups.add(roles_ensure()[role])

@@ -9,16 +9,6 @@ from tables.game.replay import replay_shoe
 from tables.game.shoe import new_shoe_order
 from tables.models import AuditLog, Coup, Shoe
 
-
-@pytest.fixture(autouse=True)
-def eager_settlement(settings):
-    from casino import celery_app
-
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 

@@ -17,7 +17,7 @@ def close_betting_now(table):
     Coup.objects.filter(table=table, state=Coup.State.BETTING).update(betting_closes_at=timezone.now())
 
 
-def step_until(table, predicate, limit=10_000):
+def step_until(table, predicate, limit=2_000):
     for _ in range(limit):
         if predicate():
             return
@@ -28,15 +28,6 @@ def step_until(table, predicate, limit=10_000):
 
 def cards_of(coup):
     return [Card.parse(c.card) for c in coup.cards.order_by("position")]
-
-
-@pytest.fixture(autouse=True)
-def eager_settlement(settings):
-    from casino import celery_app
-
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
 
 
 def test_a_whole_shoe_on_an_automatic_table(auto_table):

@@ -18,16 +18,6 @@ def fund(user, amount) -> None:
     services.wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
 
 
-@pytest.fixture(autouse=True)
-def eager_celery():
-    from casino import celery_app
-
-    always_eager = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = always_eager
-
-
 @pytest.fixture
 def table(db):
     return TableFactory()

@@ -1,0 +1,67 @@
+"""Every error of the partner API as ``{"error": {"code", "message", "details"}}``, with a stable code.
+
+400 bad input or a refused request, 401 no or a bad key, 403 a disabled partner, 404 not found
+(another partner's player included), 409 a conflict with the state of things (betting closed,
+an idempotency key used for another request), 429 over the partner's rate limit.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from wagering.errors import IdempotencyConflict, WageringError
+
+# Refusals by the state of things rather than of the request itself: 409 Conflict.
+CONFLICT_CODES = frozenset(
+    {"betting_closed", "no_bet_coup", "round_not_current", "player_id_unavailable", "webhook_disabled"}
+)
+
+
+def error_body(code: str, message: str, details: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def partner_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, WageringError):
+        conflict = isinstance(exc, IdempotencyConflict) or exc.code in CONFLICT_CODES
+        return Response(
+            error_body(exc.code, exc.message, exc.details),
+            status=status.HTTP_409_CONFLICT if conflict else status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or None)
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+    response = exception_handler(exc, context)  # DRF's, for its status and headers (WWW-Authenticate, Retry-After)
+    if response is None:
+        return None
+    response.data = _body_of(exc)
+    return response
+
+
+def _body_of(exc: exceptions.APIException) -> dict:
+    if isinstance(exc, exceptions.ValidationError):
+        details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        return error_body("invalid_request", _first_problem(details), details)
+    if isinstance(exc, exceptions.Throttled):
+        wait = round(exc.wait or 0)
+        return error_body("rate_limited", f"too many requests: try again in {wait} s", {"retry_after": str(wait)})
+    codes = exc.get_codes()
+    return error_body(codes if isinstance(codes, str) else exc.default_code, str(exc.detail))
+
+
+def _first_problem(details: dict) -> str:
+    """The first problem in words, e.g. ``bets.tie: Ensure this value is greater than or equal to 0.01.``"""
+    path, problem = [], details
+    while isinstance(problem, dict | list) and problem:
+        if isinstance(problem, dict):
+            field, problem = next(iter(problem.items()))
+            if field != "non_field_errors":
+                path.append(str(field))
+        else:
+            problem = problem[0]
+    return f"{'.'.join(path)}: {problem}" if path else str(problem)

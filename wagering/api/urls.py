@@ -1,0 +1,34 @@
+"""``/api/``: the schema, its docs page, and version 1 of the partner API."""
+
+from __future__ import annotations
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import AllowAny
+
+from wagering.api import views
+
+PUBLIC = {"authentication_classes": [], "permission_classes": [AllowAny]}
+
+v1 = [
+    path("tables/", views.TableListView.as_view(), name="tables"),
+    path("tables/<slug:code>/", views.TableDetailView.as_view(), name="table"),
+    path("tables/<slug:code>/shoes/<int:number>/", views.ShoeView.as_view(), name="shoe"),
+    path("players/", views.PlayerCreateView.as_view(), name="players"),
+    path("players/<str:player_id>/", views.PlayerDetailView.as_view(), name="player"),
+    path("players/<str:player_id>/deposits/", views.DepositView.as_view(), name="deposits"),
+    path("players/<str:player_id>/withdrawals/", views.WithdrawalView.as_view(), name="withdrawals"),
+    path("players/<str:player_id>/bets/", views.PlayerBetsView.as_view(), name="bets"),
+    path("players/<str:player_id>/rounds/", views.PlayerRoundsView.as_view(), name="player-rounds"),
+    path("rounds/<str:round_id>/", views.RoundView.as_view(), name="round"),
+    path("webhooks/", views.WebhookListView.as_view(), name="webhooks"),
+    path("webhooks/<int:webhook_id>/", views.WebhookDetailView.as_view(), name="webhook"),
+]
+
+app_name = "api"
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(**PUBLIC), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema", **PUBLIC), name="docs"),
+    path("v1/", include(v1)),
+    re_path(r"^", views.NotFoundView.as_view(), name="not-found"),
+]

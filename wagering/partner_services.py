@@ -1,0 +1,376 @@
+"""Every change the partner API makes: partners, API keys, players, their money and their bets.
+
+One transaction each, validated and audited, on the ledger of ``wagering.services``. A partner's
+deposits and withdrawals move money between the partner's float account and the player's wallet
+(the cashier's deposits use the operator's float). Requests carrying an ``Idempotency-Key`` are carried
+out once per partner and key: the same key and request again answers the first result, the same
+key with another request is an ``IdempotencyConflict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from tables.audit import audit_record
+from tables.models import Table
+from tables.selectors import table_live_coup
+from wagering.errors import BetRejected, IdempotencyConflict, WalletRejected
+from wagering.models import (
+    Account,
+    LedgerTransaction,
+    Partner,
+    PartnerApiKey,
+    PartnerIdempotencyKey,
+    PartnerPlayer,
+)
+from wagering.partners import (
+    PartnerRejected,
+    api_key_new,
+    api_key_secret_hash,
+    idempotency_key_valid,
+    partner_actor_label,
+    player_id_valid,
+    player_username,
+)
+from wagering.services import MAX_AMOUNT, _amount, _ledger_post, _wallet_event, _wallet_locked, bet_batch_place
+
+User = AbstractBaseUser
+PARTNER_EDITABLE_FIELDS = ("name", "is_active", "rate_limit")
+
+
+@dataclass(frozen=True)
+class IssuedApiKey:
+    api_key: PartnerApiKey
+    key: str  # the whole key: shown once, never stored
+
+
+@dataclass(frozen=True)
+class PartnerRequestResult:
+    """The money a request moved; ``replayed`` when its idempotency key had already carried it out."""
+
+    transaction: LedgerTransaction
+    replayed: bool
+
+
+# --- Partners and their keys ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def partner_create(
+    *, code: str, name: str, rate_limit: str = "", is_active: bool = True, actor: User | None = None
+) -> Partner:
+    """A new partner with its float account."""
+    partner = Partner(code=code, name=name, rate_limit=rate_limit, is_active=is_active)
+    _partner_clean(partner)
+    partner.save()
+    Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
+    audit_record(
+        action="partner_created",
+        actor=actor,
+        actor_label="admin",
+        obj=partner,
+        after={field: getattr(partner, field) for field in ("code", *PARTNER_EDITABLE_FIELDS)},
+    )
+    return partner
+
+
+@transaction.atomic
+def partner_update(*, partner: Partner, changes: Mapping[str, object], actor: User | None = None) -> Partner:
+    """Change a partner's name, whether it may use the API, or its rate limit (its code is for good)."""
+    unknown = set(changes) - set(PARTNER_EDITABLE_FIELDS)
+    if unknown:
+        raise PartnerRejected("invalid_partner", f"cannot change {', '.join(sorted(unknown))} of a partner")
+    partner = Partner.objects.select_for_update().get(pk=partner.pk)
+    before = {field: getattr(partner, field) for field in PARTNER_EDITABLE_FIELDS}
+    for field, value in changes.items():
+        setattr(partner, field, value)
+    _partner_clean(partner)
+    partner.save(update_fields=list(changes))
+    audit_record(
+        action="partner_updated",
+        actor=actor,
+        actor_label="admin",
+        obj=partner,
+        before=before,
+        after={field: getattr(partner, field) for field in PARTNER_EDITABLE_FIELDS},
+    )
+    return partner
+
+
+def _partner_clean(partner: Partner) -> None:
+    try:
+        partner.full_clean()
+    except ValidationError as error:
+        problems = [f"{field}: {message}" for field, messages in error.message_dict.items() for message in messages]
+        raise PartnerRejected("invalid_partner", "; ".join(problems), {"code": str(partner.code)}) from None
+
+
+@transaction.atomic
+def partner_api_key_create(*, partner: Partner, name: str = "", actor: User | None = None) -> IssuedApiKey:
+    """A new API key for the partner: only its prefix and the SHA-256 of its secret are kept."""
+    parts = api_key_new()
+    api_key = PartnerApiKey.objects.create(
+        partner=partner, name=name, prefix=parts.prefix, secret_hash=api_key_secret_hash(parts.secret)
+    )
+    audit_record(
+        action="partner_api_key_created",
+        actor=actor,
+        actor_label="admin",
+        obj=api_key,
+        after={"partner": partner.code, "prefix": api_key.prefix, "name": name},
+    )
+    return IssuedApiKey(api_key=api_key, key=parts.key)
+
+
+@transaction.atomic
+def partner_api_key_revoke(*, api_key: PartnerApiKey, actor: User | None = None, reason: str = "") -> PartnerApiKey:
+    """Revoke a key: from now on it answers 401."""
+    api_key = PartnerApiKey.objects.select_for_update().select_related("partner").get(pk=api_key.pk)
+    if api_key.revoked_at is not None:
+        raise PartnerRejected("already_revoked", f"API key {api_key.prefix} is already revoked")
+    api_key.revoked_at = timezone.now()
+    api_key.save(update_fields=["revoked_at"])
+    audit_record(
+        action="partner_api_key_revoked",
+        actor=actor,
+        actor_label="admin",
+        obj=api_key,
+        after={"partner": api_key.partner.code, "prefix": api_key.prefix},
+        reason=reason,
+    )
+    return api_key
+
+
+# --- Players -------------------------------------------------------------------------------------
+
+
+def partner_player_create(*, partner: Partner, external_id: str) -> tuple[PartnerPlayer, bool]:
+    """The partner's player with that id, created with an empty wallet the first time (``True``)."""
+    if not player_id_valid(external_id):
+        raise PartnerRejected(
+            "invalid_player_id",
+            "a player id is 1 to 100 letters, digits and . _ @ + -, starting with a letter or digit",
+            {"player_id": str(external_id)},
+        )
+    existing = PartnerPlayer.objects.filter(partner=partner, external_id=external_id).first()
+    if existing is not None:
+        return existing, False
+    username = player_username(partner_code=partner.code, external_id=external_id)
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(username=username)  # no password: never signs in
+            player = PartnerPlayer.objects.create(partner=partner, external_id=external_id, user=user)
+            Account.objects.create(kind=Account.Kind.PLAYER, user=user)
+            audit_record(
+                action="partner_player_created",
+                actor_label=partner_actor_label(partner.code),
+                obj=player,
+                after={"partner": partner.code, "player_id": external_id, "username": username},
+            )
+    except IntegrityError:  # created meanwhile by a concurrent request, or the username is someone else's
+        existing = PartnerPlayer.objects.filter(partner=partner, external_id=external_id).first()
+        if existing is None:
+            raise PartnerRejected(
+                "player_id_unavailable",
+                f"player id {external_id!r} cannot be used: its username {username!r} is taken",
+                {"player_id": external_id},
+            ) from None
+        return existing, False
+    return player, True
+
+
+# --- Money: transfers between the partner's float and a player's wallet --------------------------
+
+
+def partner_wallet_deposit(
+    *, partner: Partner, player: PartnerPlayer, amount: Decimal | int | str, idempotency_key: str
+) -> PartnerRequestResult:
+    """Credit the player's wallet from the partner's float."""
+    return _partner_wallet_move(
+        kind=LedgerTransaction.Kind.DEPOSIT,
+        partner=partner,
+        player=player,
+        amount=amount,
+        idempotency_key=idempotency_key,
+    )
+
+
+def partner_wallet_withdraw(
+    *, partner: Partner, player: PartnerPlayer, amount: Decimal | int | str, idempotency_key: str
+) -> PartnerRequestResult:
+    """Debit the player's wallet back to the partner's float, never below zero."""
+    return _partner_wallet_move(
+        kind=LedgerTransaction.Kind.WITHDRAWAL,
+        partner=partner,
+        player=player,
+        amount=amount,
+        idempotency_key=idempotency_key,
+    )
+
+
+def _partner_wallet_move(
+    *, kind: str, partner: Partner, player: PartnerPlayer, amount: object, idempotency_key: str
+) -> PartnerRequestResult:
+    _player_of_partner_check(partner=partner, player=player)
+    amount = _amount(amount, error=WalletRejected, what=f"the {kind} amount")
+    request = {"operation": kind, "player_id": player.external_id, "amount": str(amount)}
+
+    def move() -> LedgerTransaction:
+        return _wallet_transfer(kind=kind, partner=partner, player=player, amount=amount, key=idempotency_key)
+
+    return _idempotent(partner=partner, key=idempotency_key, request=request, perform=move)
+
+
+def _wallet_transfer(
+    *, kind: str, partner: Partner, player: PartnerPlayer, amount: Decimal, key: str
+) -> LedgerTransaction:
+    """Locks the wallet, then the partner's float (the order of ``wagering.services``: wallets first)."""
+    wallet = _wallet_locked(player.user)
+    if wallet is None:
+        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=player.user)
+        wallet = _wallet_locked(player.user)
+    partner_float = _partner_float_locked(partner)
+    before = wallet.balance
+    if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > before:
+        raise WalletRejected(
+            "insufficient_funds",
+            f"cannot withdraw {amount}: the balance is {before}, short by {amount - before}",
+            {"balance": str(before), "amount": str(amount), "short_by": str(amount - before)},
+        )
+    signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
+    wallet_after, float_after = wallet.balance + signed, partner_float.balance - signed
+    if max(abs(wallet_after), abs(float_after)) > MAX_AMOUNT:
+        raise WalletRejected(
+            "amount_too_large",
+            f"a {kind} of {amount} would take the balance past {MAX_AMOUNT}, the most an account holds",
+            {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
+        )
+    ledger_transaction = _ledger_post(
+        kind=kind,
+        wallet_legs={wallet: signed, partner_float: -signed},
+        system_legs={},
+        reason=f"partner {partner.code}",
+    )
+    audit_record(
+        action=f"partner_wallet_{kind}",
+        actor_label=partner_actor_label(partner.code),
+        obj=wallet,
+        before={"balance": str(before)},
+        after={
+            "balance": str(wallet.balance),
+            "amount": str(amount),
+            "player_id": player.external_id,
+            "idempotency_key": key,
+        },
+    )
+    _wallet_event(wallet)
+    return ledger_transaction
+
+
+def _partner_float_locked(partner: Partner) -> Account:
+    floats = Account.objects.select_for_update().filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
+    partner_float = floats.first()
+    if partner_float is None:
+        Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
+        partner_float = floats.get()
+    return partner_float
+
+
+# --- Bets ----------------------------------------------------------------------------------------
+
+
+def partner_bet_batch_place(
+    *,
+    partner: Partner,
+    player: PartnerPlayer,
+    table: Table,
+    bets: Mapping[str, Decimal | int | str],
+    idempotency_key: str,
+    round_id: str = "",
+) -> PartnerRequestResult:
+    """Place a batch of bets for the player on the coup taking bets at the table (``round_id``, if
+    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``."""
+    _player_of_partner_check(partner=partner, player=player)
+    stakes = {
+        bet_type: str(_amount(stake, error=BetRejected, what=f"the {bet_type} stake"))
+        for bet_type, stake in sorted(bets.items())
+    }
+    request = {
+        "operation": "bet",
+        "player_id": player.external_id,
+        "table": table.code,
+        "round_id": round_id,
+        "bets": stakes,
+    }
+
+    def place() -> LedgerTransaction:
+        coup = table_live_coup(table=table)
+        if coup is None:
+            raise BetRejected(
+                "betting_closed", f"no more bets: table {table.code} has no coup taking bets", {"table": table.code}
+            )
+        if round_id and coup.round_id != round_id:
+            raise BetRejected(
+                "round_not_current",
+                f"round {round_id} is not the coup in play at table {table.code}: {coup.round_id} is",
+                {"round_id": round_id, "current_round_id": coup.round_id},
+            )
+        return bet_batch_place(user=player.user, coup=coup, bets=stakes).placement
+
+    return _idempotent(partner=partner, key=idempotency_key, request=request, perform=place)
+
+
+# --- Idempotency ---------------------------------------------------------------------------------
+
+
+def _idempotent(
+    *, partner: Partner, key: str, request: dict, perform: Callable[[], LedgerTransaction]
+) -> PartnerRequestResult:
+    """Carry out ``perform`` once per partner and key, in one transaction with the key's record.
+
+    The key is written first, so a concurrent request with it waits for this one, then replays it.
+    A refused request leaves no record: it may be tried again with the same key.
+    """
+    if not idempotency_key_valid(key):
+        raise PartnerRejected(
+            "invalid_idempotency_key",
+            "an Idempotency-Key header of 1 to 255 printable ASCII characters (no spaces) is required",
+            {"header": "Idempotency-Key"},
+        )
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                record = PartnerIdempotencyKey.objects.create(partner=partner, key=key, request=request)
+        except IntegrityError:
+            return PartnerRequestResult(transaction=_replayed(partner=partner, key=key, request=request), replayed=True)
+        ledger_transaction = perform()
+        record.transaction = ledger_transaction
+        record.save(update_fields=["transaction"])
+    return PartnerRequestResult(transaction=ledger_transaction, replayed=False)
+
+
+def _replayed(*, partner: Partner, key: str, request: dict) -> LedgerTransaction:
+    record = PartnerIdempotencyKey.objects.select_related("transaction").get(partner=partner, key=key)
+    if record.request != request:
+        raise IdempotencyConflict(
+            "idempotency_conflict",
+            f"Idempotency-Key {key!r} was used for another request: a {record.request['operation']} "
+            f"for player {record.request['player_id']}",
+            {"key": key, **{f"first_{name}": str(value) for name, value in record.request.items()}},
+        )
+    return record.transaction
+
+
+def _player_of_partner_check(*, partner: Partner, player: PartnerPlayer) -> None:
+    if player.partner_id != partner.pk:
+        raise PartnerRejected(
+            "unknown_player", f"no player {player.external_id!r} at {partner.code}", {"player_id": player.external_id}
+        )

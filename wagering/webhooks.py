@@ -1,0 +1,278 @@
+"""Webhooks: a partner's endpoints, and a signed event for every settlement and void of its players' bets.
+
+The events are written in the transaction that settles or voids the coup (an outbox: no event
+for a settlement that rolled back, none lost for one that committed) and sent once it commits,
+one Celery task per delivery. A failed attempt (no answer, or not 2xx) is retried with exponential
+backoff, ``WEBHOOK_ATTEMPTS`` attempts in all; every attempt is recorded on the delivery. Delivery
+is at least once: receivers drop an event id they have already handled.
+
+Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SHA256 of
+``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import secrets
+import time
+import uuid
+from collections import defaultdict
+from http.client import HTTPConnection, HTTPException, HTTPSConnection
+from urllib.parse import urlsplit
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import transaction
+from django.utils import timezone
+
+from tables.audit import audit_record
+from tables.models import Coup
+from tables.selectors import coup_public
+from wagering.models import Account, Bet, Partner, WebhookDelivery, WebhookEndpoint
+from wagering.partners import PartnerRejected, partner_actor_label
+
+User = AbstractBaseUser
+SIGNATURE_HEADER = "Punto-Signature"
+WEBHOOK_ATTEMPTS = 8
+RETRY_BASE_SECONDS = 30  # then 60, 120, ... up to RETRY_MAX_SECONDS: about an hour over the 8 attempts
+RETRY_MAX_SECONDS = 30 * 60
+REQUEST_TIMEOUT_SECONDS = 10
+MAX_ACTIVE_ENDPOINTS = 10
+MAX_URL_LENGTH = 500
+RESPONSE_EXCERPT_CHARS = 500
+SETTLEMENT, VOID = "settlement", "void"
+EVENT_TYPES = {SETTLEMENT: WebhookDelivery.EventType.ROUND_SETTLED, VOID: WebhookDelivery.EventType.ROUND_VOIDED}
+_CLOSED_BET_STATE = {SETTLEMENT: Bet.State.SETTLED, VOID: Bet.State.REFUNDED}
+
+
+def webhook_signature(*, secret: str, timestamp: int, body: bytes) -> str:
+    """The ``Punto-Signature`` header of a request body."""
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def webhook_retry_delay(retries: int) -> int:
+    """Seconds before the next attempt after ``retries`` retries: doubling, capped, with up to 25% jitter."""
+    delay = min(RETRY_BASE_SECONDS * 2**retries, RETRY_MAX_SECONDS)
+    return delay + random.randint(0, delay // 4)
+
+
+# --- Endpoints -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def webhook_endpoint_create(*, partner: Partner, url: str) -> WebhookEndpoint:
+    """Register a URL for the partner's events, with a new signing secret (shown to the partner once)."""
+    try:
+        if not isinstance(url, str) or len(url) > MAX_URL_LENGTH:
+            raise ValidationError("too long")
+        URLValidator(schemes=["http", "https"])(url)
+    except ValidationError:
+        raise PartnerRejected(
+            "invalid_url",
+            f"a webhook URL is an http or https URL of at most {MAX_URL_LENGTH} characters",
+            {"url": str(url)},
+        ) from None
+    partner = Partner.objects.select_for_update().get(pk=partner.pk)  # one registration at a time
+    if WebhookEndpoint.objects.filter(partner=partner, is_active=True).count() >= MAX_ACTIVE_ENDPOINTS:
+        raise PartnerRejected(
+            "too_many_webhooks",
+            f"a partner has at most {MAX_ACTIVE_ENDPOINTS} webhook endpoints: delete one first",
+            {"maximum": str(MAX_ACTIVE_ENDPOINTS)},
+        )
+    endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret=f"whsec_{secrets.token_hex(24)}")
+    audit_record(
+        action="webhook_endpoint_created",
+        actor_label=partner_actor_label(partner.code),
+        obj=endpoint,
+        after={"partner": partner.code, "url": url},
+    )
+    return endpoint
+
+
+@transaction.atomic
+def webhook_endpoint_disable(*, endpoint: WebhookEndpoint, actor: User | None = None) -> WebhookEndpoint:
+    """Stop sending to the endpoint (its deliveries stay on record; pending ones fail)."""
+    endpoint = WebhookEndpoint.objects.select_for_update().select_related("partner").get(pk=endpoint.pk)
+    if not endpoint.is_active:
+        raise PartnerRejected("webhook_disabled", f"webhook endpoint {endpoint.pk} is already deleted")
+    endpoint.is_active, endpoint.disabled_at = False, timezone.now()
+    endpoint.save(update_fields=["is_active", "disabled_at"])
+    audit_record(
+        action="webhook_endpoint_disabled",
+        actor=actor,
+        actor_label=partner_actor_label(endpoint.partner.code),
+        obj=endpoint,
+        after={"partner": endpoint.partner.code, "url": endpoint.url},
+    )
+    return endpoint
+
+
+# --- Events --------------------------------------------------------------------------------------
+
+
+def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
+    """Write the event of a settlement or a void (``kind``) for every partner with bets on the coup,
+    one delivery per active endpoint, sent once the transaction commits. Call it inside the
+    transaction that settled or refunded the bets; a second call for the same coup and kind adds nothing.
+    """
+    event_type = EVENT_TYPES[kind]
+    with transaction.atomic():
+        if WebhookDelivery.objects.filter(coup_id=coup.pk, event_type=event_type).exists():
+            return []
+        coup = Coup.objects.select_related("table", "shoe").get(pk=coup.pk)  # as settlement left it
+        bets = (
+            Bet.objects.filter(coup=coup, state=_CLOSED_BET_STATE[kind], user__partner_player__isnull=False)
+            .select_related("settlement", "user__partner_player__partner")
+            .order_by("pk")
+        )
+        bets_by_partner: dict[Partner, list[Bet]] = defaultdict(list)
+        for bet in bets:
+            bets_by_partner[bet.user.partner_player.partner].append(bet)
+        endpoints = WebhookEndpoint.objects.filter(partner__in=list(bets_by_partner), is_active=True).order_by("pk")
+        balances = dict(
+            Account.objects.filter(kind=Account.Kind.PLAYER, user__in={bet.user_id for bet in bets}).values_list(
+                "user_id", "balance"
+            )
+        )
+        deliveries = []
+        for endpoint in endpoints:
+            event_id = uuid.uuid4()
+            deliveries.append(
+                WebhookDelivery.objects.create(
+                    endpoint=endpoint,
+                    event_id=event_id,
+                    event_type=event_type,
+                    coup=coup,
+                    payload=_event(event_id, event_type, coup, bets_by_partner[endpoint.partner], balances),
+                )
+            )
+        delivery_ids = [delivery.pk for delivery in deliveries]
+        transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
+    return deliveries
+
+
+def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], balances: dict) -> dict:
+    """The JSON event: the round, the partner's bets on it and its players' totals (amounts as strings)."""
+    players: dict[str, dict] = {}
+    for bet in bets:
+        player_id = bet.user.partner_player.external_id
+        totals = players.setdefault(player_id, {"player_id": player_id, "staked": 0, "returned": 0})
+        totals["staked"] += bet.stake
+        totals["returned"] += bet.settlement.returned
+        totals["balance"] = balances[bet.user_id]
+    return {
+        "id": str(event_id),
+        "type": event_type,
+        "created_at": timezone.now().isoformat(),
+        "data": {
+            "round": {**coup_public(coup=coup), "table": coup.table.code, "void_reason": coup.void_reason or None},
+            "bets": [
+                {
+                    "bet_id": bet.pk,
+                    "player_id": bet.user.partner_player.external_id,
+                    "bet_type": bet.bet_type,
+                    "stake": str(bet.stake),
+                    "state": bet.state,
+                    "outcome": bet.settlement.outcome,
+                    "returned": str(bet.settlement.returned),
+                }
+                for bet in bets
+            ],
+            "players": [
+                {name: value if name == "player_id" else str(value) for name, value in totals.items()}
+                for totals in players.values()
+            ],
+        },
+    }
+
+
+def _deliveries_send(delivery_ids: list[int]) -> None:
+    """Queue one task per delivery. Robust on commit: a broker down (or, with eager Celery, a partner's
+    endpoint down) must not fail the settlement that committed; the deliveries stay on record, pending."""
+    from wagering.tasks import webhook_delivery_send
+
+    for delivery_id in delivery_ids:
+        webhook_delivery_send.delay(delivery_id)
+
+
+@transaction.atomic
+def webhook_delivery_resend(*, delivery: WebhookDelivery, actor: User | None) -> WebhookDelivery:
+    """Send a failed delivery again (from the admin), with a fresh set of attempts."""
+    delivery = WebhookDelivery.objects.select_for_update().select_related("endpoint").get(pk=delivery.pk)
+    if delivery.status != WebhookDelivery.Status.FAILED:
+        raise PartnerRejected("not_failed", f"delivery {delivery.pk} is {delivery.status}: only a failed one is resent")
+    if not delivery.endpoint.is_active:
+        raise PartnerRejected("webhook_disabled", f"webhook endpoint {delivery.endpoint_id} is deleted")
+    delivery.status = WebhookDelivery.Status.PENDING
+    delivery.save(update_fields=["status"])
+    audit_record(
+        action="webhook_delivery_resent", actor=actor, obj=delivery, after={"event_id": str(delivery.event_id)}
+    )
+    transaction.on_commit(lambda: _deliveries_send([delivery.pk]), robust=True)
+    return delivery
+
+
+# --- Delivery ------------------------------------------------------------------------------------
+
+
+def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
+    """POST the event, signed, and record how it went. True when there is nothing more to try:
+    delivered (2xx), or no longer pending. A failure on the ``final`` attempt marks it failed."""
+    delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+    if delivery.status != WebhookDelivery.Status.PENDING:
+        return True
+    if not delivery.endpoint.is_active:
+        _attempt_record(delivery_id=delivery_id, status_code=None, error="the endpoint was deleted", final=True)
+        return True
+    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Punto-Webhooks/1",
+        "Punto-Event-Id": str(delivery.event_id),
+        "Punto-Event-Type": delivery.event_type,
+        SIGNATURE_HEADER: webhook_signature(secret=delivery.endpoint.secret, timestamp=int(time.time()), body=body),
+    }
+    status_code, error = _post(url=delivery.endpoint.url, body=body, headers=headers)
+    return _attempt_record(delivery_id=delivery_id, status_code=status_code, error=error, final=final)
+
+
+def _post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
+    """The status code (None without an answer) and, unless 2xx, what went wrong. Redirects are not followed."""
+    parts = urlsplit(url)
+    connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+    connection = connection_class(parts.hostname, parts.port, timeout=REQUEST_TIMEOUT_SECONDS)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", target, body=body, headers=headers)
+        response = connection.getresponse()
+        excerpt = response.read(RESPONSE_EXCERPT_CHARS).decode(errors="replace")
+    except (OSError, HTTPException) as error:
+        return None, f"{type(error).__name__}: {error}"
+    finally:
+        connection.close()
+    if 200 <= response.status < 300:
+        return response.status, ""
+    return response.status, f"HTTP {response.status} {response.reason}: {excerpt}".strip()
+
+
+@transaction.atomic
+def _attempt_record(*, delivery_id: int, status_code: int | None, error: str, final: bool) -> bool:
+    """Record an attempt (an empty ``error`` means delivered); True when there is nothing more to try."""
+    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
+    if delivery.status != WebhookDelivery.Status.PENDING:  # a concurrent attempt finished it
+        return True
+    delivered = not error
+    now = timezone.now()
+    delivery.attempts += 1
+    delivery.last_status_code, delivery.last_error, delivery.last_attempt_at = status_code, error, now
+    if delivered:
+        delivery.status, delivery.delivered_at = WebhookDelivery.Status.DELIVERED, now
+    elif final:
+        delivery.status = WebhookDelivery.Status.FAILED
+    delivery.save()
+    return delivered
