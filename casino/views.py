@@ -1,10 +1,21 @@
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from tables.game.rules import MAIN_BETS
+from tables.models import Table
 
 
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html")
+    """The lobby: every open table with its main limits; static/js/lobby.js brings each card to life."""
+    tables = Table.objects.filter(is_open=True).prefetch_related("limits")
+    cards = [
+        {"table": table, "limits": [limit for limit in table.limits.all() if limit.bet_type in MAIN_BETS]}
+        for table in tables
+    ]
+    return render(request, "lobby.html", {"cards": cards})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

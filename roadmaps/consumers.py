@@ -1,8 +1,9 @@
 """The table's WebSocket (``/ws/tables/<code>/``): a snapshot on connect, then live events.
 
-Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``) and
-``snapshot`` (the snapshot again, e.g. after a reconnect). Anything else gets one
-``error`` message and changes nothing.
+Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``),
+``snapshot`` (the snapshot again, e.g. after a reconnect) and ``chat`` (``text``: a signed-in
+player's message to the table, sent to everyone there as a ``chat`` event with ``user`` and
+``text``). Anything else, or a chat message refused, gets one ``error`` message and changes nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.cache import cache
 
 from roadmaps.events import EVENT_VERSION, table_group, user_group
 from roadmaps.selectors import table_snapshot
@@ -18,10 +20,19 @@ from tables.models import Table
 
 MAX_MESSAGE_BYTES = 4096
 NOT_FOUND = 4404
+CHAT_MAX_LENGTH = 200
+CHAT_INTERVAL_SECONDS = 1  # one message a second per player (across connections sharing the cache)
 
 
 def _message(event_type: str, data: dict) -> str:
     return json.dumps({"type": event_type, "version": EVENT_VERSION, "data": data})
+
+
+def _chat_line(text: object) -> str:
+    """A chat message as one line: whitespace runs become one space, other unprintable characters go."""
+    if not isinstance(text, str):
+        return ""
+    return "".join(char for char in " ".join(text.split()) if char.isprintable())
 
 
 class TableConsumer(AsyncWebsocketConsumer):
@@ -52,14 +63,40 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         message = self._parse(text_data, bytes_data)
         if isinstance(message, str):
-            await self.send(text_data=_message("error", {"code": "bad_message", "message": message}))
+            await self.send_error("bad_message", message)
             return
         if message["type"] == "ping":
             await self.send(text_data=_message("pong", {}))
         elif message["type"] == "snapshot":
             await self.send_snapshot()
+        elif message["type"] == "chat":
+            await self.chat(message.get("text"))
         else:
-            await self.send(text_data=_message("error", {"code": "unknown_message", "message": "unknown message type"}))
+            await self.send_error("unknown_message", "unknown message type")
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send(text_data=_message("error", {"code": code, "message": message}))
+
+    async def chat(self, text: object) -> None:
+        """Pass a signed-in player's message on to the table: one line of printable text, length- and rate-limited."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.send_error("chat_sign_in", "sign in to chat")
+            return
+        line = _chat_line(text)
+        if not line or len(line) > CHAT_MAX_LENGTH:
+            await self.send_error("chat_invalid", f"a chat message is text of 1 to {CHAT_MAX_LENGTH} characters")
+            return
+        if not await cache.aadd(f"chat:{user.pk}", True, timeout=CHAT_INTERVAL_SECONDS):
+            await self.send_error("chat_too_fast", "one chat message a second, please")
+            return
+        event = {
+            "type": "chat",
+            "version": EVENT_VERSION,
+            "table": self.table_code,
+            "data": {"user": user.get_username(), "text": line},
+        }
+        await self.channel_layer.group_send(table_group(self.table_code), {"type": "live.event", "event": event})
 
     @staticmethod
     def _parse(text_data: str | None, bytes_data: bytes | None) -> dict | str:
@@ -70,7 +107,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             return "messages must be JSON"
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             return "messages must be JSON objects with a string 'type'"

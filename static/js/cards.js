@@ -1,0 +1,40 @@
+/** Playing cards as the server codes them ("KH", "TS", "9D"): elements and baccarat values. */
+
+const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
+const FACES = { A: ["A", "Ace"], T: ["10", "Ten"], J: ["J", "Jack"], Q: ["Q", "Queen"], K: ["K", "King"] };
+
+const rankOf = (code) => FACES[code[0]] ?? [code[0], code[0]];
+
+const cardName = (code) => `${rankOf(code)[1]} of ${SUITS[code[1]][1]}`;
+
+/** "TH" -> "10♥". */
+export const cardText = (code) => `${rankOf(code)[0]}${SUITS[code[1]][0]}`;
+
+/** A = 1, 2-9 their pips, 10 and faces 0. */
+function cardValue(code) {
+  const rank = code[0];
+  if (rank === "A") return 1;
+  return "TJQK".includes(rank) ? 0 : Number(rank);
+}
+
+export const handTotal = (codes) => codes.reduce((sum, code) => sum + cardValue(code), 0) % 10;
+
+/** A face-up card; a hand's third card lies sideways, as dealt at the table. */
+export function cardElement(code, { third = false } = {}) {
+  const [symbol, suitName] = SUITS[code[1]];
+  const card = document.createElement("span");
+  card.className = `card card--${suitName}${"HD".includes(code[1]) ? " card--red" : ""}${third ? " card--third" : ""}`;
+  card.setAttribute("role", "img");
+  card.setAttribute("aria-label", cardName(code));
+  card.dataset.card = code;
+  const corner = document.createElement("span");
+  corner.className = "card-corner";
+  corner.setAttribute("aria-hidden", "true");
+  corner.textContent = cardText(code);
+  const pip = document.createElement("span");
+  pip.className = "card-pip";
+  pip.setAttribute("aria-hidden", "true");
+  pip.textContent = symbol;
+  card.append(corner, pip);
+  return card;
+}

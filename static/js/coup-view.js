@@ -1,0 +1,98 @@
+/** The coup on the table: the two hands as their cards are dealt, their totals, who shows them, the result. */
+
+import { cardElement, handTotal } from "./cards.js";
+
+const HANDS = ["player", "banker"];
+const WINNER_NAMES = { player: "Player wins", banker: "Banker wins", tie: "Tie" };
+
+export class CoupView {
+  constructor(root) {
+    this.hands = Object.fromEntries(
+      HANDS.map((hand) => [
+        hand,
+        {
+          box: root.querySelector(`[data-hand="${hand}"]`),
+          cards: root.querySelector(`[data-cards="${hand}"]`),
+          total: root.querySelector(`[data-total="${hand}"]`),
+          shownBy: root.querySelector(`[data-shown-by="${hand}"]`),
+        },
+      ]),
+    );
+    this.result = root.querySelector("[data-result]");
+    this.dealt = new Map(); // position -> {hand, card}
+  }
+
+  clear() {
+    this.dealt.clear();
+    for (const hand of Object.values(this.hands)) {
+      hand.cards.replaceChildren();
+      hand.total.textContent = "";
+      hand.shownBy.textContent = "";
+      hand.box.classList.remove("hand--next", "hand--won");
+    }
+    this.result.textContent = "";
+    this.result.dataset.winner = "";
+  }
+
+  /** Draw a coup from scratch (a snapshot): its cards so far and its result, if any. */
+  show(coup) {
+    this.clear();
+    for (const card of coup.cards) this.addCard(card, { animate: false });
+    if (coup.winner) this.showResult(coup);
+  }
+
+  /** Add a dealt card ({position, hand, card}); false if it was already there. */
+  addCard({ position, hand, card }, { animate = true } = {}) {
+    if (this.dealt.has(position)) return false;
+    this.dealt.set(position, { hand, card });
+    const element = cardElement(card, { third: position >= 4 });
+    if (animate) element.classList.add("card--dealt");
+    this.hands[hand].cards.append(element);
+    this.hands[hand].total.textContent = handTotal(this.cardsOf(hand));
+    return true;
+  }
+
+  cardsOf(hand) {
+    return [...this.dealt.values()].filter((dealt) => dealt.hand === hand).map((dealt) => dealt.card);
+  }
+
+  cardCount() {
+    return this.dealt.size;
+  }
+
+  /** Point at the hand that draws next (null: the coup is complete). */
+  showNext(hand) {
+    for (const [name, view] of Object.entries(this.hands)) view.box.classList.toggle("hand--next", name === hand);
+  }
+
+  showShownBy(shownBy) {
+    for (const hand of HANDS) {
+      const who = shownBy[hand];
+      this.hands[hand].shownBy.textContent = who ? `Shown by ${who === "dealer" ? "the dealer" : who}` : "";
+    }
+  }
+
+  showResult(coup) {
+    this.showNext(null);
+    for (const hand of HANDS) {
+      this.hands[hand].box.classList.toggle("hand--won", coup.winner === hand);
+      this.hands[hand].total.textContent = coup[`${hand}_total`];
+    }
+    const extras = [];
+    if (coup.natural) extras.push("natural");
+    if (coup.player_pair) extras.push("player pair");
+    if (coup.banker_pair) extras.push("banker pair");
+    const score =
+      coup.winner === "player"
+        ? `${coup.player_total} to ${coup.banker_total}`
+        : `${coup.banker_total} to ${coup.player_total}`;
+    this.result.dataset.winner = coup.winner;
+    this.result.textContent = `${WINNER_NAMES[coup.winner]} ${score}${extras.length ? ` · ${extras.join(", ")}` : ""}`;
+  }
+
+  showVoid(reason) {
+    this.showNext(null);
+    this.result.dataset.winner = "void";
+    this.result.textContent = `Round void: ${reason}. Bets are refunded.`;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A table's live feed (`/ws/tables/<code>/`) that reconnects by itself, with backoff.
+ * The server sends a fresh snapshot on every connect, so a reconnect catches up.
+ *
+ * `onMessage(message)` gets every parsed server message; `onStatus(state)` gets
+ * "connecting", "live", "reconnecting" or "gone" (no such table).
+ */
+
+const FIRST_RETRY_MS = 500;
+const LONGEST_RETRY_MS = 15000;
+const PING_EVERY_MS = 20000;
+const TABLE_NOT_FOUND = 4404;
+
+export function connectTable(path, { onMessage, onStatus = () => {} }) {
+  const url = new URL(path, window.location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  let socket;
+  let retries = 0;
+  let retryTimer;
+  let pingTimer;
+  let heardSincePing = true;
+  let stopped = false;
+
+  function open() {
+    clearTimeout(retryTimer);
+    onStatus(retries ? "reconnecting" : "connecting");
+    socket = new WebSocket(url);
+    socket.addEventListener("open", () => {
+      retries = 0;
+      heardSincePing = true;
+      onStatus("live");
+      pingTimer = setInterval(keepAlive, PING_EVERY_MS);
+    });
+    socket.addEventListener("message", (event) => {
+      heardSincePing = true;
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      onMessage(message);
+    });
+    socket.addEventListener("close", (event) => {
+      clearInterval(pingTimer);
+      if (stopped) return;
+      if (event.code === TABLE_NOT_FOUND) {
+        onStatus("gone");
+        return;
+      }
+      const delay = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** retries) * (0.75 + Math.random() / 2);
+      retries += 1;
+      onStatus("reconnecting");
+      retryTimer = setTimeout(open, delay);
+    });
+  }
+
+  /** A connection that stopped answering (a sleeping laptop, a dead proxy) is dropped and made again. */
+  function keepAlive() {
+    if (!heardSincePing) {
+      socket.close();
+      return;
+    }
+    heardSincePing = false;
+    send({ type: "ping" });
+  }
+
+  function send(message) {
+    if (socket?.readyState !== WebSocket.OPEN) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  window.addEventListener("online", () => {
+    if (!stopped && socket.readyState === WebSocket.CLOSED) open();
+  });
+  open();
+  return {
+    send,
+    stop() {
+      stopped = true;
+      clearTimeout(retryTimer);
+      socket.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The lobby: each open table's card follows the table's WebSocket — the betting timer,
+ * the coup's progress and result, the last results and a mini Big Road.
+ */
+
+import { countDown, syncServerClock } from "./countdown.js";
+import { connectTable } from "./live.js";
+import { renderBigRoad } from "./roads.js";
+
+const RESULTS_SHOWN = 12;
+const ROAD_CELL = 12;
+const WINNER_NAMES = { player: "Player wins", banker: "Banker wins", tie: "Tie" };
+const RESULT_NAMES = { B: "Banker", P: "Player", T: "Tie" };
+
+const list = document.querySelector(".lobby-tables");
+if (list) {
+  syncServerClock(list.dataset.serverNow);
+  for (const card of list.querySelectorAll("[data-lobby-table]")) followTable(card);
+}
+
+function followTable(card) {
+  const status = card.querySelector("[data-status]");
+  const timer = card.querySelector("[data-timer]");
+  const bar = card.querySelector("[data-timer-bar]");
+  let stopTimer = () => {};
+  let bettingSeconds = 1;
+  let live;
+
+  const setStatus = (text, phase) => {
+    status.textContent = text;
+    card.dataset.phase = phase;
+  };
+
+  function showCoup(coup, isOpen) {
+    stopTimer();
+    timer.hidden = true;
+    if (!coup || !["betting", "no_more_bets", "dealing"].includes(coup.state)) {
+      if (!isOpen) setStatus("Closed", "closed");
+      else if (coup?.winner) showResult(coup);
+      else setStatus("Next coup soon", "idle");
+      return;
+    }
+    if (coup.state !== "betting" || coup.no_bet) {
+      setStatus("Dealing", "dealing");
+      return;
+    }
+    timer.hidden = false;
+    stopTimer = countDown(coup.betting_closes_at, (left) => {
+      bar.style.width = `${Math.min(100, (left / bettingSeconds) * 100)}%`;
+      if (left > 0) setStatus(`Place your bets · ${Math.ceil(left)} s`, "betting");
+      else setStatus("No more bets", "dealing");
+    });
+  }
+
+  function showResult(coup) {
+    const [winnerTotal, loserTotal] =
+      coup.winner === "player" ? [coup.player_total, coup.banker_total] : [coup.banker_total, coup.player_total];
+    setStatus(`${WINNER_NAMES[coup.winner]} ${winnerTotal}–${loserTotal}`, `result-${coup.winner}`);
+  }
+
+  function showRoads(roads) {
+    const box = card.querySelector("[data-big-road]");
+    const columns = Math.max(12, Math.floor(box.clientWidth / ROAD_CELL));
+    box.replaceChildren(renderBigRoad(roads.big_road, { columns, size: ROAD_CELL }));
+    const results = roads.bead_plate.slice(-RESULTS_SHOWN).reverse();
+    card.querySelector("[data-results]").replaceChildren(
+      ...results.map((bead) => {
+        const item = document.createElement("li");
+        item.className = `bead bead--${bead.result}`;
+        item.textContent = bead.result;
+        item.setAttribute("aria-label", RESULT_NAMES[bead.result]);
+        return item;
+      }),
+    );
+  }
+
+  const handlers = {
+    snapshot(data) {
+      bettingSeconds = data.table.rules.betting_seconds;
+      showCoup(data.coup, data.table.is_open);
+      showRoads(data.roads);
+    },
+    betting_open: (coup) => showCoup(coup, true),
+    no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
+    card: () => setStatus("Dealing", "dealing"),
+    result: showResult,
+    roads: showRoads,
+    shoe_change: () => live.send({ type: "snapshot" }),
+    table_opened: () => live.send({ type: "snapshot" }),
+    table_closed: () => setStatus("Closed", "closed"),
+  };
+
+  live = connectTable(card.dataset.socket, {
+    onMessage: (message) => handlers[message.type]?.(message.data),
+    onStatus: (state) => {
+      if (state === "reconnecting") setStatus("Reconnecting…", "idle");
+    },
+  });
+}

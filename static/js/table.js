@@ -1,0 +1,444 @@
+/**
+ * The live table page: drawn from the snapshot of the table's WebSocket, kept live by its
+ * events, and the player's bets sent to the JSON endpoints of wagering/views.py.
+ */
+
+import { ApiError, getJSON, postJSON } from "./api.js";
+import { betLabel, offeredBets, winningBets } from "./bets.js";
+import { BetBoard } from "./board.js";
+import { setupChat } from "./chat.js";
+import { countDown, secondsUntil, syncServerClock } from "./countdown.js";
+import { CoupView } from "./coup-view.js";
+import { connectTable } from "./live.js";
+import { formatCents, formatMoney, toCents } from "./money.js";
+import { renderHistory, renderLimits } from "./panels.js";
+import { RoadsPanel } from "./roads-panel.js";
+import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
+
+const app = document.getElementById("table-app");
+const $ = (selector) => app.querySelector(selector);
+const tool = (name) => $(`[data-tool="${name}"]`);
+const dialog = (name) => $(`[data-dialog="${name}"]`);
+const me = app.dataset.user;
+const roundPrefix = `${app.dataset.table.toUpperCase()}-`;
+const urls = {
+  bets: app.dataset.betsUrl,
+  undo: app.dataset.undoUrl,
+  remove: app.dataset.removeUrl,
+  rebet: app.dataset.rebetUrl,
+  history: app.dataset.historyUrl,
+};
+const CONNECTION_TEXT = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  gone: "This table does not exist",
+};
+
+syncServerClock(app.dataset.serverNow);
+
+const state = { table: null, coup: null, busy: false, stopTimer: () => {} };
+const coupView = new CoupView(app);
+const roads = new RoadsPanel(app);
+const board = new BetBoard($("[data-board]"), { onChange: updateControls });
+
+const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+const isCurrentRound = (data) => Boolean(state.coup) && data.round_id === state.coup.round_id;
+
+// --- What the player sees -----------------------------------------------------------------
+
+function setPhase(text, phase) {
+  $("[data-phase]").textContent = text;
+  app.dataset.phase = phase;
+}
+
+function setBalance(amount) {
+  $("[data-balance]").textContent = formatMoney(amount);
+}
+
+function showBetMessage(text, kind) {
+  const message = $("[data-bet-message]");
+  message.textContent = text ? capitalised(text) : "";
+  message.dataset.kind = kind ?? "";
+}
+
+function bettingOpen() {
+  const coup = state.coup;
+  return Boolean(coup && coup.state === "betting" && !coup.no_bet && secondsUntil(coup.betting_closes_at) > 0);
+}
+
+function updateControls() {
+  const open = bettingOpen() && !state.busy;
+  const pending = board.pendingTotal();
+  const confirmed = board.confirmedTotal();
+  const disable = (action, disabled) => {
+    $(`[data-action="${action}"]`).disabled = disabled;
+  };
+  disable("confirm", !open || !pending);
+  disable("undo", !open || !(pending || confirmed));
+  disable("remove", !open || !(pending || confirmed));
+  disable("rebet", !open);
+  disable("rebet-double", !open);
+  $("[data-stake-total]").textContent =
+    formatCents(confirmed) + (pending ? ` + ${formatCents(pending)} to confirm` : "");
+}
+
+function lockBoard(locked) {
+  board.lock(locked);
+  updateControls();
+}
+
+function showTimer(coup) {
+  const timer = $("[data-timer]");
+  const total = Math.max(state.table?.rules.betting_seconds ?? 0, secondsUntil(coup.betting_closes_at), 1);
+  let lastWhole = null;
+  state.stopTimer();
+  timer.hidden = false;
+  state.stopTimer = countDown(coup.betting_closes_at, (left) => {
+    const whole = Math.ceil(left);
+    timer.dataset.secondsLeft = left.toFixed(1);
+    $("[data-timer-seconds]").textContent = whole;
+    $("[data-timer-bar]").style.width = `${(left / total) * 100}%`;
+    timer.classList.toggle("timer--ending", left <= 3);
+    if (whole !== lastWhole && whole > 0 && whole <= 3) beep("tick");
+    lastWhole = whole;
+    if (left <= 0) bettingClosed();
+  });
+}
+
+function hideTimer() {
+  state.stopTimer();
+  $("[data-timer]").hidden = true;
+}
+
+/** The board locks at the deadline; unconfirmed chips go back to the player. */
+function bettingClosed() {
+  hideTimer();
+  lockBoard(true);
+  if (state.coup?.state === "betting") setPhase("No more bets", "closed");
+  const dropped = board.clearPending();
+  if (dropped) showBetMessage(`No more bets: ${formatCents(dropped)} in unconfirmed chips was not placed.`, "error");
+  else if ($("[data-bet-message]").dataset.kind === "ok") showBetMessage("");
+}
+
+function showRound(coup) {
+  $('[data-info="round"]').textContent = coup?.round_id ?? "—";
+}
+
+/** Draw the coup of a snapshot, whatever its state. */
+function showCoup(coup) {
+  const sameRound = state.coup && coup && state.coup.round_id === coup.round_id;
+  state.coup = coup;
+  showRound(coup);
+  if (!sameRound) {
+    board.clearPending();
+    board.setConfirmed({});
+    board.setTableTotals({});
+  }
+  board.showWinners(coup?.winner ? winningBets(coup) : []);
+  hideTimer();
+  if (!coup) {
+    coupView.clear();
+    setPhase(state.table.is_open ? "Waiting for the next coup" : "The table is closed", "idle");
+    lockBoard(true);
+    return;
+  }
+  coupView.show(coup);
+  if (coup.state === "betting" && !coup.no_bet) {
+    setPhase("Place your bets", "betting");
+    lockBoard(false);
+    showTimer(coup);
+    return;
+  }
+  lockBoard(true);
+  if (coup.state === "void") setPhase("Round void", "void");
+  else if (coup.winner) setPhase(state.table.is_open ? "Next coup soon" : "The table is closed", "result");
+  else setPhase(coup.state === "betting" ? "No-bet coup" : "Dealing", "dealing");
+}
+
+/** The player's own outcome of a round; it stays up, dimmed, through the next betting time. */
+function showMyResult({ outcome, round, headline, items }) {
+  const box = $("[data-my-result]");
+  box.dataset.outcome = outcome;
+  box.dataset.round = round;
+  box.dataset.previous = "false";
+  const title = document.createElement("p");
+  title.className = "my-result-headline";
+  title.textContent = headline;
+  const list = document.createElement("ul");
+  list.className = "my-result-bets";
+  list.append(...items);
+  box.replaceChildren(title, list);
+}
+
+function showMySettlement(data) {
+  const net = toCents(data.returned) - toCents(data.staked);
+  let headline = `You broke even: ${formatMoney(data.returned)} back`;
+  if (net > 0) headline = `You won ${formatCents(net)}`;
+  if (net < 0) headline = `You lost ${formatCents(-net)}`;
+  const outcomes = { win: "won", lose: "lost", push: "push" };
+  const items = data.bets.map((bet) => {
+    const item = document.createElement("li");
+    item.dataset.outcome = bet.outcome;
+    item.textContent =
+      `${betLabel(bet.bet_type)} ${formatMoney(bet.stake)} ${outcomes[bet.outcome] ?? bet.outcome}` +
+      (bet.outcome === "lose" ? "" : `, ${formatMoney(bet.returned)} back`);
+    return item;
+  });
+  showMyResult({ outcome: net > 0 ? "win" : net < 0 ? "lose" : "even", round: data.round_id, headline, items });
+  if (net > 0) beep("win");
+}
+
+// --- Live events ----------------------------------------------------------------------------
+
+function askSnapshot() {
+  live.send({ type: "snapshot" });
+}
+
+/** The player's balance and confirmed stakes, from the server (after a snapshot: a reconnect). */
+async function refreshMine() {
+  try {
+    applyAnswer(await getJSON(urls.bets));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showBetMessage(error.message, "error");
+  }
+}
+
+function applyAnswer(answer) {
+  setBalance(answer.balance);
+  if (isCurrentRound(answer)) board.setConfirmed(answer.bets);
+}
+
+const handlers = {
+  snapshot(data) {
+    state.table = data.table;
+    tool("limits").disabled = false;
+    board.build(offeredBets(data.table.rules), data.table.payouts);
+    const automatic = data.table.dealing_mode === "automatic";
+    $('[data-info="dealer"]').textContent = data.table.dealer ?? (automatic ? "Auto" : "—");
+    showCoup(data.coup);
+    roads.show(data.roads, data.shoe);
+    refreshMine();
+  },
+  betting_open(coup) {
+    showBetMessage("");
+    $("[data-my-result]").dataset.previous = "true";
+    showCoup(coup);
+    if (!coup.no_bet) beep("open");
+  },
+  no_more_bets(data) {
+    if (!isCurrentRound(data)) return askSnapshot();
+    state.coup.state = "no_more_bets";
+    bettingClosed();
+    setPhase("No more bets", "closed");
+    coupView.showShownBy(data.shown_by);
+    beep("close");
+  },
+  card(data) {
+    if (!isCurrentRound(data) || data.position !== coupView.cardCount()) return askSnapshot();
+    if (state.coup.state !== "dealing") {
+      bettingClosed();
+      state.coup.state = "dealing";
+      setPhase("Dealing", "dealing");
+    }
+    coupView.addCard(data);
+    coupView.showNext(data.next);
+    beep("card");
+  },
+  result(coup) {
+    if (!isCurrentRound(coup)) return askSnapshot();
+    state.coup = coup;
+    for (const card of coup.cards) coupView.addCard(card);
+    coupView.showResult(coup);
+    board.showWinners(winningBets(coup));
+    setPhase(state.table.is_open ? "Next coup soon" : "The table is closed", "result");
+  },
+  roads(data) {
+    roads.show(data, data.shoe);
+  },
+  settlement(data, event) {
+    // The table's settlement carries the table code; the player's own (their group) does not.
+    if (event.table || !data.round_id.startsWith(roundPrefix)) return;
+    setBalance(data.balance);
+    if (isCurrentRound(data)) {
+      board.setConfirmed({});
+      board.setTableTotals({});
+    }
+    showMySettlement(data);
+  },
+  wallet(data) {
+    setBalance(data.balance);
+  },
+  bets_refunded(data) {
+    setBalance(data.balance);
+    if (!data.round_id.startsWith(roundPrefix)) return;
+    showMyResult({
+      outcome: "even",
+      round: data.round_id,
+      headline: `Round void: ${formatMoney(data.refunded)} refunded`,
+      items: [],
+    });
+  },
+  bet_totals(data) {
+    if (isCurrentRound(data)) board.setTableTotals(data.totals);
+  },
+  coup_void(data) {
+    if (!isCurrentRound(data)) return askSnapshot();
+    state.coup.state = "void";
+    bettingClosed();
+    board.setConfirmed({});
+    coupView.showVoid(data.reason);
+    setPhase("Round void", "void");
+  },
+  shoe_change: askSnapshot,
+  table_opened: askSnapshot,
+  table_closed() {
+    state.table.is_open = false;
+    if (!state.coup || !["betting", "no_more_bets", "dealing"].includes(state.coup.state)) {
+      setPhase("The table is closed", "idle");
+    }
+  },
+  dealer_changed(data) {
+    $('[data-info="dealer"]').textContent = data.dealer ?? "—";
+  },
+  chat(data) {
+    chat.receive(data);
+  },
+  error(data) {
+    if (data.code.startsWith("chat_")) chat.refuse(data.message);
+  },
+};
+
+const live = connectTable(app.dataset.socket, {
+  onMessage(message) {
+    handlers[message.type]?.(message.data, message);
+  },
+  onStatus(status) {
+    const element = $("[data-connection]");
+    element.dataset.state = status;
+    element.textContent = CONNECTION_TEXT[status];
+  },
+});
+
+const chat = setupChat({
+  form: $("[data-chat-form]"),
+  input: $("#chat-text"),
+  log: $("[data-chat-log]"),
+  error: $("[data-chat-error]"),
+  send: live.send,
+  me,
+});
+
+// --- The player's actions -----------------------------------------------------------------
+
+/** One call to a bets endpoint for the live round; the answer (or the server's reason) is shown. */
+async function sendBets(url, body, acceptedText) {
+  if (state.busy || !bettingOpen()) return false;
+  state.busy = true;
+  lockBoard(true);
+  try {
+    applyAnswer(await postJSON(url, { ...body, round_id: state.coup.round_id }));
+    showBetMessage(acceptedText, "ok");
+    return true;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    showBetMessage(error.message, "error");
+    beep("error");
+    return false;
+  } finally {
+    state.busy = false;
+    lockBoard(!bettingOpen());
+  }
+}
+
+const betsText = (bets) =>
+  Object.entries(bets)
+    .map(([betType, amount]) => `${betLabel(betType)} ${formatMoney(amount)}`)
+    .join(", ");
+
+const actions = {
+  async confirm() {
+    const bets = board.pendingBets();
+    if (await sendBets(urls.bets, { bets }, `Bets accepted: ${betsText(bets)}`)) board.clearPending();
+  },
+  async undo() {
+    if (board.undoChip()) return;
+    await sendBets(urls.undo, {}, "Your last confirmed bets are cancelled and refunded");
+  },
+  async remove() {
+    board.clearPending();
+    if (board.confirmedTotal()) await sendBets(urls.remove, {}, "All your bets are removed and refunded");
+  },
+  rebet: () => sendBets(urls.rebet, { multiplier: 1 }, "Your last bets are placed again"),
+  "rebet-double": () => sendBets(urls.rebet, { multiplier: 2 }, "Your last bets are placed again, doubled"),
+};
+
+for (const button of app.querySelectorAll("[data-action]")) {
+  button.addEventListener("click", () => {
+    showBetMessage("");
+    actions[button.dataset.action]();
+  });
+}
+
+const chips = [...app.querySelectorAll("[data-chip]")];
+function selectChip(chip) {
+  for (const other of chips) {
+    other.setAttribute("aria-checked", String(other === chip));
+    other.tabIndex = other === chip ? 0 : -1;
+  }
+  board.selectChip(chip.dataset.chip);
+}
+for (const [index, chip] of chips.entries()) {
+  chip.addEventListener("click", () => selectChip(chip));
+  chip.addEventListener("keydown", (event) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const next = chips[(index + step + chips.length) % chips.length];
+    selectChip(next);
+    next.focus();
+  });
+}
+selectChip(chips.find((chip) => chip.getAttribute("aria-checked") === "true") ?? chips[0]);
+
+// --- Tools: limits, history, sound, full screen --------------------------------------------
+
+tool("limits").addEventListener("click", () => {
+  renderLimits($("[data-limits]"), $("[data-differential]"), state.table);
+  dialog("limits").showModal();
+});
+
+tool("history").addEventListener("click", async () => {
+  const container = $("[data-history]");
+  container.textContent = "Loading…";
+  dialog("history").showModal();
+  try {
+    renderHistory(container, await getJSON(urls.history));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    container.textContent = error.message;
+  }
+});
+
+const soundButton = tool("sound");
+soundButton.setAttribute("aria-pressed", String(soundIsOn()));
+soundButton.addEventListener("click", () => {
+  const on = !soundIsOn();
+  setSound(on);
+  soundButton.setAttribute("aria-pressed", String(on));
+});
+app.addEventListener("pointerdown", unlockSound, { once: true });
+
+const fullscreenButton = tool("fullscreen");
+fullscreenButton.hidden = !document.fullscreenEnabled;
+fullscreenButton.addEventListener("click", () => {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen();
+});
+document.addEventListener("fullscreenchange", () => {
+  fullscreenButton.setAttribute("aria-pressed", String(Boolean(document.fullscreenElement)));
+});
+
+setBalance($("[data-balance]").textContent);
+updateControls();

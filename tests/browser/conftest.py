@@ -1,0 +1,168 @@
+"""A real Punto for the browser tests, and Debian's Chromium driven by Playwright.
+
+The server is ``manage.py serve --with-tables`` in a subprocess, on a temporary SQLite file
+(migrated, static files collected, demo data loaded, the automatic tables' betting time cut
+to ``BETTING_SECONDS``), on the embedded default: no Redis, so the table loops, Celery (eager)
+and the in-memory channel layer all live in the web process. Its settings are Punto's with
+fast password hashing (``server_settings.py``). The tests never touch the
+test database (no ``db`` fixture): they see the server only through the browser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "var" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+PASSWORD = "punto-demo"  # demo_data's players: alice, bob, carol, 1000.00 each
+BETTING_SECONDS = 8
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+PREPARE = f"""
+from django.core.management import call_command
+from tables import services
+from tables.models import Table
+
+call_command("migrate", interactive=False, verbosity=0)
+call_command("collectstatic", interactive=False, verbosity=0)
+call_command("demo_data", verbosity=0)
+for table in Table.objects.filter(dealing_mode=Table.DealingMode.AUTOMATIC):
+    services.table_rules_update(
+        table=table, actor=None, changes={{"betting_seconds": {BETTING_SECONDS}}}, reason="browser tests"
+    )
+"""
+
+expect.set_options(timeout=15_000)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(url: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server stopped:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the server did not start in 30 s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium: bash scripts/install-browser.sh")
+    folder = tmp_path_factory.mktemp("punto")
+    env = {name: value for name, value in os.environ.items() if name != "REDIS_URL"}
+    env.update(
+        DJANGO_SETTINGS_MODULE="tests.browser.server_settings",
+        DATABASE_URL=f"sqlite:///{folder / 'punto.sqlite3'}",
+        DEBUG="false",
+        LOG_LEVEL="WARNING",
+    )
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "shell", "-c", PREPARE], env=env, cwd=ROOT, check=True, capture_output=True)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = folder / "server.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [*manage, "serve", "--with-tables", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_until_up(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_context(browser: Browser, server_url: str) -> Iterator:
+    """``new_context(phone=False)``: a fresh browser profile (its own cookies), closed after the test."""
+    contexts: list[BrowserContext] = []
+
+    def make(*, phone: bool = False) -> BrowserContext:
+        options = {"viewport": PHONE, "is_mobile": True, "has_touch": True} if phone else {"viewport": DESKTOP}
+        context = browser.new_context(base_url=server_url, **options)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def sign_in(page: Page, username: str, next_path: str = "/") -> None:
+    page.goto(f"/accounts/login/?next={next_path}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
+
+
+def open_table(context: BrowserContext, username: str, code: str) -> Page:
+    page = context.new_page()
+    sign_in(page, username, f"/tables/{code}/")
+    expect(page.locator("[data-connection]")).to_have_text("Live")
+    expect(page.locator('[data-bet="player"]')).to_be_attached()  # the snapshot is drawn
+    return page
+
+
+def wait_for_betting(page: Page, seconds_left: float = 6) -> str:
+    """Wait for a coup taking bets for at least ``seconds_left`` more seconds; its round id."""
+    page.wait_for_function(
+        """(secondsLeft) => {
+            const app = document.getElementById("table-app");
+            const timer = app.querySelector("[data-timer]");
+            return app.dataset.phase === "betting" && Number(timer.dataset.secondsLeft) >= secondsLeft;
+        }""",
+        arg=seconds_left,
+        timeout=40_000,
+    )
+    return page.locator('[data-info="round"]').inner_text()
+
+
+def screenshot(page: Page, name: str) -> None:
+    """The top of the page as the player sees it, into var/screenshots/ (git-ignored)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=SCREENSHOTS / f"{name}.png")

@@ -1,0 +1,73 @@
+"""The player pages: sign in and out, the lobby, the table page."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from tests.factories import TableFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_lobby_lists_every_open_table_with_its_main_limits(client, table):
+    TableFactory(code="shut", name="Closed Table", is_open=False)
+    page = client.get("/").content.decode()
+    assert 'data-lobby-table="pb1"' in page and "Punto Banco 1" in page
+    assert 'href="/tables/pb1/"' in page and 'data-socket="/ws/tables/pb1/"' in page
+    assert "<dt>Player</dt><dd>1–1,000</dd>" in page and "<dt>Tie</dt><dd>1–100</dd>" in page
+    assert "Closed Table" not in page
+    assert 'href="/accounts/login/"' in page
+
+
+def test_an_empty_lobby_says_so(client, db):
+    assert "No table is open right now" in client.get("/").content.decode()
+
+
+def test_sign_in_then_sign_out(client, player):
+    player.set_password("punto-demo")
+    player.save()
+    assert client.get("/accounts/login/").status_code == 200
+    response = client.post("/accounts/login/", {"username": "alice", "password": "punto-demo"})
+    assert response.status_code == 302 and response["Location"] == "/"
+    page = client.get("/").content.decode()
+    assert "alice" in page and 'action="/accounts/logout/"' in page
+    assert client.post("/accounts/logout/").status_code == 302
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_wrong_password_is_refused_with_a_message(client, player):
+    response = client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_staff_login_stays_in_the_admin(client, db):
+    assert client.get("/admin/login/").status_code == 200
+
+
+def test_the_table_page_needs_a_signed_in_player(client, table):
+    response = client.get("/tables/pb1/")
+    assert response.status_code == 302 and response["Location"] == "/accounts/login/?next=/tables/pb1/"
+
+
+def test_the_table_page(player_client, table):
+    response = player_client.get("/tables/pb1/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'data-socket="/ws/tables/pb1/"' in page
+    assert 'data-bets-url="/tables/pb1/bets/"' in page and 'data-rebet-url="/tables/pb1/bets/rebet/"' in page
+    assert '<output class="balance" data-balance>1000.00</output>' in page
+    for chip in (1, 5, 10, 25, 100):
+        assert f'aria-label="Chip {chip}"' in page
+    for action in ("undo", "remove", "rebet", "rebet-double", "confirm"):
+        assert f'data-action="{action}"' in page
+    assert 'name="csrf-token"' in page and 'maxlength="200"' in page
+
+
+def test_an_unknown_table_is_not_found(player_client, db):
+    assert player_client.get("/tables/nope/").status_code == 404
+
+
+def test_a_player_without_a_wallet_sees_a_zero_balance(client, table):
+    client.force_login(get_user_model().objects.create_user(username="newcomer"))
+    assert '<output class="balance" data-balance>0.00</output>' in client.get("/tables/pb1/").content.decode()

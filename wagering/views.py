@@ -1,0 +1,180 @@
+"""The table page's JSON endpoints: a signed-in player's bets on a table's live coup (session auth + CSRF).
+
+Each endpoint finds the table's live coup and calls one wagering service. The answer is
+``{"ok": true, "round_id", "balance", "bets": {bet_type: amount}}`` (the player's stakes on
+the coup), or ``{"error": {"code", "message", "details"}}`` with 400 (the request or the bets
+are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401 or 404.
+Amounts are strings; nothing changes when a request is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from functools import wraps
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from tables.models import Coup, Table
+from tables.selectors import coup_public, table_live_coup
+from wagering import services
+from wagering.errors import WageringError
+from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
+
+MAX_BODY_BYTES = 4096
+HISTORY_ROUNDS = 20
+# Refusals about the coup's state rather than the request: 409 Conflict.
+STATE_CONFLICTS = frozenset(
+    {"no_live_coup", "round_changed", "betting_closed", "no_bet_coup", "no_bets", "no_previous_bets"}
+)
+STATUS_OF_CODE = {"not_signed_in": 401, "no_such_table": 404}
+
+
+class RequestRefused(WageringError):
+    """A request the endpoints cannot act on: not signed in, no such table, not a JSON object, no live coup."""
+
+
+def _refusal(error: WageringError) -> JsonResponse:
+    status = STATUS_OF_CODE.get(error.code, 409 if error.code in STATE_CONFLICTS else 400)
+    return JsonResponse({"error": error.as_dict()}, status=status)
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
+
+
+def _body(request: HttpRequest) -> dict:
+    """The request's JSON object (empty when there is no body); numbers are read as exact decimals."""
+    if not request.body:
+        return {}
+    if len(request.body) > MAX_BODY_BYTES:
+        raise RequestRefused("bad_request", f"the request body is limited to {MAX_BODY_BYTES} bytes")
+    try:
+        body = json.loads(request.body, parse_float=Decimal, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN/Infinity, a number too long, nested too deep
+        raise RequestRefused("bad_json", "the request body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise RequestRefused("bad_json", "the request body must be a JSON object")
+    return body
+
+
+def _live_coup(table: Table, body: dict) -> Coup:
+    """The table's live coup, which must be the round the player was looking at (``round_id``, if sent)."""
+    coup = table_live_coup(table=table)
+    if coup is None:
+        raise RequestRefused(
+            "no_live_coup", f"there is no coup on {table.name} right now: wait for the next one", {"table": table.code}
+        )
+    round_id = body.get("round_id")
+    if round_id is not None and round_id != coup.round_id:
+        raise RequestRefused(
+            "round_changed",
+            f"round {round_id} is over: the table is on round {coup.round_id}",
+            {"round_id": str(round_id), "live_round_id": coup.round_id},
+        )
+    return coup
+
+
+def _player_bets(*, user, coup: Coup | None) -> JsonResponse:
+    bets = coup_bet_totals(coup=coup, user=user) if coup is not None else {}
+    return JsonResponse(
+        {
+            "ok": True,
+            "round_id": coup.round_id if coup is not None else None,
+            "balance": str(wallet_balance(user=user)),
+            "bets": {bet_type: str(amount) for bet_type, amount in bets.items()},
+        }
+    )
+
+
+def player_endpoint(view: Callable) -> Callable:
+    """Signed-in players only; the table by its code; a refusal becomes its JSON error."""
+
+    @wraps(view)
+    def guarded(request: HttpRequest, code: str) -> JsonResponse:
+        try:
+            if not request.user.is_authenticated:
+                raise RequestRefused("not_signed_in", "sign in to play")
+            table = Table.objects.filter(code=code).first()
+            if table is None:
+                raise RequestRefused("no_such_table", f"there is no table {code!r}", {"table": code})
+            return view(request, table, _body(request))
+        except WageringError as error:
+            return _refusal(error)
+
+    return guarded
+
+
+@require_http_methods(["GET", "POST"])
+@player_endpoint
+def bets(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+    """GET: the player's balance and stakes on the live coup. POST ``{"bets": {type: amount}, "round_id"}``:
+    confirm a batch of bets, all or nothing."""
+    if request.method == "GET":
+        return _player_bets(user=request.user, coup=table_live_coup(table=table))
+    coup = _live_coup(table, body)
+    batch = body.get("bets")
+    if not isinstance(batch, dict):
+        raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
+    services.bet_batch_place(user=request.user, coup=coup, bets=batch)
+    return _player_bets(user=request.user, coup=coup)
+
+
+@require_POST
+@player_endpoint
+def bets_undo(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+    """Cancel the player's last confirmed batch on the live coup."""
+    coup = _live_coup(table, body)
+    services.bet_batch_undo(user=request.user, coup=coup)
+    return _player_bets(user=request.user, coup=coup)
+
+
+@require_POST
+@player_endpoint
+def bets_remove(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+    """Cancel all the player's bets on the live coup."""
+    coup = _live_coup(table, body)
+    services.bet_remove_all(user=request.user, coup=coup)
+    return _player_bets(user=request.user, coup=coup)
+
+
+@require_POST
+@player_endpoint
+def bets_rebet(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+    """Repeat the player's bets of their last coup at the table: ``{"multiplier": 1}`` (default) or 2."""
+    coup = _live_coup(table, body)
+    multiplier = body.get("multiplier", 1)
+    if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
+        raise RequestRefused(
+            "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
+        )
+    services.bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
+    return _player_bets(user=request.user, coup=coup)
+
+
+@require_GET
+@player_endpoint
+def history(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+    """Game history: the table's latest results and the player's latest rounds there, by round id."""
+    played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
+    latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]
+    rounds = player_round_history(user=request.user, table=table, limit=HISTORY_ROUNDS)
+    return JsonResponse(
+        {
+            "results": [coup_public(coup=coup) for coup in latest],
+            "rounds": [
+                {
+                    "round_id": recall.round_id,
+                    "coup_state": recall.coup_state,
+                    "bets": recall.bets,
+                    "staked": str(recall.staked),
+                    "returned": str(recall.returned),
+                    "balance_before": str(recall.balance_before),
+                    "balance_after": str(recall.balance_after),
+                }
+                for recall in rounds
+            ],
+        }
+    )
