@@ -177,18 +177,7 @@ class TableAdmin(FloorAdmin):
         "log_dealer_in",
         "log_dealer_out",
     )
-    rules_fields = (
-        "decks",
-        "burn_procedure",
-        "cut_card_from_bottom",
-        "cut_card_rule",
-        "commission",
-        "tie_pays",
-        "side_bets",
-        "forbid_player_and_banker",
-        "betting_seconds",
-        "max_differential",
-    )
+    rules_fields = tuple(field for field in services.RULE_FIELDS if field not in ("dealing_mode", "name"))
 
     @admin.display(description="dealer")
     def current_dealer(self, table: Table) -> str:

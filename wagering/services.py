@@ -265,7 +265,7 @@ def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int 
 
 def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> BetBatch:
     """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
-    if multiplier not in REBET_MULTIPLIERS:
+    if type(multiplier) is not int or multiplier not in REBET_MULTIPLIERS:
         raise BetRejected(
             "invalid_multiplier", f"rebet is ×1 or ×2, not ×{multiplier}", {"multiplier": str(multiplier)}
         )

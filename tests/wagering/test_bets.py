@@ -390,9 +390,10 @@ def test_rebet_needs_earlier_bets_and_a_multiplier_of_one_or_two(player, coup):
     with pytest.raises(BetRejected) as error:
         services.bet_rebet(user=player, coup=coup)
     assert error.value.code == "no_previous_bets"
-    with pytest.raises(BetRejected) as error:
-        services.bet_rebet(user=player, coup=coup, multiplier=3)
-    assert error.value.code == "invalid_multiplier"
+    for multiplier in (3, True, 2.0):
+        with pytest.raises(BetRejected) as error:
+            services.bet_rebet(user=player, coup=coup, multiplier=multiplier)
+        assert error.value.code == "invalid_multiplier"
 
 
 def test_the_top_bettor_on_each_hand_shows_it(coup):
