@@ -40,7 +40,7 @@ from wagering.partners import (
     player_id_valid,
     player_username,
 )
-from wagering.services import MAX_AMOUNT, _amount, _ledger_post, _wallet_event, _wallet_locked, bet_batch_place
+from wagering.services import MAX_AMOUNT, _amount, _ledger_post, _wallet_event, _wallet_for_transfer, bet_batch_place
 
 User = AbstractBaseUser
 PARTNER_EDITABLE_FIELDS = ("name", "is_active", "rate_limit")
@@ -233,18 +233,9 @@ def _wallet_transfer(
     *, kind: str, partner: Partner, player: PartnerPlayer, amount: Decimal, key: str
 ) -> LedgerTransaction:
     """Locks the wallet, then the partner's float (the order of ``wagering.services``: wallets first)."""
-    wallet = _wallet_locked(player.user)
-    if wallet is None:
-        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=player.user)
-        wallet = _wallet_locked(player.user)
+    wallet = _wallet_for_transfer(player.user, kind=kind, amount=amount)
     partner_float = _partner_float_locked(partner)
     before = wallet.balance
-    if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > before:
-        raise WalletRejected(
-            "insufficient_funds",
-            f"cannot withdraw {amount}: the balance is {before}, short by {amount - before}",
-            {"balance": str(before), "amount": str(amount), "short_by": str(amount - before)},
-        )
     signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
     wallet_after, float_after = wallet.balance + signed, partner_float.balance - signed
     if max(abs(wallet_after), abs(float_after)) > MAX_AMOUNT:

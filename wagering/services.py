@@ -92,6 +92,21 @@ def _wallet_locked(user: User) -> Account | None:
     return Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user=user).first()
 
 
+def _wallet_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
+    """The player's wallet, locked (opened if it is the first transfer), with the funds a withdrawal needs."""
+    wallet = _wallet_locked(user)
+    if wallet is None:
+        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
+        wallet = _wallet_locked(user)
+    if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > wallet.balance:
+        raise WalletRejected(
+            "insufficient_funds",
+            f"cannot withdraw {amount}: the balance is {wallet.balance}, short by {amount - wallet.balance}",
+            {"balance": str(wallet.balance), "amount": str(amount), "short_by": str(amount - wallet.balance)},
+        )
+    return wallet
+
+
 def _wallets_locked(user_ids: set[int]) -> dict[int, Account]:
     wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
     return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
@@ -196,22 +211,13 @@ def _wallet_move(
                 record = IdempotencyKey.objects.create(key=idempotency_key, operation=kind, request=request)
         except IntegrityError:
             return _idempotent_replay(key=idempotency_key, request=request)
-        wallet = _wallet_locked(user)
-        if wallet is None:
-            Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
-            wallet = _wallet_locked(user)
+        wallet = _wallet_for_transfer(user, kind=kind, amount=amount)
         before = wallet.balance
         if kind == LedgerTransaction.Kind.DEPOSIT and before + amount > MAX_AMOUNT:
             raise WalletRejected(
                 "amount_too_large",
                 f"a deposit of {amount} would take the balance past {MAX_AMOUNT}",
                 {"balance": str(before), "amount": str(amount), "max_balance": str(MAX_AMOUNT)},
-            )
-        if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > before:
-            raise WalletRejected(
-                "insufficient_funds",
-                f"cannot withdraw {amount}: the balance is {before}, short by {amount - before}",
-                {"balance": str(before), "amount": str(amount), "short_by": str(amount - before)},
             )
         signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
         ledger_transaction = _ledger_post(
