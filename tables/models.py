@@ -15,6 +15,11 @@ from tables.game import rules as game_rules
 from tables.game.cards import Card
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
 
+CUT_CARD_RULES = [
+    (game_rules.CUT_ONE_MORE_COUP, "Finish the coup and play one more"),
+    (game_rules.CUT_END_OF_COUP, "End after the current coup"),
+]
+
 MONEY = {"max_digits": 14, "decimal_places": 2}
 HAND_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker")]
 WINNER_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker"), (TIE, "Tie")]
@@ -43,10 +48,7 @@ class Table(models.Model):
     cut_card_from_bottom = models.PositiveSmallIntegerField(default=52)
     cut_card_rule = models.CharField(
         max_length=16,
-        choices=[
-            (game_rules.CUT_ONE_MORE_COUP, "Finish the coup and play one more"),
-            (game_rules.CUT_END_OF_COUP, "End after the current coup"),
-        ],
+        choices=CUT_CARD_RULES,
         default=game_rules.CUT_ONE_MORE_COUP,
     )
     commission = models.BooleanField(default=True, help_text="5% on banker wins; off: a banker win with 6 pays 1:2")
@@ -145,6 +147,8 @@ class Shoe(models.Model):
     # Card order of an RNG shoe, codes separated by spaces; never shown while in play.
     card_order = models.TextField(blank=True)
     cut_card_position = models.PositiveSmallIntegerField(help_text="cards before the cut card")
+    # The table's cut card rule when the shoe was prepared: a change of rule waits for the next shoe.
+    cut_card_rule = models.CharField(max_length=16, choices=CUT_CARD_RULES, default=game_rules.CUT_ONE_MORE_COUP)
     # Provably fair: published while in play; the salt (and the order) revealed once the shoe ends.
     commitment = models.CharField(max_length=64, blank=True)
     salt = models.CharField(max_length=32, blank=True)

@@ -345,6 +345,7 @@ def shoe_prepare(
         commitment=shoe_commitment(order, salt) if automatic else "",
         salt=salt if automatic else "",
         cut_card_position=table.decks * 52 - table.cut_card_from_bottom,
+        cut_card_rule=table.cut_card_rule,
         prepared_by=actor if actor is not None and actor.is_authenticated else None,
     )
     audit_record(
@@ -380,7 +381,7 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
         table.save(update_fields=["no_bet_coups_ordered"])
     elif shoe.card_order:
-        dealer = ShoeDealer(shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=table.cut_card_rule)
+        dealer = ShoeDealer(shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.cut_card_rule)
         burn = dealer.burn()
         shoe.burn_shown, shoe.burned_cards = burn.shown.code, " ".join(c.code for c in burn.burned)
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
@@ -457,7 +458,7 @@ def _shoe_dealer(shoe: Shoe, cards_in_coup: int = 0) -> ShoeDealer:
         position=shoe.position, coups_started=shoe.coups_started, cards_in_coup=cards_in_coup, last_coup=shoe.last_coup
     )
     return ShoeDealer(
-        shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.table.cut_card_rule, state=state
+        shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.cut_card_rule, state=state
     )
 
 
@@ -482,7 +483,7 @@ def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
     live = table_live_coup(table=shoe.table)
     if live is None or not live.cards.exists():
         shoe.last_coup = shoe.coups_started + (0 if live is not None else 1)
-    elif shoe.table.cut_card_rule == game_rules.CUT_END_OF_COUP:
+    elif shoe.cut_card_rule == game_rules.CUT_END_OF_COUP:
         shoe.last_coup = live.number
     else:
         shoe.last_coup = live.number + 1

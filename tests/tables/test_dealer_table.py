@@ -107,6 +107,21 @@ def test_cards_cannot_be_dealt_while_betting(dealer_table, pit_boss):
         services.coup_deal_card(coup=coup, card="9S", actor=pit_boss)
 
 
+@pytest.mark.parametrize(("rule", "last_coup"), [("one_more_coup", 2), ("end_of_coup", 1)])
+def test_a_shoe_keeps_the_cut_card_rule_it_was_prepared_with(dealer_table, pit_boss, rule, last_coup):
+    services.table_rules_update(table=dealer_table, actor=pit_boss, changes={"cut_card_rule": rule}, reason="set")
+    shoe = start_physical_shoe(dealer_table, pit_boss, "5D")
+    other = "end_of_coup" if rule == "one_more_coup" else "one_more_coup"
+    services.table_rules_update(table=dealer_table, actor=pit_boss, changes={"cut_card_rule": other}, reason="mid")
+    coup = services.coup_open(table=dealer_table, actor=pit_boss)
+    services.coup_close_betting(coup=coup, actor=pit_boss)
+    services.coup_deal_card(coup=coup, card="2S", hand="player", actor=pit_boss)
+    services.shoe_cut_card_out(shoe=shoe, actor=pit_boss)  # out during the first coup
+    shoe.refresh_from_db()
+    assert (shoe.cut_card_rule, shoe.last_coup) == (rule, last_coup)
+    assert services.shoe_prepare(table=dealer_table, actor=pit_boss).cut_card_rule == other
+
+
 def test_cut_card_out_before_a_first_card_makes_that_coup_the_last(dealer_table, pit_boss):
     shoe = start_physical_shoe(dealer_table, pit_boss, "5D")
     coup = services.coup_open(table=dealer_table, actor=pit_boss)
