@@ -144,6 +144,8 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Webhooks go to public https addresses only; development and tests may post to loopback http.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Punto partner API",
     "DESCRIPTION": "Live baccarat (punto banco) tables for partners.",

@@ -8,21 +8,28 @@ is at least once: receivers drop an event id they have already handled.
 
 Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SHA256 of
 ``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt).
+
+Targets are https URLs of public addresses only, checked at registration and again before every
+attempt (a name may come to resolve elsewhere): the platform never posts into its own network.
+``WEBHOOK_ALLOW_PRIVATE_TARGETS`` lifts both rules, for development and tests.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import random
 import secrets
+import socket
 import time
 import uuid
 from collections import defaultdict
 from http.client import HTTPConnection, HTTPException, HTTPSConnection
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
@@ -61,6 +68,31 @@ def webhook_retry_delay(retries: int) -> int:
     return delay + random.randint(0, delay // 4)
 
 
+# --- Targets -------------------------------------------------------------------------------------
+
+
+class WebhookTargetRefused(ValueError):
+    """The URL may not be posted to: not https, or a name that resolves to a non-public address."""
+
+
+def webhook_target_check(url: str) -> None:
+    """Refuse a target inside the platform's network (SSRF): every address the host resolves to must
+    be public, and the scheme https, unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS``."""
+    if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
+        return
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        raise WebhookTargetRefused("a webhook URL must be https")
+    try:
+        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as error:
+        raise WebhookTargetRefused(f"{parts.hostname} does not resolve: {error}") from None
+    for *_, address in infos:
+        ip = ipaddress.ip_address(address[0].split("%", 1)[0])
+        if not ip.is_global or ip.is_multicast:
+            raise WebhookTargetRefused(f"{parts.hostname} resolves to {ip}, which is not a public address")
+
+
 # --- Endpoints -----------------------------------------------------------------------------------
 
 
@@ -74,9 +106,13 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> WebhookEndpoint:
     except ValidationError:
         raise PartnerRejected(
             "invalid_url",
-            f"a webhook URL is an http or https URL of at most {MAX_URL_LENGTH} characters",
+            f"a webhook URL is an https URL of at most {MAX_URL_LENGTH} characters",
             {"url": str(url)},
         ) from None
+    try:
+        webhook_target_check(url)
+    except WebhookTargetRefused as error:
+        raise PartnerRejected("invalid_url", str(error), {"url": url}) from None
     partner = Partner.objects.select_for_update().get(pk=partner.pk)  # one registration at a time
     if WebhookEndpoint.objects.filter(partner=partner, is_active=True).count() >= MAX_ACTIVE_ENDPOINTS:
         raise PartnerRejected(
@@ -243,6 +279,10 @@ def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
 
 def _post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
     """The status code (None without an answer) and, unless 2xx, what went wrong. Redirects are not followed."""
+    try:
+        webhook_target_check(url)
+    except WebhookTargetRefused as error:
+        return None, f"refused: {error}"
     parts = urlsplit(url)
     connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
     connection = connection_class(parts.hostname, parts.port, timeout=REQUEST_TIMEOUT_SECONDS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -121,6 +122,48 @@ def test_an_endpoint_is_deleted_by_its_partner_only(api, other_api):
 def test_an_invalid_url_is_400(api, url):
     response = api.post("/api/v1/webhooks/", {"url": url})
     assert response.status_code == 400 and "url" in response.json()["error"]["details"]
+
+
+def resolving_to(monkeypatch, address: str) -> None:
+    """The partner's name resolves to ``address`` (there is no DNS on the test machines)."""
+    info = [(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 443))]
+    monkeypatch.setattr(webhooks.socket, "getaddrinfo", lambda *args, **kwargs: info)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://partner.example/hooks",  # not https
+        "https://127.0.0.1/hooks",
+        "https://10.1.2.3/hooks",
+        "https://169.254.169.254/latest/meta-data",  # cloud metadata
+        "https://[::1]/hooks",
+        "https://inside.example/hooks",  # resolves (below) to a private address
+    ],
+)
+def test_a_webhook_may_not_target_the_platforms_own_network(api, settings, monkeypatch, url):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+    host = url.split("/")[2].strip("[]")
+    resolving_to(monkeypatch, "192.168.0.7" if host.endswith(".example") else host)
+    response = api.post("/api/v1/webhooks/", {"url": url})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_url"
+    assert not WebhookEndpoint.objects.exists()
+
+
+def test_a_name_that_comes_to_resolve_inside_is_not_posted_to(
+    api, player, coup, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+    monkeypatch.setattr(webhooks, "webhook_retry_delay", lambda retries: 0)
+    resolving_to(monkeypatch, "93.184.215.14")  # public when registered
+    register(api, "https://partner.example/hooks")
+    resolving_to(monkeypatch, "127.0.0.1")  # rebound to loopback before the delivery
+    place(api, {"player": "10"})
+    with django_capture_on_commit_callbacks(execute=True):
+        settle(coup)
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == "failed" and delivery.last_status_code is None
+    assert delivery.last_error == "refused: partner.example resolves to 127.0.0.1, which is not a public address"
 
 
 def test_a_partner_has_at_most_ten_endpoints(api):

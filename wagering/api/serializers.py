@@ -124,7 +124,7 @@ class WebhookCreateSerializer(JsonBodySerializer):
     url = serializers.URLField(
         max_length=500,
         validators=[URLValidator(schemes=["http", "https"])],
-        help_text="where to POST the events (http or https)",
+        help_text="where to POST the events: an https URL of a public address",
     )
 
 
