@@ -562,7 +562,9 @@ def _shown_by(coup: Coup) -> dict:
 
 
 class _UnrestorableDealingError(Exception):
-    pass
+    def __init__(self, message: str, *, card: Card) -> None:
+        super().__init__(message)
+        self.card = card
 
 
 def coup_deal_card(
@@ -572,13 +574,29 @@ def coup_deal_card(
 
     A card entered for the wrong hand during the first four cards is put back in the
     proper order (seed 000 §4.3: face down, the order can be restored). A third card to the
-    wrong hand cannot be restored: the coup is void (§4.2) and ``DealingError`` is raised.
+    wrong hand cannot be restored: it has left the shoe but counts for no hand, and the coup
+    is void (§4.2); ``DealingError`` is raised.
     """
     try:
         return _coup_deal_card(coup=coup, card=card, hand=hand, actor=actor)
     except _UnrestorableDealingError as error:
-        coup_void(coup=coup, actor=actor, reason=f"dealing error: {error}")
+        with transaction.atomic():
+            _shoe_card_discard(coup=coup, card=error.card, actor=actor)
+            coup_void(coup=coup, actor=actor, reason=f"dealing error: {error}")
         raise DealingError(f"{error}: the coup is void") from None
+
+
+def _shoe_card_discard(*, coup: Coup, card: Card, actor: User | None) -> None:
+    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+    shoe.position += 1
+    shoe.save(update_fields=["position"])
+    audit_record(
+        action="card_discarded",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        after={"card": card.code, "shoe_position": shoe.position - 1},
+    )
 
 
 @transaction.atomic
@@ -612,7 +630,7 @@ def _coup_deal_card(*, coup: Coup, card: str | None, hand: str | None, actor: Us
                 )
             else:
                 raise _UnrestorableDealingError(
-                    f"{drawn.code} dealt to the {hand} hand, but the {expected} hand was next"
+                    f"{drawn.code} dealt to the {hand} hand, but the {expected} hand was next", card=drawn
                 )
         if actor is not None:
             audit_record(

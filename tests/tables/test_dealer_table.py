@@ -69,12 +69,17 @@ def test_a_first_card_for_the_wrong_hand_is_put_back_in_order(dealer_table, pit_
 
 
 def test_a_third_card_to_the_wrong_hand_voids_the_coup(coup_dealt_four, pit_boss):
+    position = Shoe.objects.get(pk=coup_dealt_four.shoe_id).position
     with pytest.raises(DealingError, match="void"):
         services.coup_deal_card(coup=coup_dealt_four, card="4H", hand="banker", actor=pit_boss)
     coup_dealt_four.refresh_from_db()
     assert coup_dealt_four.state == Coup.State.VOID
     assert "dealing error" in coup_dealt_four.void_reason
     assert AuditLog.objects.filter(action="coup_voided", object_id=str(coup_dealt_four.pk)).exists()
+    # The card has left the physical shoe: it counts towards the cut card, for no hand.
+    assert Shoe.objects.get(pk=coup_dealt_four.shoe_id).position == position + 1
+    discarded = AuditLog.objects.get(action="card_discarded", object_id=str(coup_dealt_four.pk))
+    assert discarded.after == {"card": "4H", "shoe_position": position}
 
 
 def test_the_tableau_says_what_comes_next(coup_dealt_four, pit_boss):
