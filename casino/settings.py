@@ -4,9 +4,12 @@ Without ``DATABASE_URL`` / ``REDIS_URL`` the project runs on the embedded defaul
 SQLite, the in-memory channel layer and Celery in eager mode.
 """
 
+from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from wagering.beat import BEAT_SCHEDULE
 
@@ -16,7 +19,13 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
-SECRET_KEY = env.str("SECRET_KEY", default="punto-insecure-development-key-change-me-in-production-0123456789")
+# PRODUCTION=1: https behind a proxy, secure cookies, HSTS, a real SECRET_KEY (see docs/security.md).
+# Off by default: the local run (scripts/run.sh) serves plain http on 127.0.0.1.
+PRODUCTION = env.bool("PRODUCTION", default=False)
+DEVELOPMENT_SECRET_KEY = "punto-insecure-development-key-change-me-in-production-0123456789"
+SECRET_KEY = env.str("SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
+if PRODUCTION and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50):
+    raise ImproperlyConfigured("PRODUCTION needs its own SECRET_KEY of at least 50 random characters")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -31,6 +40,8 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "axes",
     "tables",
     "wagering",
     "roadmaps",
@@ -45,6 +56,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "casino.security.ContentSecurityPolicyMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its 429 page
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -72,8 +85,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (web, table loop) share the file: wait for the lock instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
 else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Sessions start in UTC (TIME_ZONE): Django then sends no SET TimeZone each time it takes a connection.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c TimeZone=UTC")
+    if env.int("DATABASE_POOL_MAX_SIZE", default=16):
+        # Under ASGI every request runs its sync code in a thread of its own, so a persistent
+        # connection would never be reused (and each thread would keep one open): pool them per process.
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env.int("DATABASE_POOL_MIN_SIZE", default=2),
+            "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=16),
+            "timeout": env.float("DATABASE_POOL_TIMEOUT", default=10.0),
+        }
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+    else:  # DATABASE_POOL_MAX_SIZE=0: a connection per thread, kept CONN_MAX_AGE seconds
+        DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 USING_POSTGRES = DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -83,8 +108,12 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+            # Pub/sub: an event is one PUBLISH, and each web process hands it to its sockets' queues.
+            # The list-based core layer made every socket take a receive lock per event (1.8 times the
+            # CPU for 1,000 sockets, bench/fanout.py), and its 5 s BZPOPMIN raced redis-py's 5 s socket
+            # timeout, closing sockets. Pub/sub channels ignore the database number: the prefix has it.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"asgi.{urlsplit(REDIS_URL).path.strip('/') or 0}."},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -97,6 +126,11 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A task taken by a worker that dies whole (SIGKILL, lost host) stays unacknowledged on Redis until this
+# timeout, then is delivered again. It must exceed the longest countdown (webhook retries: 37.5 min), or
+# waiting tasks are delivered twice; a resolved coup left unsettled meanwhile is re-sent by the table loop
+# after 30 s (tables.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60 * 60)}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -108,6 +142,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-in lock-out (django-axes): 5 failures for one username from one address lock that pair out
+# for SIGN_IN_LOCKOUT_MINUTES; a success resets the count. REMOTE_ADDR is the client's address:
+# behind the proxy, uvicorn --proxy-headers (Procfile) puts the forwarded address there.
+PERMISSION_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that knows groups (User.with_perm)
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", PERMISSION_BACKEND]
+AXES_FAILURE_LIMIT = env.int("SIGN_IN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGN_IN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+AXES_LOCKOUT_CALLABLE = "casino.security.sign_in_locked_out"
+AXES_VERBOSE = False
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -125,13 +171,36 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# --- HTTP security. Headers everywhere; https-only cookies, HSTS and the redirect in PRODUCTION.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the proxy's health check speaks plain http
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PRODUCTION
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = PRODUCTION
+# The proxy in front sets X-Forwarded-Proto (and overwrites a client's); only trusted in PRODUCTION.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PRODUCTION else None
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = True  # the pages hand the token to static/js/api.js in a <meta>, never the cookie
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# No inline script or style anywhere (the API docs' Swagger UI is served from here: drf-spectacular-sidecar).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+# Request bodies: the biggest legitimate one (an admin form) is a few kB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # The partner API (wagering/api): Bearer API keys, JSON only, errors as {"error": {code, message, details}}.
     "DEFAULT_AUTHENTICATION_CLASSES": ["wagering.api.authentication.PartnerKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["wagering.api.permissions.IsActivePartner"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["wagering.api.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "wagering.api.exceptions.partner_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["wagering.api.throttling.PartnerRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"partner": env.str("PARTNER_API_RATE", default="600/min")},
@@ -151,6 +220,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Live baccarat (punto banco) tables for partners.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "CoupStateEnum": "tables.models.Coup.State",
         "BetStateEnum": "wagering.models.Bet.State",
@@ -164,4 +235,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"axes": {"level": "WARNING"}},  # a line per sign-in otherwise; lock-outs are warnings
 }

@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from axes import admin as axes_admin
+from axes.models import AccessAttempt
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -90,12 +92,8 @@ def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str,
     return TemplateResponse(request, "admin/tables/action_confirmation.html", context)
 
 
-class FloorAdmin(admin.ModelAdmin):
-    """Nothing on the floor is deleted; an action the user may not run is refused with 403;
-    a service's refusal is shown as a message and changes nothing."""
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
+class ActionsCheckedAdmin(admin.ModelAdmin):
+    """An action the user may not run is refused with 403 (Django would only say "No action selected")."""
 
     def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
         if request.method == "POST":
@@ -103,6 +101,14 @@ class FloorAdmin(admin.ModelAdmin):
             if any(name and name not in allowed for name in request.POST.getlist("action")):
                 raise PermissionDenied
         return super().changelist_view(request, extra_context)
+
+
+class FloorAdmin(ActionsCheckedAdmin):
+    """Nothing on the floor is deleted; an action the user may not run is refused with 403;
+    a service's refusal is shown as a message and changes nothing."""
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
     def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:
         try:
@@ -415,3 +421,17 @@ class AuditLogAdmin(ReadOnlyAdmin):
     list_select_related = ("table",)
     search_fields = ("actor_label", "action", "object_id", "reason")
     date_hierarchy = "created_at"
+
+
+# --- Sign-in lock-outs (django-axes): a superuser unlocks by deleting the attempt ---------------------
+
+
+class AccessAttemptAdmin(axes_admin.AccessAttemptAdmin):
+    """Without axes' clean-up action: it needs request attributes axes' middleware no longer sets (a 500),
+    and expired attempts are cleaned up at every sign-in anyway."""
+
+    actions = ()
+
+
+admin.site.unregister(AccessAttempt)
+admin.site.register(AccessAttempt, AccessAttemptAdmin)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from tables.game import rules as game_rules
@@ -37,7 +38,7 @@ class DealerLoginForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["dealer"].queryset = (
             get_user_model()
-            ._default_manager.with_perm("tables.deal", include_superusers=False)
+            ._default_manager.with_perm("tables.deal", include_superusers=False, backend=settings.PERMISSION_BACKEND)
             .order_by(get_user_model().USERNAME_FIELD)
         )
 
@@ -106,7 +107,8 @@ class LimitMarkerGrantForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["valid_from"].required = False
+        if "valid_from" in self.fields:  # not on the read-only page of a granted marker
+            self.fields["valid_from"].required = False
 
     def clean(self) -> dict:
         cleaned = super().clean()

@@ -72,12 +72,13 @@ def _advance_coup(coup: Coup) -> Step:
 
 
 def _retry_stuck_settlements(table: Table) -> None:
-    """A settlement task lost with its worker is sent again (settlement is idempotent)."""
+    """A settlement task lost with its worker, or never sent (broker down), is sent again (settlement is
+    idempotent). Robust: with the broker down the loop logs the failure and deals on."""
     from wagering.tasks import coup_settle
 
     stale = timezone.now() - SETTLEMENT_RETRY_AFTER
     for coup_id in table.coups.filter(state=Coup.State.RESOLVED, resolved_at__lt=stale).values_list("id", flat=True):
-        transaction.on_commit(lambda coup_id=coup_id: coup_settle.delay(coup_id))
+        transaction.on_commit(lambda coup_id=coup_id: coup_settle.delay(coup_id), robust=True)
 
 
 def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = None) -> None:

@@ -693,7 +693,7 @@ def coup_resolve(*, coup: Coup) -> Coup:
     table_event_send(table_code=coup.table.code, event_type="result", data=coup_public(coup=coup))
     shoe_road_add_coup(coup=coup)
     coup_id = coup.pk
-    transaction.on_commit(lambda: coup_settle.delay(coup_id))
+    transaction.on_commit(lambda: coup_settle.delay(coup_id), robust=True)  # broker down: the loop sends it again
     return coup
 
 

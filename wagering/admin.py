@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -16,6 +17,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from tables.admin import ActionsCheckedAdmin
 from tables.models import MONEY
 from wagering import partner_services, services, webhooks
 from wagering.errors import WageringError
@@ -64,7 +66,7 @@ MONEY_MOVE_TEMPLATE = engines["django"].from_string(
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ActionsCheckedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -83,6 +85,12 @@ class MoneyMoveForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
     # A new key with every form: submitting the same form twice moves the money once.
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=services.MAX_IDEMPOTENCY_KEY)
+
+    def clean_amount(self) -> Decimal:
+        """Digits only: the DecimalField alone would take "1_000" or other scripts' digits."""
+        if not services.AMOUNT_TEXT.fullmatch(self.data.get("amount", "").strip()):
+            raise forms.ValidationError("Write the amount in digits, e.g. 25.50.")
+        return self.cleaned_data["amount"]
 
 
 @admin.register(Account)
@@ -199,7 +207,11 @@ class ReportAdmin(ReadOnlyAdmin):
             writer.writerow([*self.key_values(report), *(getattr(report, field) for field in REPORT_FIELDS)])
         return response
 
-    @admin.action(description="Recompute selected reports", permissions=["view"])
+    def has_rebuild_permission(self, request: HttpRequest) -> bool:
+        """Surveillance and the pit boss view and export reports; recomputing them is a change."""
+        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+
+    @admin.action(description="Recompute selected reports", permissions=["rebuild"])
     def rebuild(self, request: HttpRequest, queryset) -> None:
         for report in queryset:
             self.build(report)
@@ -256,7 +268,7 @@ API_KEY_TEMPLATE = engines["django"].from_string(
 
 
 @admin.register(Partner)
-class PartnerAdmin(admin.ModelAdmin):
+class PartnerAdmin(ActionsCheckedAdmin):
     """Partners are created and changed through the partner services (audited); never deleted."""
 
     list_display = ("code", "name", "is_active", "rate_limit", "created_at")

@@ -40,6 +40,14 @@ class Account(models.Model):
     partner_code = models.SlugField(
         max_length=40, blank=True, help_text="partner float only: the partner; empty is the operator's own float"
     )
+    table = models.ForeignKey(
+        Table,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="bets in play only: the table whose stakes it holds (none: the stakes of before)",
+    )
     balance = models.DecimalField(**MONEY, default=ZERO)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -50,8 +58,16 @@ class Account(models.Model):
                 condition=Q(kind="player", user__isnull=False) | (~Q(kind="player") & Q(user__isnull=True)),
                 name="a_user_for_every_wallet_only",
             ),
+            models.CheckConstraint(
+                condition=Q(kind="bets_in_play") | Q(table__isnull=True), name="a_table_for_bets_in_play_only"
+            ),
+            models.UniqueConstraint(fields=["kind"], condition=Q(kind="house"), name="one_house"),
+            # Bets in play per table, so placements at different tables never wait for one account's row lock.
             models.UniqueConstraint(
-                fields=["kind"], condition=Q(kind__in=["house", "bets_in_play"]), name="one_house_one_bets_in_play"
+                fields=["table"], condition=Q(kind="bets_in_play"), name="one_bets_in_play_per_table"
+            ),
+            models.UniqueConstraint(
+                fields=["kind"], condition=Q(kind="bets_in_play", table__isnull=True), name="one_shared_bets_in_play"
             ),
             models.UniqueConstraint(
                 fields=["partner_code"], condition=Q(kind="partner_float"), name="one_float_per_partner"
@@ -65,6 +81,8 @@ class Account(models.Model):
             return f"wallet of {self.user}"
         if self.kind == self.Kind.PARTNER_FLOAT:
             return f"float of {self.partner_code or 'the operator'}"
+        if self.kind == self.Kind.BETS_IN_PLAY and self.table_id is not None:
+            return f"Bets in play at table {self.table_id}"
         return self.get_kind_display()
 
     @property
@@ -99,8 +117,9 @@ class LedgerTransaction(models.Model):
 class LedgerEntry(models.Model):
     """One leg: ``amount`` credited to ``account`` (negative: debited), with the balance around it."""
 
-    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    # No index of their own: one_leg_per_account and (account, id) lead with them (fewer indexes to write per leg).
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_index=False)
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False)
     amount = models.DecimalField(**MONEY)
     balance_before = models.DecimalField(**MONEY)
     balance_after = models.DecimalField(**MONEY)
@@ -164,9 +183,11 @@ class Bet(models.Model):
         SETTLED = "settled"
         REFUNDED = "refunded"
 
-    batch = models.ForeignKey(BetBatch, on_delete=models.PROTECT, related_name="bets")
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets")
+    # No index of their own: the composite indexes below lead with each, and settlement rewrites
+    # every index of every bet (its state), so each index more is one more write per bet.
+    batch = models.ForeignKey(BetBatch, on_delete=models.PROTECT, related_name="bets", db_index=False)
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets", db_index=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
     stake = models.DecimalField(**MONEY)
     state = models.CharField(max_length=10, choices=State.choices, default=State.ACCEPTED)

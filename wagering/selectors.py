@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import DecimalField, F, Min, Q, QuerySet, Sum, Value
+from django.db.models import Count, DecimalField, F, Max, Min, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 
 from tables.game.coup import BANKER, PLAYER
-from tables.models import MONEY, Coup, PersonalLimitMarker, Table
+from tables.models import MONEY, Coup, DealtCard, PersonalLimitMarker, Table
 from tables.selectors import rules_from_snapshot
-from wagering.models import ZERO, Account, Bet, LedgerEntry, LedgerTransaction, money
+from wagering.models import ZERO, Account, Bet, BetSettlement, LedgerEntry, LedgerTransaction, money
 
 User = AbstractBaseUser
 # A stored amount is exact to the cent; anything further off is a real difference (SQLite sums floats).
@@ -65,6 +66,23 @@ def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decima
         bets = bets.filter(user=user)
     rows = bets.values("bet_type").annotate(total=Sum("stake")).order_by()
     return {row["bet_type"]: money(row["total"]) for row in rows}
+
+
+def coup_bet_totals_with_own(*, coup: Coup, user: User) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """``coup_bet_totals`` of the whole table and of one player, in one query."""
+    rows = (
+        Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED)
+        .values("bet_type")
+        .annotate(total=Sum("stake"), own=Sum("stake", filter=Q(user=user)))
+        .order_by()
+    )
+    table: dict[str, Decimal] = {}
+    own: dict[str, Decimal] = {}
+    for row in rows:
+        table[row["bet_type"]] = money(row["total"])
+        if row["own"] is not None:
+            own[row["bet_type"]] = money(row["own"])
+    return table, own
 
 
 def coup_bets(*, coup: Coup) -> QuerySet[Bet]:
@@ -189,3 +207,71 @@ def ledger_check() -> LedgerCheck:
         unbalanced=sorted(unbalanced),
         mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
     )
+
+
+@dataclass(frozen=True)
+class SettlementCheck:
+    coups: dict[str, int]  # coups by state
+    bets: dict[str, int]  # bets by state
+    problems: list[str]
+
+
+def settlement_check(*, finished: bool = True) -> SettlementCheck:
+    """After faults: each coup's cards dealt once and in order, each bet closed once by its coup's one
+    settlement or refund, each wallet = deposits - withdrawals - stakes + returns. ``finished``: every
+    coup must also be settled or void (none left open or awaiting settlement)."""
+    coups = dict(Coup.objects.values_list("state").annotate(n=Count("pk")).order_by())
+    problems = []
+    if finished and set(coups) - {Coup.State.SETTLED, Coup.State.VOID}:
+        problems.append(f"coups neither settled nor void: {coups}")
+    problems += _card_problems() + _bet_problems() + _wallet_problems()
+    bets = dict(Bet.objects.values_list("state").annotate(n=Count("pk")).order_by())
+    return SettlementCheck(coups=coups, bets=bets, problems=problems)
+
+
+def _card_problems() -> list[str]:
+    coups = DealtCard.objects.values("coup_id").annotate(n=Count("pk"), top=Max("position"), low=Min("position"))
+    twice = DealtCard.objects.values("shoe_id", "shoe_position").annotate(n=Count("pk")).filter(n__gt=1)
+    return [f"coup {row['coup_id']}: cards out of order" for row in coups.exclude(low=0, top=F("n") - 1)] + [
+        f"shoe {row['shoe_id']}: card {row['shoe_position']} dealt {row['n']} times" for row in twice
+    ]
+
+
+_CLOSED_BY = {Bet.State.SETTLED: LedgerTransaction.Kind.SETTLEMENT, Bet.State.REFUNDED: LedgerTransaction.Kind.REFUND}
+
+
+def _bet_problems() -> list[str]:
+    closing = LedgerTransaction.objects.filter(kind__in=_CLOSED_BY.values())
+    repeated = closing.values("coup_id").annotate(n=Count("pk")).filter(n__gt=1)
+    problems = [f"coup {row['coup_id']}: {row['n']} settlement/refund transactions" for row in repeated]
+    for bet in Bet.objects.exclude(state=Bet.State.CANCELLED).select_related("coup", "settlement__transaction"):
+        settlement = getattr(bet, "settlement", None)
+        if bet.state == Bet.State.ACCEPTED:
+            if bet.coup.state in (Coup.State.SETTLED, Coup.State.VOID):
+                problems.append(f"bet {bet.pk}: still open on a {bet.coup.state} coup")
+        elif settlement is None or settlement.transaction.kind != _CLOSED_BY[bet.state]:
+            problems.append(f"bet {bet.pk}: {bet.state} without its {_CLOSED_BY[bet.state]}")
+        elif settlement.transaction.coup_id != bet.coup_id:
+            problems.append(f"bet {bet.pk}: closed by another coup's transaction")
+    return problems
+
+
+def _wallet_problems() -> list[str]:
+    """Each wallet from the money it received and the bets' own records, not from its ledger legs."""
+    transfers = LedgerTransaction.Kind.DEPOSIT, LedgerTransaction.Kind.WITHDRAWAL
+    expected: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    entries = LedgerEntry.objects.filter(transaction__kind__in=transfers, account__kind=Account.Kind.PLAYER)
+    for user_id, amount in entries.values_list("account__user_id").annotate(total=Sum("amount")).order_by():
+        expected[user_id] += amount
+    staked = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list("user_id").annotate(total=Sum("stake"))
+    for user_id, amount in staked.order_by():
+        expected[user_id] -= amount
+    returned = BetSettlement.objects.values_list("bet__user_id").annotate(total=Sum("returned")).order_by()
+    for user_id, amount in returned:
+        expected[user_id] += amount
+    wallets = Account.objects.filter(kind=Account.Kind.PLAYER).values_list("user_id", "balance")
+    return [
+        f"wallet of user {user_id}: {balance}, expected {money(expected[user_id])}"
+        for user_id, balance in wallets
+        if abs(balance - expected[user_id]) > HALF_CENT
+    ]

@@ -9,17 +9,21 @@ negative wallet. Amounts are ``Decimal`` to the cent, never floats.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import date
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from functools import reduce
+from operator import or_
+from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Model, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
-from roadmaps.events import table_event_send, user_event_send
+from roadmaps.events import table_event_send, user_event_send, user_events_send
 from tables.audit import audit_record
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
 from tables.game.rules import MAIN_BETS, SIDE_BETS
@@ -43,6 +47,7 @@ from wagering.models import (
 from wagering.selectors import (
     BetLimitSnapshot,
     coup_bet_totals,
+    coup_bet_totals_with_own,
     coup_limits,
     coup_max_differential,
     personal_limit_marker,
@@ -52,6 +57,8 @@ from wagering.webhooks import webhook_events_enqueue
 
 User = AbstractBaseUser
 MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
+# An amount as text: ASCII digits only; Decimal() would also take "1_000", "1e3", "NaN" and other scripts' digits.
+AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")
 MAX_IDEMPOTENCY_KEY = 100
 SETTLEMENT = "settlement"
 CASHIER = "cashier"
@@ -66,6 +73,8 @@ def _amount(value: object, *, error: type[WageringError], what: str) -> Decimal:
     details = {"amount": str(value)}
     if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
         raise error("invalid_amount", f"{what} must be a decimal amount, not {type(value).__name__}", details)
+    if isinstance(value, str) and not AMOUNT_TEXT.fullmatch(value.strip()):
+        raise error("invalid_amount", f"{what} must be written in digits, e.g. 25.50, not {value!r}", details)
     try:
         amount = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
     except InvalidOperation:
@@ -112,15 +121,27 @@ def _wallets_locked(user_ids: set[int]) -> dict[int, Account]:
     return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
 
 
-def _system_accounts_locked(kinds: set[str]) -> dict[str, Account]:
-    """The house, bets-in-play and operator float accounts, created the first time, locked in pk order."""
-    accounts = Account.objects.select_for_update().filter(kind__in=kinds, partner_code="").order_by("pk")
+def _system_accounts_locked(kinds: set[str], *, table_id: int | None = None) -> dict[str, Account]:
+    """The house, bets-in-play and operator float accounts, created the first time, locked in pk order.
+
+    Bets in play are held per table (``table_id``, the coup's): placements at different tables
+    never queue for one account's row lock.
+    """
+    accounts = Account.objects.select_for_update().filter(_system_account_q(kinds, table_id)).order_by("pk")
     locked = {account.kind: account for account in accounts}
     if len(locked) < len(kinds):
         for kind in kinds - set(locked):
-            Account.objects.get_or_create(kind=kind, partner_code="")
-        return _system_accounts_locked(kinds)
+            Account.objects.get_or_create(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id))
+        return _system_accounts_locked(kinds, table_id=table_id)
     return locked
+
+
+def _account_table_id(kind: str, table_id: int | None) -> int | None:
+    return table_id if kind == Account.Kind.BETS_IN_PLAY else None
+
+
+def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
+    return reduce(or_, (Q(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id)) for kind in kinds))
 
 
 def _ledger_post(
@@ -141,24 +162,46 @@ def _ledger_post(
         kind=kind, coup=coup, actor=actor if actor is not None and actor.is_authenticated else None, reason=reason
     )
     if system:
-        accounts = _system_accounts_locked(set(system))
+        accounts = _system_accounts_locked(set(system), table_id=coup.table_id if coup is not None else None)
         legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
     entries = []
     for account, amount in legs:
         before = account.balance
         account.balance = money(before + amount)
-        entries.append(
-            LedgerEntry(
-                transaction=ledger_transaction,
-                account=account,
-                amount=amount,
-                balance_before=before,
-                balance_after=account.balance,
-            )
-        )
-    LedgerEntry.objects.bulk_create(entries)
-    Account.objects.bulk_update([account for account, _ in legs], ["balance"])
+        entries.append((ledger_transaction.pk, account.pk, amount, before, account.balance))
+    _rows_insert(LedgerEntry, ("transaction", "account", "amount", "balance_before", "balance_after"), entries)
+    _balances_store(ledger_transaction)
     return ledger_transaction
+
+
+def _rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> None:
+    """Insert rows of plain values (foreign keys as ids) with no model instance per row: settlement
+    writes one per player and one per bet. PostgreSQL takes them by COPY (no statement to parse and
+    plan for thousands of rows), SQLite by executemany. A ``created_at`` column gets the time now."""
+    meta = model._meta
+    if any(field.name == "created_at" for field in meta.concrete_fields):
+        fields += ("created_at",)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        rows = [(*row, now) for row in rows]
+    table = connection.ops.quote_name(meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in fields)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # Django's errors (IntegrityError...), as for its own queries: COPY goes to psycopg directly.
+            with connection.wrap_database_errors, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            placeholders = ", ".join(["%s"] * len(fields))
+            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)  # noqa: S608
+
+
+def _balances_store(ledger_transaction: LedgerTransaction) -> None:
+    """Each account of the transaction takes the balance after its leg: one statement for any number of legs."""
+    balance_after = LedgerEntry.objects.filter(transaction=ledger_transaction, account=OuterRef("pk"))
+    Account.objects.filter(entries__transaction=ledger_transaction).update(
+        balance=Subquery(balance_after.values("balance_after"))
+    )
 
 
 def _wallet_event(wallet: Account) -> None:
@@ -297,8 +340,7 @@ def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action
                 f"{_label(bet_type)} is not offered on coup {coup.round_id}",
                 {"bet_type": bet_type, "offered": ", ".join(limits)},
             )
-    table_before = coup_bet_totals(coup=coup)
-    own_before = coup_bet_totals(coup=coup, user=user)
+    table_before, own_before = coup_bet_totals_with_own(coup=coup, user=user)
     table_after = _added(table_before, stakes)
     own_after = _added(own_before, stakes)
     if coup.rules.get("forbid_player_and_banker", True) and own_after.get(PLAYER) and own_after.get(BANKER):
@@ -524,6 +566,8 @@ def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
     """Pay every bet of a resolved coup by its paytable and mark the coup settled. Run twice, pays once.
 
     Winnings are rounded down to the cent. One ledger transaction per coup, one leg per player.
+    The statements do not grow with the bets or the players (bets read as rows, settlements and
+    legs written in bulk), and the players' live events go in one on-commit callback.
     """
     with transaction.atomic():
         coup = _coup_locked(coup_id)
@@ -536,12 +580,11 @@ def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
                 f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
                 {"round_id": coup.round_id, "state": coup.state},
             )
-        bets = list(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk"))
-        ledger_transaction = _bets_pay(coup=coup, result=result, bets=bets) if bets else None
+        bets = _open_bets(coup)
+        ledger_transaction, returned = _bets_pay(coup=coup, result=result, bets=bets) if bets else (None, ZERO)
         now = timezone.now()
         Coup.objects.filter(pk=coup.pk).update(state=Coup.State.SETTLED, settled_at=now)
         staked = money(sum(bet.stake for bet in bets))
-        returned = money(sum(bet.settlement.returned for bet in bets))
         audit_record(
             action="coup_settled",
             actor_label=SETTLEMENT,
@@ -564,19 +607,49 @@ def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
     return ledger_transaction
 
 
-def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[Bet]) -> LedgerTransaction:
+class _OpenBet(NamedTuple):
+    pk: int
+    user_id: int
+    bet_type: str
+    stake: Decimal
+
+
+class _ClosedBet(NamedTuple):
+    bet: _OpenBet
+    outcome: str
+    returned: Decimal
+
+
+def _open_bets(coup: Coup) -> list[_OpenBet]:
+    """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
+    rows = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk")
+    return [_OpenBet(*row) for row in rows.values_list("pk", "user_id", "bet_type", "stake")]
+
+
+def _by_user(closed: list[_ClosedBet]) -> dict[int, list[_ClosedBet]]:
+    by_user: dict[int, list[_ClosedBet]] = defaultdict(list)
+    for closed_bet in closed:
+        by_user[closed_bet.bet.user_id].append(closed_bet)
+    return by_user
+
+
+def _outcome(net: Decimal) -> str:
+    if net > 0:
+        return BetSettlement.Outcome.WIN
+    return BetSettlement.Outcome.LOSE if net < 0 else BetSettlement.Outcome.PUSH
+
+
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
+    """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
     paytables = rules_from_snapshot(coup.rules).paytables()
-    returned_by_user: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    closed = []
     for bet in bets:
         paytable = paytables[bet.bet_type]
         returned = paytable.returned(bet.stake, result).quantize(CENT, rounding=ROUND_DOWN)
-        net = paytable.net(result)
-        outcome = BetSettlement.Outcome.WIN if net > 0 else BetSettlement.Outcome.PUSH
-        if net < 0:
-            outcome = BetSettlement.Outcome.LOSE
-        bet.settlement = BetSettlement(bet=bet, outcome=outcome, returned=returned)
-        returned_by_user[bet.user_id] += returned
-    wallets = _wallets_locked({bet.user_id for bet in bets})
+        closed.append(_ClosedBet(bet, _outcome(paytable.net(result)), returned))
+    by_user = _by_user(closed)
+    returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
+    wallets = _wallets_locked(set(by_user))
     staked, paid = sum(bet.stake for bet in bets), sum(returned_by_user.values())
     ledger_transaction = _ledger_post(
         kind=LedgerTransaction.Kind.SETTLEMENT,
@@ -584,38 +657,40 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[Bet]) -> LedgerTrans
         system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
         coup=coup,
     )
-    _bets_close(bets=bets, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
-    for user_id, wallet in wallets.items():
-        mine = [bet for bet in bets if bet.user_id == user_id]
-        user_event_send(
-            user_id=user_id,
-            event_type="settlement",
-            data={
+    _bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
+    user_events_send(
+        event_type="settlement",
+        data_by_user={
+            user_id: {
                 "round_id": coup.round_id,
                 "winner": result.winner,
                 "balance": str(wallet.balance),
-                "staked": str(money(sum(bet.stake for bet in mine))),
-                "returned": str(money(returned_by_user[user_id])),
+                "staked": str(money(sum(each.bet.stake for each in by_user[user_id]))),
+                "returned": str(returned_by_user[user_id]),
                 "bets": [
                     {
-                        "bet_type": bet.bet_type,
-                        "stake": str(bet.stake),
-                        "outcome": bet.settlement.outcome,
-                        "returned": str(bet.settlement.returned),
+                        "bet_type": each.bet.bet_type,
+                        "stake": str(each.bet.stake),
+                        "outcome": each.outcome,
+                        "returned": str(each.returned),
                     }
-                    for bet in mine
+                    for each in by_user[user_id]
                 ],
-            },
-        )
-    return ledger_transaction
+            }
+            for user_id, wallet in wallets.items()
+        },
+    )
+    return ledger_transaction, money(paid)
 
 
-def _bets_close(*, bets: list[Bet], ledger_transaction: LedgerTransaction, state: str) -> None:
+def _bets_close(*, coup: Coup, closed: list[_ClosedBet], ledger_transaction: LedgerTransaction, state: str) -> None:
     """Record each bet's settlement (unique per bet: a second attempt fails) and its final state."""
-    for bet in bets:
-        bet.settlement.transaction = ledger_transaction
-    BetSettlement.objects.bulk_create([bet.settlement for bet in bets])
-    Bet.objects.filter(coup_id=bets[0].coup_id, state=Bet.State.ACCEPTED).update(state=state)
+    _rows_insert(
+        BetSettlement,
+        ("bet", "outcome", "returned", "transaction"),
+        [(each.bet.pk, each.outcome, each.returned, ledger_transaction.pk) for each in closed],
+    )
+    Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).update(state=state)
 
 
 def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
@@ -629,13 +704,11 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             raise SettlementRefused(
                 "settled", f"coup {coup.round_id} is settled: its bets cannot be refunded", {"round_id": coup.round_id}
             )
-        bets = list(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk"))
+        bets = _open_bets(coup)
         if not bets:
             return None
-        refunds: dict[int, Decimal] = defaultdict(lambda: ZERO)
-        for bet in bets:
-            bet.settlement = BetSettlement(bet=bet, outcome=BetSettlement.Outcome.REFUND, returned=bet.stake)
-            refunds[bet.user_id] += bet.stake
+        closed = [_ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
+        refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in _by_user(closed).items()}
         wallets = _wallets_locked(set(refunds))
         total = money(sum(refunds.values()))
         ledger_transaction = _ledger_post(
@@ -645,7 +718,7 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             coup=coup,
             reason=f"coup {coup.round_id} void",
         )
-        _bets_close(bets=bets, ledger_transaction=ledger_transaction, state=Bet.State.REFUNDED)
+        _bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.REFUNDED)
         audit_record(
             action="coup_bets_refunded",
             actor_label=SETTLEMENT,
@@ -653,12 +726,13 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             obj=coup,
             after={"bets": len(bets), "refunded": str(total)},
         )
-        for user_id, wallet in wallets.items():
-            user_event_send(
-                user_id=user_id,
-                event_type="bets_refunded",
-                data={"round_id": coup.round_id, "refunded": str(refunds[user_id]), "balance": str(wallet.balance)},
-            )
+        user_events_send(
+            event_type="bets_refunded",
+            data_by_user={
+                user_id: {"round_id": coup.round_id, "refunded": str(refunds[user_id]), "balance": str(wallet.balance)}
+                for user_id, wallet in wallets.items()
+            },
+        )
     return ledger_transaction
 
 

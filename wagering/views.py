@@ -3,17 +3,21 @@
 Each endpoint finds the table's live coup and calls one wagering service. The answer is
 ``{"ok": true, "round_id", "balance", "bets": {bet_type: amount}}`` (the player's stakes on
 the coup), or ``{"error": {"code", "message", "details"}}`` with 400 (the request or the bets
-are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401 or 404.
-Amounts are strings; nothing changes when a request is refused.
+are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401, 403 (a staff account) or 404;
+503 when the database failed mid-request (nothing was changed). Amounts are strings; nothing changes
+when a request is refused.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from decimal import Decimal
 from functools import wraps
 
+from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -29,7 +33,13 @@ HISTORY_ROUNDS = 20
 STATE_CONFLICTS = frozenset(
     {"no_live_coup", "round_changed", "betting_closed", "no_bet_coup", "no_bets", "no_previous_bets"}
 )
-STATUS_OF_CODE = {"not_signed_in": 401, "no_such_table": 404}
+STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404}
+DATABASE_UNAVAILABLE = {
+    "code": "database_unavailable",
+    "message": "the database did not answer: nothing was changed, try again",
+    "details": {},
+}
+logger = logging.getLogger(__name__)
 
 
 class RequestRefused(WageringError):
@@ -45,14 +55,24 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number")
 
 
+def _raw_body(request: HttpRequest) -> bytes:
+    """The body, up to MAX_BODY_BYTES (past DATA_UPLOAD_MAX_MEMORY_SIZE, Django will not even read it)."""
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raw = None
+    if raw is None or len(raw) > MAX_BODY_BYTES:
+        raise RequestRefused("bad_request", f"the request body is limited to {MAX_BODY_BYTES} bytes")
+    return raw
+
+
 def _body(request: HttpRequest) -> dict:
     """The request's JSON object (empty when there is no body); numbers are read as exact decimals."""
-    if not request.body:
+    raw = _raw_body(request)
+    if not raw:
         return {}
-    if len(request.body) > MAX_BODY_BYTES:
-        raise RequestRefused("bad_request", f"the request body is limited to {MAX_BODY_BYTES} bytes")
     try:
-        body = json.loads(request.body, parse_float=Decimal, parse_constant=_reject_constant)
+        body = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN/Infinity, a number too long, nested too deep
         raise RequestRefused("bad_json", "the request body must be a JSON object") from None
     if not isinstance(body, dict):
@@ -90,19 +110,24 @@ def _player_bets(*, user, coup: Coup | None) -> JsonResponse:
 
 
 def player_endpoint(view: Callable) -> Callable:
-    """Signed-in players only; the table by its code; a refusal becomes its JSON error."""
+    """Signed-in players only (staff accounts do not play); the table by its code; a refusal becomes its JSON error."""
 
     @wraps(view)
     def guarded(request: HttpRequest, code: str) -> JsonResponse:
         try:
             if not request.user.is_authenticated:
                 raise RequestRefused("not_signed_in", "sign in to play")
+            if request.user.is_staff:
+                raise RequestRefused("staff_account", "staff accounts do not play: sign in as a player")
             table = Table.objects.filter(code=code).first()
             if table is None:
                 raise RequestRefused("no_such_table", f"there is no table {code!r}", {"table": code})
             return view(request, table, _body(request))
         except WageringError as error:
             return _refusal(error)
+        except DatabaseError:  # e.g. the connection lost mid-request: its transaction is rolled back
+            logger.exception("%s %s: database error", request.method, request.path)
+            return JsonResponse({"error": DATABASE_UNAVAILABLE}, status=503)
 
     return guarded
 

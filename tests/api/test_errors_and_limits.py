@@ -130,3 +130,24 @@ def test_an_unknown_query_parameter_is_400_so_a_typo_is_no_silent_filter(api):
     assert response.json()["error"]["details"] == {"tabel": ["unknown query parameter"]}
     assert api.get("/api/v1/tables/?page=0").status_code == 400
     assert api.get("/api/v1/tables/?page_size=201").status_code == 400
+
+
+def test_a_database_error_mid_request_is_a_json_503_and_changes_nothing(api, player, coup, monkeypatch):
+    from django.db import OperationalError
+
+    from tests.api.test_bets_rounds import place
+    from wagering.models import Bet, LedgerTransaction
+    from wagering.selectors import wallet_balance
+
+    def connection_lost(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    transactions, balance = LedgerTransaction.objects.count(), wallet_balance(user=player.user)
+    monkeypatch.setattr("wagering.services.personal_limit_marker", connection_lost)  # inside the placement
+    response = place(api, {"player": "10"})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "database_unavailable"
+    assert (LedgerTransaction.objects.count(), Bet.objects.count()) == (transactions, 0)
+    assert wallet_balance(user=player.user) == balance
+    monkeypatch.undo()
+    assert place(api, {"player": "10"}).status_code == 201

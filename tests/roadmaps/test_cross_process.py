@@ -1,6 +1,5 @@
 """Across processes on Redis: a table loop in another process publishes, this process's consumer delivers."""
 
-import os
 import subprocess
 import sys
 import time
@@ -9,10 +8,10 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from casino.asgi import application
 from tables import services
+from tests.processes import subprocess_env
 
 pytestmark = [
     pytest.mark.redis,
@@ -22,11 +21,6 @@ pytestmark = [
         not settings.USING_POSTGRES, reason="needs PostgreSQL: the publisher process shares the test database"
     ),
 ]
-
-
-def database_url_of_test_database() -> str:
-    conf = connection.settings_dict
-    return f"postgres://{conf['USER']}@{conf['HOST']}:{conf['PORT']}/{conf['NAME']}"
 
 
 async def test_a_table_loop_in_another_process_reaches_this_consumer():
@@ -43,10 +37,9 @@ async def test_a_table_loop_in_another_process_reaches_this_consumer():
     connected, _ = await ws.connect()
     assert connected
     assert (await ws.receive_json_from(timeout=5))["type"] == "snapshot"
-    env = {**os.environ, "DATABASE_URL": database_url_of_test_database(), "REDIS_URL": settings.REDIS_URL}
     publisher = subprocess.Popen(
         [sys.executable, "manage.py", "run_table", "xproc", "--coups", "1"],
-        env=env,
+        env=subprocess_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -47,6 +47,11 @@ def sent_events(monkeypatch):
 
         return send
 
+    def many_users(*, event_type, data_by_user):
+        json.dumps(data_by_user)
+        transaction.on_commit(lambda: sent.extend(("user", event_type, data) for data in data_by_user.values()))
+
     monkeypatch.setattr(services, "table_event_send", recorder("table"))
     monkeypatch.setattr(services, "user_event_send", recorder("user"))
+    monkeypatch.setattr(services, "user_events_send", many_users)
     return sent

@@ -158,3 +158,31 @@ def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zer
     with connection.cursor() as cursor:
         cursor.execute("SELECT SUM(amount) FROM wagering_ledgerentry")
         assert cursor.fetchone()[0] == 0
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once():
+    """The trigger sums a transaction once for a batch of its legs: a leg written after that sum is summed again."""
+    users = UserFactory.create_batch(3)
+    house = Account.objects.create(kind=Account.Kind.HOUSE)
+    wallets = [Account.objects.create(kind=Account.Kind.PLAYER, user=user) for user in users]
+
+    def leg(entry, account, amount):
+        return LedgerEntry(transaction=entry, account=account, amount=D(amount), balance_before=0, balance_after=0)
+
+    with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():
+        entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        LedgerEntry.objects.bulk_create(
+            [leg(entry, wallet, "1.00") for wallet in wallets[:2]] + [leg(entry, house, "-2")]
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # summed now: balanced
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        LedgerEntry.objects.create(
+            transaction=entry, account=wallets[2], amount=D("1.00"), balance_before=0, balance_after=0
+        )
+    with transaction.atomic():  # many legs in one statement, balanced: committed
+        entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        LedgerEntry.objects.bulk_create([leg(entry, wallet, "1.00") for wallet in wallets] + [leg(entry, house, "-3")])
+    assert LedgerEntry.objects.count() == 4

@@ -2,12 +2,18 @@
 
 400 bad input or a refused request, 401 no or a bad key, 403 a disabled partner, 404 not found
 (another partner's player included), 409 a conflict with the state of things (betting closed,
-an idempotency key used for another request), 429 over the partner's rate limit.
+an idempotency key used for another request), 413 a body over DATA_UPLOAD_MAX_MEMORY_SIZE,
+429 over the partner's rate limit, 503 the database unreachable (the request's transaction rolled
+back: nothing was written; retry with the same Idempotency-Key).
 """
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+import logging
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import DatabaseError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -19,6 +25,20 @@ from wagering.errors import IdempotencyConflict, WageringError
 CONFLICT_CODES = frozenset(
     {"betting_closed", "no_bet_coup", "round_not_current", "player_id_unavailable", "webhook_disabled"}
 )
+
+
+logger = logging.getLogger(__name__)
+
+
+class DatabaseUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "database_unavailable"
+    default_detail = "the database did not answer: nothing was changed, try again"
+
+
+class BodyTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "body_too_large"
 
 
 def error_body(code: str, message: str, details: dict | None = None) -> dict:
@@ -36,6 +56,11 @@ def partner_exception_handler(exc: Exception, context: dict) -> Response | None:
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, DatabaseError):  # e.g. the connection lost mid-request
+        logger.error("partner API: database error", exc_info=exc)
+        exc = DatabaseUnavailable()
+    elif isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE, as the API's JSON error
+        exc = BodyTooLarge(f"the request body is limited to {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes")
     response = exception_handler(exc, context)  # DRF's, for its status and headers (WWW-Authenticate, Retry-After)
     if response is None:
         return None

@@ -83,7 +83,9 @@ class JsonBodySerializer(serializers.Serializer):
 class PlayerCreateSerializer(JsonBodySerializer):
     """A player, by your id for it."""
 
-    player_id = serializers.RegexField(PLAYER_ID_PATTERN, max_length=100, help_text="your id for the player")
+    player_id = serializers.RegexField(
+        PLAYER_ID_PATTERN, max_length=100, trim_whitespace=False, help_text="your id for the player"
+    )
 
 
 class TransferSerializer(JsonBodySerializer):

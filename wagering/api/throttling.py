@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -13,6 +14,9 @@ class PartnerRateThrottle(SimpleRateThrottle):
     """The partner's own ``rate_limit`` if it has one, else ``DEFAULT_THROTTLE_RATES["partner"]``."""
 
     scope = "partner"
+    # One cache client for the whole process: ``django.core.cache.cache`` is one per thread, and under
+    # ASGI every request has a thread of its own, so each request would open a new Redis connection.
+    cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
 
     def __init__(self) -> None:  # the rate depends on the partner: it is read in allow_request
         pass

@@ -1,0 +1,279 @@
+"""Benchmark the live fan-out: ``python bench/fanout.py [--clients N] [--coups N]``.
+
+Real components: PostgreSQL, Redis (``channels_redis``) and the ASGI server started as the
+Procfile's ``web`` line does, but with one worker, on loopback. A separate client process
+opens N WebSockets on one table (as browsers: an ``Origin``, permessage-deflate) and waits
+for every snapshot. This process then plays coups through the table services at the table
+loop's pace, noting the wall-clock time at which each resolving transaction commits; each
+client notes when that coup's ``result`` event reaches it. Target (issue 8): with 1,000
+clients the result reaches all of them with p99 <= 250 ms after the commit, and the ASGI
+process stays under 400 MB; exits 1 on a miss (a client missing a result is a miss).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import multiprocessing
+import os
+import re
+import resource
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import ROOT, Verdicts, baseline_seconds, bench_database_reset, django_setup, percentile
+
+TARGET_P99_MS = 250.0
+TARGET_RSS_MB = 400.0
+TABLE_CODE = "fanout1"
+CONNECTING_AT_ONCE = 100
+READY_TIMEOUT = 600.0  # seconds for every client to connect and get its snapshot
+COLLECT_TIMEOUT = 15.0  # seconds the clients wait for late results once the last coup is played
+ROUTINE_LOG = re.compile(r"connection (open|closed)$|\[accepted\]$")
+RESULT_HEAD = '"type": "result"'  # events start with their type: only those frames are parsed
+
+
+# --- The client process: no Django, only asyncio and websockets -----------------------------
+
+
+def open_files_raise(needed: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
+
+
+async def _client(url: str, gate: asyncio.Semaphore, ready: list[int], results: dict, closed: Counter) -> None:
+    from websockets.asyncio.client import connect
+
+    ws = None
+    try:
+        async with gate:
+            ws = await connect(url, origin="http://127.0.0.1", open_timeout=None, ping_interval=None, max_size=None)
+        snapshot = json.loads(await ws.recv())
+        if snapshot["type"] != "snapshot":
+            raise RuntimeError(f"first message {snapshot['type']}, not the snapshot")
+        ready.append(1)
+        async for frame in ws:
+            received = time.time()  # first, before any parsing
+            if RESULT_HEAD in frame[:40]:
+                event = json.loads(frame)
+                if event["type"] == "result":
+                    results[event["data"]["round_id"]].append(received)
+        closed["closed by the server"] += 1
+    except Exception as error:  # counted and reported: a client lost is a miss, not a crash
+        closed[repr(error)[:120]] += 1
+    finally:
+        if ws is not None:
+            await ws.close()
+
+
+async def _clients_main(url: str, count: int, pipe) -> None:
+    gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
+    ready: list[int] = []
+    closed: Counter = Counter()
+    results: dict[str, list[float]] = defaultdict(list)
+    start = time.perf_counter()
+    tasks = [asyncio.create_task(_client(url, gate, ready, results, closed)) for _ in range(count)]
+    while len(ready) + closed.total() < count:
+        await asyncio.sleep(0.05)
+    pipe.send({"ready": len(ready), "failed": dict(closed), "seconds": time.perf_counter() - start})
+    loop = asyncio.get_running_loop()
+    round_ids = await loop.run_in_executor(None, pipe.recv)
+    deadline = time.monotonic() + COLLECT_TIMEOUT
+    while time.monotonic() < deadline and any(len(results[r]) < len(ready) for r in round_ids):
+        await asyncio.sleep(0.05)
+    pipe.send({"results": {r: results[r] for r in round_ids}, "closed": dict(closed)})
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def clients_run(url: str, count: int, pipe) -> None:
+    """Entry point of the client process."""
+    import uvloop  # the clients stand for 1,000 browsers: the lighter they are, the more the figures are the server's
+
+    open_files_raise(count + 100)
+    uvloop.run(_clients_main(url, count, pipe))
+
+
+# --- The bench process: the database, the server, the coups ---------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def web_command(port: int) -> list[str]:
+    """The Procfile's ``web`` line, on loopback at ``port`` with one worker: one process to measure."""
+    line = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
+    chosen = {"HOST": "127.0.0.1", "PORT": str(port), "WEB_CONCURRENCY": "1"}
+    line = re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: chosen.get(m[1], m[2]), line.removeprefix("web:"))
+    return shlex.split(line)
+
+
+def server_start(port: int, log) -> subprocess.Popen:
+    command = web_command(port)
+    server = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the ASGI server exited with {server.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the ASGI server did not listen within 60 s")
+
+
+def log_tail_print(log) -> None:
+    """The end of the server's log, without its line per connection opened or closed."""
+    log.seek(0)
+    lines = [line for line in log.read().splitlines() if not ROUTINE_LOG.search(line)]
+    print("server log (end):", *lines[-80:], sep="\n", file=sys.stderr)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set since it started (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+def table_with_shoe():
+    from django.contrib.auth import get_user_model
+
+    from tables import services
+
+    boss = get_user_model().objects.create_user(username="fanout-boss")
+    table = services.table_create(code=TABLE_CODE, name="Fan-out", actor=boss)
+    table = services.table_open(table=table, actor=boss)
+    services.shoe_start(shoe=services.shoe_prepare(table=table))
+    return table
+
+
+def coup_play(table) -> tuple[str, float]:
+    """One coup at the table loop's pace; the round id and the time its resolution committed."""
+    from django.db import transaction
+
+    from tables import services
+    from tables.loop import CARD_INTERVAL
+    from tables.selectors import coup_deal_state
+
+    coup = services.coup_open(table=table)
+    coup = services.coup_close_betting(coup=coup)
+    while not coup_deal_state(coup=coup).complete:
+        time.sleep(CARD_INTERVAL)
+        services.coup_deal_card(coup=coup)
+    time.sleep(CARD_INTERVAL)
+    committed: list[float] = []
+    with transaction.atomic():
+        transaction.on_commit(lambda: committed.append(time.time()))  # runs first: before the events go out
+        services.coup_resolve(coup=coup)
+    return coup.round_id, committed[0]
+
+
+def report(commits: dict[str, float], results: dict[str, list[float]], clients: int) -> tuple[list[float], int]:
+    """Print each coup's figures; all latencies in seconds, and the fewest clients a result reached."""
+    latencies: list[float] = []
+    fewest = clients
+    for round_id, committed in commits.items():
+        mine = [received - committed for received in results.get(round_id, [])]
+        fewest = min(fewest, len(mine))
+        latencies += mine
+        figures = "none"
+        if mine:
+            figures = f"first {min(mine) * 1e3:6.1f} ms, p50 {percentile(mine, 0.5) * 1e3:6.1f} ms, "
+            figures += f"max {max(mine) * 1e3:6.1f} ms"
+        print(f"  {round_id:<24} {len(mine):5d}/{clients} clients  {figures}")
+    return latencies, fewest
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--coups", type=int, default=8)
+    args = parser.parse_args()
+    baseline = baseline_seconds()
+    django_setup(real=True, name="punto_bench_fanout", redis_db=6)
+    import redis
+    from django.conf import settings
+
+    from casino import celery_app
+
+    bench_database_reset()
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    celery_app.conf.task_always_eager = True  # settlement (and its event) follows each result, as a worker would
+    logging.getLogger("celery").setLevel(logging.WARNING)
+    table = table_with_shoe()
+    open_files_raise(args.clients + 100)  # inherited by the server
+    port = free_port()
+    with tempfile.NamedTemporaryFile("w+", prefix="fanout-uvicorn-", suffix=".log") as log:
+        server = server_start(port, log)
+        ours, theirs = multiprocessing.get_context("spawn").Pipe()
+        url = f"ws://127.0.0.1:{port}/ws/tables/{TABLE_CODE}/"
+        client = multiprocessing.get_context("spawn").Process(target=clients_run, args=(url, args.clients, theirs))
+        client.start()
+        try:
+            if not ours.poll(READY_TIMEOUT):
+                raise RuntimeError("the clients were not ready in time")
+            ready = ours.recv()
+            cpu_before = cpu_seconds(server.pid)
+            commits = dict(coup_play(table) for _ in range(args.coups))
+            cpu_per_coup = (cpu_seconds(server.pid) - cpu_before) / args.coups
+            ours.send(list(commits))
+            collected = ours.recv()
+            rss = peak_rss_mb(server.pid)
+            if ready["failed"] or collected["closed"]:
+                log_tail_print(log)
+        except BaseException:
+            log_tail_print(log)
+            raise
+        finally:
+            client.kill()
+            server.terminate()
+            server.wait(timeout=30)
+
+    print(f"fan-out: {args.clients} WebSocket clients on one table, {args.coups} coups")
+    print(f"  server    {' '.join(web_command(port))}")
+    print(f"  connected {ready['ready']} with their snapshot in {ready['seconds']:.1f} s")
+    print(f"  failed    {ready['failed'] or 0}")
+    latencies, fewest = report(commits, collected["results"], args.clients)
+    p99 = percentile(latencies, 0.99) if latencies else float("inf")
+    if latencies:
+        print(
+            f"  result after commit: p50 {percentile(latencies, 0.5) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, "
+            f"max {max(latencies) * 1e3:.1f} ms (n={len(latencies)}; p99 = {p99 / baseline:.1f} x baseline)"
+        )
+    print(f"  lost      {collected['closed'] or 0}")
+    print(f"  ASGI process peak RSS {rss:.1f} MB; CPU {cpu_per_coup * 1e3:.0f} ms per coup (all its events)")
+    print(f"  target    p99 <= {TARGET_P99_MS:g} ms to all {args.clients} clients, RSS < {TARGET_RSS_MB:g} MB")
+    print(f"  baseline  {baseline * 1e3:.2f} ms (100,000-step pure-Python loop)")
+    verdicts = Verdicts()
+    verdicts.check("clients reached by every result", fewest, args.clients, at_least=True)
+    verdicts.check("result p99 after commit", p99 * 1e3, TARGET_P99_MS, unit=" ms")
+    verdicts.check("ASGI process peak RSS", rss, TARGET_RSS_MB, unit=" MB")
+    return verdicts.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

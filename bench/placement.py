@@ -1,0 +1,352 @@
+"""Benchmark bet placement over HTTP: ``flock /tmp/punto-bench.lock .venv/bin/python bench/placement.py``.
+
+Needs PostgreSQL and Redis (``bench/common.py``), ``pgbench`` and ``wrk`` (``apt-get install -y wrk``:
+installed here when run as root). On its own database it opens several tables, each with a coup
+taking bets for the whole run, and funds 64 players: half a partner's (``POST /api/v1/players/<id>/bets/``,
+Bearer key and Idempotency-Key), half signed-in UI players (``POST /tables/<code>/bets/``, session
+cookie and CSRF token). It measures ``pgbench -N`` (the built-in simple-update script) on the same
+server, starts the web process exactly as the ``Procfile`` does, drives 64 clients (one wrk thread
+each) for 30 s, then checks the ledger.
+
+Targets (issue 8): placements per second >= 25% of pgbench's TPS, p99 latency <= 150 ms, no error
+but limit refusals, and every ledger check balanced. Exits 1 on a miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, django_setup
+
+NAME, REDIS_DB = "punto_bench_placement", 5
+PGBENCH_DATABASE = "punto_bench_pgbench"
+TABLES, CLIENTS, SECONDS, WARM_UP_SECONDS = 8, 64, 30, 3
+STAKE, FUNDS, LIMIT = "1.00", "1000000.00", "100000.00"
+TARGET_RATIO, TARGET_P99_MS = 0.25, 150
+# Refusals by a limit are the one error allowed: the player asked for more than the table takes.
+LIMIT_CODES = frozenset({"below_minimum", "above_maximum", "table_maximum", "max_differential", "insufficient_funds"})
+SERVER_ENV = {"DEBUG": "0", "PARTNER_API_RATE": "1000000/min", "HOST": "127.0.0.1"}
+
+
+def wrk_installed() -> str:
+    """wrk's path, installing Debian's package first when missing and run as root."""
+    if shutil.which("wrk") is None and os.getuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, env=env, stdout=subprocess.DEVNULL)
+    path = shutil.which("wrk")
+    if path is None:
+        sys.exit("wrk is missing: install Debian's wrk package (apt-get install -y wrk)")
+    return path
+
+
+# --- Data ----------------------------------------------------------------------------------------
+
+
+def tables_with_open_coups() -> list:
+    """Open tables, each with a coup whose betting window outlasts the run (no table loop runs)."""
+    from tables import services as table_services
+
+    coups = []
+    for number in range(1, TABLES + 1):
+        table = table_services.table_create(
+            code=f"bench{number}", name=f"Bench {number}", betting_seconds=3600, max_differential=LIMIT
+        )
+        for bet_type in ("player", "banker"):
+            table_services.bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum=LIMIT)
+        table_services.table_open(table=table)
+        table_services.shoe_start(shoe=table_services.shoe_prepare(table=table))
+        coups.append(table_services.coup_open(table=table))
+    return coups
+
+
+def partner_clients(coups: list, count: int) -> list[str]:
+    """Partner players placing through the partner API: one clients-file line each."""
+    from wagering import partner_services
+
+    partner = partner_services.partner_create(code="bench", name="Bench")
+    key = partner_services.partner_api_key_create(partner=partner, name="bench").key
+    lines = []
+    for number in range(count):
+        player, _ = partner_services.partner_player_create(partner=partner, external_id=f"p-{number}")
+        partner_services.partner_wallet_deposit(
+            partner=partner, player=player, amount=FUNDS, idempotency_key=uuid.uuid4().hex
+        )
+        coup = coups[number % len(coups)]
+        body = {"table": coup.table.code, "bets": {_side(number): STAKE}}
+        lines.append(_line("partner", f"/api/v1/players/p-{number}/bets/", body, {"Authorization": f"Bearer {key}"}))
+    return lines
+
+
+def ui_clients(coups: list, count: int) -> list[str]:
+    """Signed-in players placing through the table page's endpoint: session cookie and CSRF token."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.utils.crypto import get_random_string
+
+    from wagering import services
+
+    session_store = import_module(settings.SESSION_ENGINE).SessionStore
+    lines = []
+    for number in range(count):
+        user = get_user_model().objects.create_user(username=f"ui-{number}", password=uuid.uuid4().hex)
+        services.wallet_deposit(user=user, amount=FUNDS, idempotency_key=uuid.uuid4().hex, reason="bench")
+        session = session_store()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        csrf = get_random_string(32)
+        cookie = f"{settings.SESSION_COOKIE_NAME}={session.session_key}; {settings.CSRF_COOKIE_NAME}={csrf}"
+        coup = coups[number % len(coups)]
+        body = {"bets": {_side(number + 1): STAKE}, "round_id": coup.round_id}
+        header = settings.CSRF_HEADER_NAME.removeprefix("HTTP_").replace("_", "-")
+        lines.append(_line("ui", f"/tables/{coup.table.code}/bets/", body, {"Cookie": cookie, header: csrf}))
+    return lines
+
+
+def _side(number: int) -> str:
+    """Player or Banker, alternately, so each table's totals stay close (the maximum differential)."""
+    return ("player", "banker")[(number // TABLES) % 2]
+
+
+def _line(kind: str, path: str, body: dict, headers: dict[str, str]) -> str:
+    return "\t".join([kind, path, json.dumps(body), *(f"{name}: {value}" for name, value in headers.items())])
+
+
+# --- pgbench, the server, the load ---------------------------------------------------------------
+
+
+def pgbench_tps(*, seconds: int) -> float:
+    """``pgbench -N -c 64 -j 2 -T <seconds>`` on a scratch database of the same PostgreSQL server."""
+    args = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
+    subprocess.run(["dropdb", *args, "--if-exists", "--force", PGBENCH_DATABASE], check=True)
+    subprocess.run(["createdb", *args, PGBENCH_DATABASE], check=True)
+    subprocess.run(["pgbench", *args, "-i", "-q", PGBENCH_DATABASE], check=True, capture_output=True)
+    run = subprocess.run(
+        ["pgbench", *args, "-N", "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), PGBENCH_DATABASE],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    subprocess.run(["dropdb", *args, "--force", PGBENCH_DATABASE], check=True)
+    return float(re.search(r"tps = ([\d.]+)", run.stdout).group(1))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def web_server(log: Path):
+    """The Procfile's ``web`` process on the bench database, on a free loopback port, until it answers."""
+    command = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
+    port = free_port()
+    env = {**os.environ, **SERVER_ENV, "PORT": str(port)}
+    env.pop("WEB_CONCURRENCY", None)  # the Procfile's default number of workers
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            ["sh", "-c", command.removeprefix("web:").strip()],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                if server.poll() is not None:
+                    sys.exit(f"the web server stopped: see {log}")
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}", server.pid
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time the processes have used so far (those gone meanwhile count 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def server_pids(server_pid: int) -> tuple[list[int], list[int]]:
+    """The web server's processes (its process group) and the PostgreSQL backends of the bench database."""
+    from django.db import connection
+
+    group = [
+        int(path.name) for path in Path("/proc").iterdir() if path.name.isdigit() and _group_of(path) == server_pid
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        backends = [pid for (pid,) in cursor.fetchall()]
+    connection.close()
+    return group, backends
+
+
+def _group_of(path: Path) -> int | None:
+    try:
+        return int((path / "stat").read_text().rsplit(")", 1)[1].split()[2])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def wrk_run(wrk: str, url: str, clients_file: Path, *, seconds: int, tag: str) -> dict:
+    script = Path(__file__).with_suffix(".lua")
+    options = ["-t", str(CLIENTS), "-c", str(CLIENTS), "-d", f"{seconds}s", "--timeout", "10s", "-s", str(script)]
+    run = subprocess.run(
+        [wrk, *options, url, "--", str(clients_file), tag],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
+    return json.loads(line.removeprefix("RESULT "))
+
+
+# --- The ledger ----------------------------------------------------------------------------------
+
+
+def ledger_problems() -> list[str]:
+    """Every transaction balanced; every account's balance the sum of its entries and its last
+    entry's balance_after; each table's bets-in-play account holding exactly its accepted stakes."""
+    from django.db.models import OuterRef, Subquery, Sum
+
+    from wagering.models import Account, Bet, LedgerEntry, money
+    from wagering.selectors import ledger_check
+
+    check = ledger_check()
+    problems = [f"unbalanced transactions {check.unbalanced[:10]}"] if check.unbalanced else []
+    if check.mismatched_accounts:
+        problems.append(f"accounts not the sum of their entries {check.mismatched_accounts[:10]}")
+    last = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("-pk").values("balance_after")[:1]
+    stale = [
+        account.pk
+        for account in Account.objects.annotate(last_after=Subquery(last)).filter(entries__isnull=False).distinct()
+        if account.balance != account.last_after
+    ]
+    if stale:
+        problems.append(f"accounts whose balance is not their last entry's balance_after {stale[:10]}")
+    in_play = dict(Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "balance"))
+    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id").annotate(total=Sum("stake"))
+    staked = dict(accepted.order_by())
+    for table_id in sorted(set(in_play) | set(staked), key=str):
+        if money(in_play.get(table_id)) != money(staked.get(table_id)):
+            problems.append(
+                f"table {table_id}: bets in play {in_play.get(table_id)}, accepted stakes {staked.get(table_id)}"
+            )
+    print(
+        f"ledger: {check.transactions} transactions, {check.entries} entries, "
+        f"bets in play {money(sum(in_play.values()))} on {len(in_play)} accounts, "
+        f"accepted stakes {money(sum(staked.values()))}"
+    )
+    return problems
+
+
+# --- The run -------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=SECONDS, help="of pgbench and of the load (the target: 30)")
+    seconds = parser.parse_args().seconds
+    wrk = wrk_installed()
+    django_setup(real=True, name=NAME, redis_db=REDIS_DB)
+    from django.conf import settings
+    from django.db import connections
+
+    from wagering.models import BetBatch
+
+    bench_database_reset()
+    coups = tables_with_open_coups()
+    lines = partner_clients(coups, CLIENTS // 2) + ui_clients(coups, CLIENTS - CLIENTS // 2)
+    connections.close_all()
+    print(f"{TABLES} tables, {CLIENTS} clients ({CLIENTS // 2} partner API, {CLIENTS - CLIENTS // 2} UI), {seconds} s")
+
+    tps = pgbench_tps(seconds=seconds)
+    print(f"pgbench -N -c {CLIENTS} -j 2 -T {seconds}: {tps:.1f} TPS")
+
+    database = settings.DATABASES["default"]
+    SERVER_ENV["DATABASE_URL"] = f"{POSTGRES_SERVER}/{database['NAME']}"
+    SERVER_ENV["REDIS_URL"] = settings.REDIS_URL
+    with tempfile.TemporaryDirectory(prefix="punto-bench-placement-") as scratch:
+        clients_file = Path(scratch) / "clients.tsv"
+        clients_file.write_text("\n".join(lines) + "\n")
+        log = Path(tempfile.gettempdir()) / "punto-bench-placement-server.log"
+        with web_server(log) as (url, server_pid):
+            warm_up = wrk_run(wrk, url, clients_file, seconds=WARM_UP_SECONDS, tag="warm")
+            web, backends = server_pids(server_pid)
+            cpu_before = cpu_seconds(web), cpu_seconds(backends)
+            result = wrk_run(wrk, url, clients_file, seconds=seconds, tag="run")
+            cpu_used = cpu_seconds(web) - cpu_before[0], cpu_seconds(backends) - cpu_before[1]
+
+    statuses = result["statuses"]
+    elapsed = result["duration_us"] / 1e6
+    placed = sum(count for key, count in statuses.items() if key in ("200", "201"))
+    refused = {key: count for key, count in statuses.items() if key.split(":")[-1] in LIMIT_CODES}
+    errors = {key: count for key, count in statuses.items() if key not in ("200", "201") and key not in refused}
+    errors.update({f"socket {kind}": count for kind, count in result["socket_errors"].items() if count})
+    placements_per_second = placed / elapsed
+    print(f"placements: {placed} in {elapsed:.1f} s = {placements_per_second:.1f}/s ({statuses})")
+    print(f"ratio to pgbench: {placements_per_second / tps:.3f}")
+    print(
+        f"latency: p50 {result['p50_us'] / 1e3:.1f} ms, p99 {result['p99_us'] / 1e3:.1f} ms, "
+        f"max {result['max_us'] / 1e3:.1f} ms"
+    )
+    print(f"limit refusals: {refused or 'none'}; errors: {errors or 'none'}")
+    print(
+        f"CPU per placement: web server {cpu_used[0] / max(placed, 1) * 1e3:.1f} ms, "
+        f"PostgreSQL backends {cpu_used[1] / max(placed, 1) * 1e3:.1f} ms "
+        f"(the machine's load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
+
+    warm_up_placed = sum(count for key, count in warm_up["statuses"].items() if key in ("200", "201"))
+    batches = BetBatch.objects.count()
+    problems = ledger_problems()
+    answered = placed + warm_up_placed
+    if not answered <= batches <= answered + 2 * CLIENTS:  # wrk stops with requests in flight, still placed
+        problems.append(f"{batches} batches stored but {answered} placements answered")
+    print(f"ledger checks: {'; '.join(problems) or 'all balanced'}")
+
+    verdicts = Verdicts()
+    verdicts.check("placements/s vs pgbench TPS", placements_per_second / tps, TARGET_RATIO, at_least=True)
+    verdicts.check("placement p99 latency", result["p99_us"] / 1e3, TARGET_P99_MS, unit=" ms")
+    verdicts.check("errors other than limit refusals", sum(errors.values()), 0)
+    verdicts.check("ledger problems", len(problems), 0)
+    return verdicts.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

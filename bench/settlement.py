@@ -1,0 +1,296 @@
+"""Benchmark settlement: ``.venv/bin/python bench/settlement.py`` (PostgreSQL and Redis, its own database).
+
+Bets are written in bulk in the shape bet placement writes them (a batch per player, its bets,
+its placement transaction moving the stakes from the wallet to bets in play), on a resolved
+coup; then ``wagering.services.coup_settle`` is timed as the table loop runs it: the whole
+service, its commit and its on-commit callbacks (the live events, through Redis).
+Target (issue 8): a coup of 10,000 bets from 5,000 players settled in at most 1 s on
+2 cores, and linear in the number of bets (the 10,000-bet time at most 15 times the
+1,000-bet time). Afterwards the ledger must balance, every entry carry the balance before
+and after it, and every bet have one settlement. Exits 1 on a miss.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import Verdicts, baseline_seconds, bench_database_reset, django_setup, timed
+
+TARGET_SECONDS = 1.0
+MAX_LINEARITY = 15.0
+REPETITIONS = 3
+SIZES = ((1_000, 500), (10_000, 5_000))  # bets, players (each player confirms a main bet and a side bet)
+FUNDS = Decimal("1000000.00")
+FUNDING_LEGS = 250  # wallets per funding transaction: the ledger trigger re-sums a transaction per leg
+MAIN_STAKE, SIDE_STAKE = Decimal("10.00"), Decimal("1.00")
+SIDE_BETS = ("tie", "player_pair", "banker_pair")
+CARDS = ("TS 6H 2D KC 2S", "9S 2H KD 3C", "8S 8H 8D 8C")  # banker wins with 6, player natural, tie with pairs
+
+ENTRY_CHAIN_BROKEN = """
+SELECT count(*) FROM (
+    SELECT amount, balance_before, balance_after,
+           lag(balance_after) OVER (PARTITION BY account_id ORDER BY id) AS previous_after
+    FROM wagering_ledgerentry
+) entries
+WHERE balance_after <> balance_before + amount OR balance_before <> coalesce(previous_after, 0)
+"""
+
+
+def players_create(count: int) -> list[int]:
+    """``count`` players with funded wallets, funded by balanced deposits from the operator's float."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from wagering.models import ZERO, Account, LedgerEntry, LedgerTransaction
+
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"bench{index}", password="!") for index in range(count)
+    )
+    user_ids = [user.pk for user in users]
+    for start in range(0, count, FUNDING_LEGS):
+        chunk = user_ids[start : start + FUNDING_LEGS]
+        with transaction.atomic():
+            float_account, _ = Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code="")
+            wallets = Account.objects.bulk_create(
+                Account(kind=Account.Kind.PLAYER, user_id=user_id, balance=FUNDS) for user_id in chunk
+            )
+            deposit = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT, reason="bench funding")
+            total = FUNDS * len(wallets)
+            entries = [
+                LedgerEntry(transaction=deposit, account=wallet, amount=FUNDS, balance_before=ZERO, balance_after=FUNDS)
+                for wallet in wallets
+            ]
+            before = float_account.balance
+            float_account.balance = before - total
+            entries.append(
+                LedgerEntry(
+                    transaction=deposit,
+                    account=float_account,
+                    amount=-total,
+                    balance_before=before,
+                    balance_after=float_account.balance,
+                )
+            )
+            LedgerEntry.objects.bulk_create(entries)
+            float_account.save(update_fields=["balance"])
+    return user_ids
+
+
+def table_create():
+    from tables.models import Shoe
+    from tables.services import table_create
+
+    table = table_create(code="bench", name="Bench", side_bets=["player_pair", "banker_pair"])
+    Shoe.objects.create(
+        table=table,
+        number=1,
+        decks=8,
+        shuffle_method=Shoe.ShuffleMethod.RNG,
+        cut_card_position=364,
+        state=Shoe.State.IN_PLAY,
+    )
+    return table
+
+
+def coup_create(table, *, index: int):
+    """A coup of the table's shoe, with the rules snapshot coup_open takes, in the betting state."""
+    from tables.models import Coup
+    from tables.selectors import coup_rules_snapshot
+
+    shoe = table.shoes.get()
+    return Coup.objects.create(
+        table=table,
+        shoe=shoe,
+        number=index + 1,
+        round_id=Coup.new_round_id(table.code),
+        rules=coup_rules_snapshot(table=table),
+    )
+
+
+def bets_place(coup, user_ids: list[int]) -> int:
+    """Each player's batch of a main bet and a side bet, as ``_batch_place`` writes it; the bets written."""
+    from django.db import connection, transaction
+
+    from wagering.models import Account, Bet, BetBatch, LedgerEntry, LedgerTransaction
+
+    total = MAIN_STAKE + SIDE_STAKE
+    with transaction.atomic():
+        wallets = dict(
+            Account.objects.select_for_update()
+            .filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+            .values_list("user_id", "balance")
+        )
+        in_play, _ = Account.objects.get_or_create(kind=Account.Kind.BETS_IN_PLAY, table_id=coup.table_id)
+        in_play = Account.objects.select_for_update().get(pk=in_play.pk)
+        wallet_ids = dict(
+            Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids).values_list("user_id", "pk")
+        )
+        placements = LedgerTransaction.objects.bulk_create(
+            LedgerTransaction(kind=LedgerTransaction.Kind.BET_PLACEMENT, coup=coup, actor_id=user_id)
+            for user_id in user_ids
+        )
+        entries, in_play_balance = [], in_play.balance
+        for user_id, placement in zip(user_ids, placements, strict=True):
+            before = wallets[user_id]
+            entries.append(
+                LedgerEntry(
+                    transaction=placement,
+                    account_id=wallet_ids[user_id],
+                    amount=-total,
+                    balance_before=before,
+                    balance_after=before - total,
+                )
+            )
+            entries.append(
+                LedgerEntry(
+                    transaction=placement,
+                    account=in_play,
+                    amount=total,
+                    balance_before=in_play_balance,
+                    balance_after=in_play_balance + total,
+                )
+            )
+            in_play_balance += total
+        LedgerEntry.objects.bulk_create(entries)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE wagering_account SET balance = balance - %s WHERE kind = 'player' AND user_id = ANY(%s)",
+                [total, user_ids],
+            )
+        Account.objects.filter(pk=in_play.pk).update(balance=in_play_balance)
+        batches = BetBatch.objects.bulk_create(
+            BetBatch(coup=coup, user_id=user_id, placement=placement)
+            for user_id, placement in zip(user_ids, placements, strict=True)
+        )
+        bets = []
+        for index, batch in enumerate(batches):
+            main = "banker" if index % 2 else "player"
+            side = SIDE_BETS[index % len(SIDE_BETS)]
+            bets.append(Bet(batch=batch, coup=coup, user_id=batch.user_id, bet_type=main, stake=MAIN_STAKE))
+            bets.append(Bet(batch=batch, coup=coup, user_id=batch.user_id, bet_type=side, stake=SIDE_STAKE))
+        Bet.objects.bulk_create(bets)
+    return len(bets)
+
+
+def coup_resolve(coup, cards: str) -> None:
+    """Deal ``cards`` to the coup and record its result, as the dealing services leave a resolved coup."""
+    from django.utils import timezone
+
+    from tables.game.cards import parse_cards
+    from tables.game.coup import CoupDeal
+    from tables.models import Coup, DealtCard
+
+    deal = CoupDeal()
+    for card in parse_cards(cards):
+        deal.add(card)
+    result = deal.result()
+    first = DealtCard.objects.filter(shoe=coup.shoe).count()
+    DealtCard.objects.bulk_create(
+        DealtCard(coup=coup, shoe=coup.shoe, position=index, shoe_position=first + index, hand=hand, card=card.code)
+        for index, (hand, card) in enumerate(deal.order)
+    )
+    now = timezone.now()
+    Coup.objects.filter(pk=coup.pk).update(
+        state=Coup.State.RESOLVED,
+        player_total=result.player_total,
+        banker_total=result.banker_total,
+        winner=result.winner,
+        player_pair=result.player_pair,
+        banker_pair=result.banker_pair,
+        natural=result.natural,
+        closed_at=now,
+        resolved_at=now,
+    )
+
+
+def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float]:
+    """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes."""
+    from wagering import services
+
+    coup = coup_create(table, index=index)
+    bets = bets_place(coup, user_ids)
+    coup_resolve(coup, CARDS[index % len(CARDS)])
+    return bets, timed(lambda: services.coup_settle(coup_id=coup.pk))
+
+
+def ledger_problems() -> list[str]:
+    """What is wrong with the ledger and the bets after the runs (nothing, when settlement is right)."""
+    from django.db import connection
+    from django.db.models import Count, Sum
+
+    from wagering.models import Bet, BetSettlement, LedgerEntry, LedgerTransaction
+    from wagering.selectors import ledger_check
+
+    problems = []
+    check = ledger_check()
+    if check.unbalanced:
+        problems.append(f"unbalanced transactions: {check.unbalanced[:10]}")
+    if check.mismatched_accounts:
+        problems.append(f"balances that are not the sum of their entries: {check.mismatched_accounts[:10]}")
+    with connection.cursor() as cursor:
+        cursor.execute(ENTRY_CHAIN_BROKEN)
+        broken = cursor.fetchone()[0]
+    if broken:
+        problems.append(f"{broken} entries whose balance before/after does not follow the account's previous entry")
+    unsettled = Bet.objects.exclude(state=Bet.State.SETTLED).count()
+    settled = BetSettlement.objects.count()
+    if unsettled or settled != Bet.objects.count():
+        problems.append(f"{unsettled} bets not settled, {settled} settlements for {Bet.objects.count()} bets")
+    settlements = LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.SETTLEMENT)
+    if settlements.annotate(bets=Count("bet_settlements")).filter(bets=0).exists():
+        problems.append("a settlement transaction without bets")
+    paid = BetSettlement.objects.aggregate(total=Sum("returned"))["total"] or 0
+    credited = (
+        LedgerEntry.objects.filter(transaction__in=settlements, account__kind="player").aggregate(total=Sum("amount"))[
+            "total"
+        ]
+        or 0
+    )
+    if paid != credited:
+        problems.append(f"bets returned {paid} but the wallets were credited {credited}")
+    return problems
+
+
+def main() -> int:
+    django_setup(real=True, name="punto_bench_settlement", redis_db=4)
+    bench_database_reset()
+    unit = baseline_seconds()
+    print(f"baseline (pure-Python loop, best of 5): {unit * 1e3:.3f} ms")
+    user_ids = players_create(max(players for _, players in SIZES))
+    table = table_create()
+    settlement_time(table, user_ids[:10], index=0)  # warm-up: opens the house account, the connections
+    medians, index = {}, 1
+    for bets, players in SIZES:
+        times = []
+        for _ in range(REPETITIONS):
+            written, seconds = settlement_time(table, user_ids[:players], index=index)
+            assert written == bets, (written, bets)
+            times.append(seconds)
+            index += 1
+        medians[bets] = median = statistics.median(times)
+        print(
+            f"{bets:>6,} bets from {players:,} players: median {median * 1e3:.1f} ms "
+            f"({', '.join(f'{t * 1e3:.1f}' for t in times)} ms), {median / bets * 1e3:.4f} ms per bet, "
+            f"{median / unit:.1f} x baseline"
+        )
+    (small, _), (large, _) = SIZES
+    linearity = medians[large] / medians[small]
+    print(f"10,000-bet time / 1,000-bet time: {linearity:.2f} (linear: about 10)")
+    problems = ledger_problems()
+    for problem in problems:
+        print(f"ledger: {problem}")
+    print(f"ledger after the runs: {'balanced, every bet settled once' if not problems else 'WRONG'}")
+    verdicts = Verdicts()
+    verdicts.check("settle 10,000 bets from 5,000 players", medians[large], TARGET_SECONDS, unit=" s")
+    verdicts.check("settlement linearity (10k / 1k time)", linearity, MAX_LINEARITY)
+    verdicts.check("ledger problems", len(problems), 0)
+    return verdicts.exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

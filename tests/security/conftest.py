@@ -1,0 +1,181 @@
+"""A floor with something for every privileged action, and a client for every role."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pytest
+from axes.models import AccessAttempt
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from tables import services as floor
+from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from wagering import partner_services, services, webhooks
+from wagering.api.throttling import PartnerRateThrottle
+from wagering.models import WebhookDelivery
+
+ANONYMOUS, PLAYER, PARTNER, OTHER_PARTNER = "anonymous", "player", "partner", "other partner"
+DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER = "dealer", "pit boss", "surveillance", "superuser"
+ROLES = (ANONYMOUS, PLAYER, PARTNER, OTHER_PARTNER, DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER)
+STAFF_ROLES = (DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER)
+GROUP_OF_ROLE = {DEALER_ROLE: DEALER, PIT_BOSS_ROLE: PIT_BOSS, SURVEILLANCE_ROLE: SURVEILLANCE}
+
+
+@dataclass
+class Floor:
+    """One of everything a privileged action acts on."""
+
+    users: dict
+    open_table: object
+    closed_table: object
+    staffed_dealer_table: object
+    unstaffed_dealer_table: object
+    live_coup: object
+    marker: object
+    partner: object
+    partner_player: object
+    api_key: object
+    other_api_key: object
+    endpoint: object
+    failed_delivery: object
+    sign_in_attempt: object
+
+
+def _user(username: str, role: str | None):
+    users = get_user_model().objects
+    if role == SUPERUSER:
+        return users.create_superuser(username=username, password=None)
+    user = users.create_user(username=username, password=None, is_staff=role in GROUP_OF_ROLE)
+    if role in GROUP_OF_ROLE:
+        user.groups.add(roles_ensure()[GROUP_OF_ROLE[role]])
+    return user
+
+
+def _partner(code: str):
+    partner = partner_services.partner_create(code=code, name=code.capitalize())
+    cache.delete(PartnerRateThrottle.cache_format % {"scope": PartnerRateThrottle.scope, "ident": partner.pk})
+    return partner, partner_services.partner_api_key_create(partner=partner, name="tests")
+
+
+@pytest.fixture
+def floor_state(db) -> Floor:
+    users = {role: _user(role.replace(" ", "-"), role) for role in (PLAYER, *STAFF_ROLES)}
+    boss = users[PIT_BOSS_ROLE]
+    services.wallet_deposit(user=users[PLAYER], amount=Decimal("500.00"), idempotency_key=uuid.uuid4().hex)
+
+    open_table = floor.table_open(table=floor.table_create(code="pb1", name="Punto 1", actor=boss), actor=boss)
+    floor.shoe_start(shoe=floor.shoe_prepare(table=open_table, actor=boss))
+    live_coup = floor.coup_open(table=open_table, actor=boss)
+    services.bet_batch_place(user=users[PLAYER], coup=live_coup, bets={"banker": "10.00"})
+    services.table_day_report_build(table_id=open_table.pk, day=timezone.now().date())
+    services.shoe_report_build(shoe_id=live_coup.shoe_id)
+    closed_table = floor.table_create(code="pb2", name="Punto 2", actor=boss)
+    staffed, unstaffed = (
+        floor.table_open(table=floor.table_create(code=code, name=code, actor=boss, dealing_mode="dealer"), actor=boss)
+        for code in ("d1", "d2")
+    )
+    floor.dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
+    marker = floor.limit_marker_grant(
+        table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
+    )
+
+    partner, issued = _partner("acme")
+    _, other_issued = _partner("globex")
+    partner_player, _ = partner_services.partner_player_create(partner=partner, external_id="p-1")
+    partner_services.partner_wallet_deposit(
+        partner=partner, player=partner_player, amount="100.00", idempotency_key=uuid.uuid4().hex
+    )
+    endpoint = webhooks.webhook_endpoint_create(partner=partner, url="https://hooks.acme.example/punto")
+    failed_delivery = WebhookDelivery.objects.create(
+        endpoint=endpoint,
+        event_id=uuid.uuid4(),
+        event_type=WebhookDelivery.EventType.choices[0][0],
+        coup=live_coup,
+        payload={},
+        status=WebhookDelivery.Status.FAILED,
+    )
+    sign_in_attempt = AccessAttempt.objects.create(
+        username="someone",
+        ip_address="203.0.113.1",
+        user_agent="",
+        get_data="",
+        post_data="",
+        http_accept="",
+        path_info="/accounts/login/",
+        failures_since_start=2,
+    )
+    return Floor(
+        users=users,
+        open_table=open_table,
+        closed_table=closed_table,
+        staffed_dealer_table=staffed,
+        unstaffed_dealer_table=unstaffed,
+        live_coup=live_coup,
+        marker=marker,
+        partner=partner,
+        partner_player=partner_player,
+        api_key=issued,
+        other_api_key=other_issued,
+        endpoint=endpoint,
+        failed_delivery=failed_delivery,
+        sign_in_attempt=sign_in_attempt,
+    )
+
+
+@pytest.fixture
+def client_as(floor_state):
+    """A client for a role: a session for the users, a Bearer key for the partners."""
+
+    def make(role: str) -> Client:
+        if role in (PARTNER, OTHER_PARTNER):
+            issued = floor_state.api_key if role == PARTNER else floor_state.other_api_key
+            return Client(HTTP_AUTHORIZATION=f"Bearer {issued.key}")
+        client = Client()
+        if role != ANONYMOUS:
+            client.force_login(floor_state.users[role])
+        return client
+
+    return make
+
+
+WATCHED_MODELS = (
+    "tables.Table",
+    "tables.BetLimit",
+    "tables.Shoe",
+    "tables.Coup",
+    "tables.DealtCard",
+    "tables.DealerSession",
+    "tables.PersonalLimitMarker",
+    "tables.AuditLog",
+    "wagering.Account",
+    "wagering.LedgerTransaction",
+    "wagering.LedgerEntry",
+    "wagering.Bet",
+    "wagering.TableDayReport",
+    "wagering.ShoeReport",
+    "wagering.Partner",
+    "wagering.PartnerApiKey",
+    "wagering.PartnerPlayer",
+    "wagering.WebhookEndpoint",
+    "wagering.WebhookDelivery",
+    "roadmaps.ShoeRoad",
+    "auth.User",
+    "auth.Group",
+    "axes.AccessAttempt",
+)
+
+
+def database_state() -> dict[str, list[tuple]]:
+    """Every row of every model a privileged action could change (sessions and sign-in logs aside)."""
+    state = {}
+    for label in WATCHED_MODELS:
+        model = apps.get_model(label)
+        fields = [field.attname for field in model._meta.concrete_fields if field.attname != "last_login"]
+        state[label] = list(model.objects.order_by("pk").values_list(*fields))
+    return state

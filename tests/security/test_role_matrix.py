@@ -1,0 +1,344 @@
+"""Every privileged action against every role: the expected answer, and nothing changed when refused.
+
+Roles: anonymous, a player, a partner's API key (and another partner's), dealer, pit boss,
+surveillance (read-only) and a superuser. Admin actions are listed from the admin classes
+themselves: a new action without an entry here fails ``test_every_admin_action_is_in_the_matrix``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from tests.security.conftest import (
+    DEALER_ROLE,
+    OTHER_PARTNER,
+    PARTNER,
+    PIT_BOSS_ROLE,
+    PLAYER,
+    ROLES,
+    STAFF_ROLES,
+    SUPERUSER,
+    SURVEILLANCE_ROLE,
+    Floor,
+    database_state,
+)
+
+pytestmark = pytest.mark.django_db
+
+FLOOR_BOSSES = frozenset({PIT_BOSS_ROLE, SUPERUSER})
+VIEWERS = frozenset({PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER})
+ROOT = frozenset({SUPERUSER})
+REASON = {"reason": "role matrix"}
+
+
+@dataclass(frozen=True)
+class AdminAction:
+    allowed: frozenset[str]
+    target: Callable[[Floor], object]  # the selected object
+    form: dict | None = None  # the confirmation page's form (None: the action has no confirmation)
+    changes: bool = True  # False: a read-only action (an export)
+
+
+ADMIN_ACTIONS = {
+    ("tables.table", "open_tables"): AdminAction(FLOOR_BOSSES, lambda f: f.closed_table, REASON),
+    ("tables.table", "close_tables"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, REASON),
+    ("tables.table", "order_no_bet_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, {"count": "1", **REASON}),
+    ("tables.table", "replace_cards"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, REASON),
+    ("tables.table", "log_dealer_in"): AdminAction(
+        FLOOR_BOSSES, lambda f: f.unstaffed_dealer_table, {"dealer": "dealer"}
+    ),
+    ("tables.table", "log_dealer_out"): AdminAction(FLOOR_BOSSES, lambda f: f.staffed_dealer_table, {}),
+    ("tables.coup", "void_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.live_coup, REASON),
+    ("tables.personallimitmarker", "revoke_markers"): AdminAction(FLOOR_BOSSES, lambda f: f.marker, REASON),
+    ("wagering.tabledayreport", "export_csv"): AdminAction(
+        VIEWERS, lambda f: f.open_table.day_reports.get(), changes=False
+    ),
+    ("wagering.tabledayreport", "rebuild"): AdminAction(ROOT, lambda f: f.open_table.day_reports.get()),
+    ("wagering.shoereport", "export_csv"): AdminAction(VIEWERS, lambda f: f.live_coup.shoe.report, changes=False),
+    ("wagering.shoereport", "rebuild"): AdminAction(ROOT, lambda f: f.live_coup.shoe.report),
+    ("wagering.partner", "api_key_create"): AdminAction(ROOT, lambda f: f.partner),
+    ("wagering.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
+    ("wagering.webhookendpoint", "disable"): AdminAction(ROOT, lambda f: f.endpoint),
+    ("wagering.webhookdelivery", "resend"): AdminAction(ROOT, lambda f: f.failed_delivery),
+}
+
+
+def admin_actions_declared() -> set[tuple[str, str]]:
+    return {
+        (model._meta.label_lower, action if isinstance(action, str) else action.__name__)
+        for model, model_admin in admin.site._registry.items()
+        for action in model_admin.actions or ()
+    }
+
+
+def test_every_admin_action_is_in_the_matrix():
+    assert admin_actions_declared() == set(ADMIN_ACTIONS)
+
+
+def refused_as(role: str, response, *, forbidden: tuple[str, ...] = STAFF_ROLES) -> None:
+    """Staff without the permission get 403; anyone else (partner keys included) the staff sign-in."""
+    if role in forbidden:
+        assert response.status_code == 403, (role, response.status_code)
+    else:
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/?next="), role
+
+
+def run_action(client, label: str, name: str, spec: AdminAction, floor_state: Floor):
+    target = spec.target(floor_state)
+    form = {
+        key: str(floor_state.users[value].pk) if key == "dealer" else value for key, value in (spec.form or {}).items()
+    }
+    data = {"action": name, "_selected_action": [target.pk], "index": "0"}
+    if spec.form is not None:
+        data.update({"confirmed": "yes", **form})
+    app_label, model_name = label.split(".")
+    return client.post(reverse(f"admin:{app_label}_{model_name}_changelist"), data)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("label", "name"), sorted(ADMIN_ACTIONS))
+def test_admin_actions(floor_state, client_as, label, name, role):
+    spec = ADMIN_ACTIONS[(label, name)]
+    before = database_state()
+    response = run_action(client_as(role), label, name, spec, floor_state)
+    if role not in spec.allowed:
+        refused_as(role, response)
+        assert database_state() == before
+        return
+    assert response.status_code in (200, 302), response.status_code
+    if spec.changes:
+        assert database_state() != before
+    else:
+        assert response["Content-Type"].startswith("text/csv")
+        assert database_state() == before
+
+
+# --- Admin pages: who views, adds, changes and deletes ----------------------------------------------
+
+FLOOR_VIEWERS = {
+    "tables.table": VIEWERS | {DEALER_ROLE},
+    "tables.coup": VIEWERS | {DEALER_ROLE},
+}
+ADDERS = {
+    "tables.table": ROOT,
+    "tables.personallimitmarker": FLOOR_BOSSES,
+    "wagering.partner": ROOT,
+    "auth.user": ROOT,
+    "auth.group": ROOT,
+}
+
+
+def viewers_of(label: str) -> frozenset[str]:
+    app_label = label.split(".")[0]
+    if label in FLOOR_VIEWERS:
+        return frozenset(FLOOR_VIEWERS[label])
+    return VIEWERS if app_label in ("tables", "wagering") else ROOT
+
+
+REGISTERED = sorted(model._meta.label_lower for model in admin.site._registry)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("label", REGISTERED)
+def test_admin_changelist_and_add_pages(floor_state, client_as, label, role):
+    app_label, model_name = label.split(".")
+    client = client_as(role)
+    changelist = client.get(reverse(f"admin:{app_label}_{model_name}_changelist"))
+    if role in viewers_of(label):
+        assert changelist.status_code == 200
+    else:
+        refused_as(role, changelist)
+    add = client.get(reverse(f"admin:{app_label}_{model_name}_add"))
+    if role in ADDERS.get(label, ()):
+        assert add.status_code == 200
+    else:
+        refused_as(role, add)
+
+
+SENSITIVE_OBJECTS = {
+    "tables.table": lambda f: f.open_table,
+    "tables.coup": lambda f: f.live_coup,
+    "tables.personallimitmarker": lambda f: f.marker,
+    "tables.auditlog": lambda f: f.open_table.audit_entries.first(),
+    "wagering.account": lambda f: f.users[PLAYER].wallet,
+    "wagering.bet": lambda f: f.live_coup.bets.get(),
+    "wagering.ledgertransaction": lambda f: f.users[PLAYER].wallet.entries.first().transaction,
+    "wagering.partner": lambda f: f.partner,
+    "wagering.partnerapikey": lambda f: f.api_key.api_key,
+    "auth.user": lambda f: f.users[PLAYER],
+}
+CHANGERS = {"tables.table": FLOOR_BOSSES, "wagering.partner": ROOT, "auth.user": ROOT}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("label", sorted(SENSITIVE_OBJECTS))
+def test_admin_change_and_delete_of_sensitive_objects(floor_state, client_as, label, role):
+    """Nobody deletes money or floor records (a superuser may delete a user); only the allowed change one."""
+    app_label, model_name = label.split(".")
+    obj = SENSITIVE_OBJECTS[label](floor_state)
+    client = client_as(role)
+    before = database_state()
+    change_url = reverse(f"admin:{app_label}_{model_name}_change", args=[obj.pk])
+    if role in CHANGERS.get(label, ()):
+        assert 'name="_save"' in client.get(change_url).content.decode()
+    elif role in viewers_of(label):  # the page, read-only; a post is refused
+        page = client.get(change_url)
+        assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+        assert client.post(change_url, {"name": "hacked", "reason": "x"}).status_code == 403
+    else:
+        refused_as(role, client.get(change_url))
+        refused_as(role, client.post(change_url, {"name": "hacked", "reason": "x"}))
+    assert database_state() == before
+
+    deleted = client.post(reverse(f"admin:{app_label}_{model_name}_delete", args=[obj.pk]), {"post": "yes"})
+    if role == SUPERUSER and label == "auth.user":  # the page says why not: the player's bets and ledger stay
+        assert deleted.status_code == 200 and "Cannot delete user" in deleted.content.decode()
+    else:
+        refused_as(role, deleted)
+    assert database_state() == before
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_moving_money_in_the_admin(floor_state, client_as, role):
+    wallet = floor_state.users[PLAYER].wallet
+    url = reverse("admin:wagering_account_move_money", args=[wallet.pk])
+    client = client_as(role)
+    before = database_state()
+    form = {"operation": "deposit", "amount": "50.00", "reason": "cage", "idempotency_key": "matrix-1"}
+    response = client.post(url, form)
+    if role == SUPERUSER:
+        assert response.status_code == 302 and database_state() != before
+        return
+    refused_as(role, response)
+    assert database_state() == before
+
+
+# --- The dealer console ------------------------------------------------------------------------------
+
+CONSOLE_STEPS = (
+    ("get", "tables", False),
+    ("get", "table", True),
+    ("post", "shoe_start", True),
+    ("post", "shoe_cut_card_out", True),
+    ("post", "shoe_finish", True),
+    ("post", "coup_open", True),
+    ("post", "coup_close_betting", True),
+    ("post", "coup_card", True),
+    ("post", "coup_resolve", True),
+)
+CONSOLE_USERS = frozenset({DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER})  # tables.deal (a superuser has every permission)
+
+
+def test_every_console_page_is_in_the_matrix():
+    from tables.console_urls import urlpatterns
+
+    assert {pattern.name for pattern in urlpatterns} == {name for _, name, _ in CONSOLE_STEPS}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(("method", "name", "per_table"), CONSOLE_STEPS)
+def test_dealer_console(floor_state, client_as, method, name, per_table, role):
+    url = reverse(f"console:{name}", kwargs={"code": floor_state.staffed_dealer_table.code} if per_table else {})
+    before = database_state()
+    response = getattr(client_as(role), method)(url, {"shuffle_method": "table"} if method == "post" else None)
+    if role in CONSOLE_USERS:  # the page, or the step carried out (or refused by the game) and back to the table
+        assert response.status_code == (200 if method == "get" else 302)
+        if method == "post":
+            assert response["Location"] == reverse("console:table", kwargs={"code": "d1"})
+        return
+    refused_as(role, response, forbidden=(PLAYER, *STAFF_ROLES))  # a signed-in player is not sent to sign in
+    assert database_state() == before
+
+
+# --- The partner API: keys only, and a partner's players are its own -----------------------------------
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    method: str
+    kwargs: dict
+    body: dict | None = None
+    players_own: bool = False  # about the partner's own player or webhook: another partner gets 404
+
+
+API_CALLS = {
+    "tables": ApiCall("get", {}),
+    "table": ApiCall("get", {"code": "pb1"}),
+    "shoe": ApiCall("get", {"code": "pb1", "number": 1}),
+    "players": ApiCall("post", {}, {"player_id": "p-2"}),
+    "player": ApiCall("get", {"player_id": "p-1"}, players_own=True),
+    "deposits": ApiCall("post", {"player_id": "p-1"}, {"amount": "10.00"}, players_own=True),
+    "withdrawals": ApiCall("post", {"player_id": "p-1"}, {"amount": "10.00"}, players_own=True),
+    "bets": ApiCall("post", {"player_id": "p-1"}, {"table": "pb1", "bets": {"player": "5.00"}}, players_own=True),
+    "player-rounds": ApiCall("get", {"player_id": "p-1"}, players_own=True),
+    "round": ApiCall("get", {"round_id": "live"}),
+    "webhooks": ApiCall("post", {}, {"url": "https://hooks.example.org/x"}),
+    "webhook": ApiCall("delete", {"webhook_id": "endpoint"}, players_own=True),
+}
+
+
+def test_every_api_endpoint_is_in_the_matrix():
+    from wagering.api.urls import v1
+
+    assert {pattern.name for pattern in v1} == set(API_CALLS)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(API_CALLS))
+def test_partner_api(floor_state, client_as, name, role):
+    call = API_CALLS[name]
+    ids = {"live": floor_state.live_coup.round_id, "endpoint": floor_state.endpoint.pk}
+    url = reverse(f"api:{name}", kwargs={key: ids.get(value, value) for key, value in call.kwargs.items()})
+    kwargs = {"HTTP_IDEMPOTENCY_KEY": f"matrix-{name}"}
+    if call.body is not None:
+        kwargs.update(data=json.dumps(call.body), content_type="application/json")
+    before = database_state()
+    response = getattr(client_as(role), call.method)(url, **kwargs)
+    if role == PARTNER or (role == OTHER_PARTNER and not call.players_own):
+        assert response.status_code < 300, response.content
+        if call.method != "get":
+            assert database_state() != before
+        return
+    expected = 404 if role == OTHER_PARTNER else 401  # a session, even a superuser's, is no API key
+    assert response.status_code == expected, (role, response.content)
+    assert response.json()["error"]["code"]
+    assert database_state() == before
+
+
+# --- The players' bet endpoints: signed-in players only; staff accounts do not bet --------------------
+
+BET_ENDPOINTS = ("bets", "bets_undo", "bets_remove", "bets_rebet", "history")
+
+
+def test_every_bet_endpoint_is_in_the_matrix():
+    from wagering.urls import urlpatterns
+
+    assert {pattern.name for pattern in urlpatterns} == set(BET_ENDPOINTS)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", BET_ENDPOINTS)
+def test_player_bet_endpoints(floor_state, client_as, name, role):
+    url = reverse(f"wagering:{name}", kwargs={"code": "pb1"})
+    client = client_as(role)
+    before = database_state()
+    if name == "history":
+        response = client.get(url)
+    else:
+        body = {"bets": {"banker": "50.00"}} if name == "bets" else {}
+        response = client.post(url, json.dumps(body), content_type="application/json")
+    if role == PLAYER:
+        assert response.status_code in (200, 409), response.content  # 409: e.g. no earlier bets to repeat
+        if response.status_code == 200 and name != "history":
+            assert database_state() != before
+        return
+    expected = 403 if role in STAFF_ROLES else 401  # an API key is no session
+    assert response.status_code == expected, (role, response.content)
+    assert response.json()["error"]["code"]
+    assert database_state() == before

@@ -1,0 +1,57 @@
+"""``settlement_check``, the after-faults audit: silent on a sound floor, and it names what is wrong."""
+
+import pytest
+
+from tables.models import Coup, DealtCard
+from tests.factories import CoupFactory, coup_resolve
+from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
+from wagering import services
+from wagering.models import Account, Bet
+from wagering.selectors import settlement_check
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def settled_coup():
+    coup = CoupFactory()
+    bettor(coup, {"player": "100"})
+    bettor(coup, {"banker": "50", "tie": "5"})
+    coup_resolve(coup, PLAYER_NATURAL_9)
+    services.coup_settle(coup_id=coup.pk)
+    return coup
+
+
+def test_a_settled_floor_has_no_problem(settled_coup):
+    check = settlement_check()
+    assert check.problems == []
+    assert check.coups == {Coup.State.SETTLED: 1}
+    assert check.bets == {Bet.State.SETTLED: 3}
+
+
+def test_a_coup_awaiting_settlement_is_a_problem_only_when_all_should_be_finished(settled_coup):
+    coup = CoupFactory(table=settled_coup.table)
+    bettor(coup, {"player": "10"})
+    coup_resolve(coup, PLAYER_NATURAL_9)
+    assert settlement_check(finished=False).problems == []
+    assert settlement_check().problems == [f"coups neither settled nor void: {settlement_check().coups}"]
+
+
+def test_an_open_bet_on_a_settled_coup_is_named(settled_coup):
+    bet = Bet.objects.filter(coup=settled_coup).first()
+    bet.settlement.delete()
+    Bet.objects.filter(pk=bet.pk).update(state=Bet.State.ACCEPTED)
+    assert f"bet {bet.pk}: still open on a settled coup" in settlement_check().problems
+
+
+def test_cards_out_of_order_are_named(settled_coup):
+    card = DealtCard.objects.filter(coup=settled_coup).order_by("position").first()
+    DealtCard.objects.filter(pk=card.pk).update(position=9)
+    assert f"coup {settled_coup.pk}: cards out of order" in settlement_check().problems
+
+
+def test_a_wallet_that_does_not_add_up_is_named(settled_coup):
+    wallet = Account.objects.filter(kind=Account.Kind.PLAYER).first()
+    Account.objects.filter(pk=wallet.pk).update(balance=wallet.balance + 1)
+    (problem,) = settlement_check().problems
+    assert problem.startswith(f"wallet of user {wallet.user_id}: {wallet.balance + 1}, expected {wallet.balance}")
