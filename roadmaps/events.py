@@ -9,16 +9,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import threading
 from collections import defaultdict
 from collections.abc import Mapping
 
 from asgiref.sync import async_to_sync
-from channels.layers import BaseChannelLayer, get_channel_layer
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import transaction
 
 EVENT_VERSION = 1
 CONCURRENT_SENDS = 32
+PUBLISH_TIMEOUT_SECONDS = 5.0
+_publisher: tuple[int, asyncio.AbstractEventLoop] | None = None  # (process id, its loop)
+_publisher_lock = threading.Lock()
 logger = logging.getLogger(__name__)
 
 
@@ -37,19 +42,37 @@ def live_message(event: dict) -> dict:
 
 
 def _send_on_commit(messages: list[tuple[str, dict]]) -> None:
-    """Send each (group, event) once the transaction commits: one callback and one event loop for all."""
-    json.dumps([event for _, event in messages])  # fail now, inside the service, on a payload Redis could not carry
+    """Send each (group, event) once the transaction commits: one callback for all of them."""
+    # Serialised now, once: a payload Redis could not carry fails inside the service.
+    prepared = [(group, live_message(event)) for group, event in messages]
 
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
             return
         try:
-            async_to_sync(_group_send_all)(layer, messages)
+            if isinstance(layer, InMemoryChannelLayer):  # the embedded default: the consumers' own loop
+                async_to_sync(_group_send_all)(layer, prepared)
+            else:
+                sending = asyncio.run_coroutine_threadsafe(_group_send_all(layer, prepared), _publisher_loop())
+                sending.result(timeout=PUBLISH_TIMEOUT_SECONDS)
         except Exception:  # the database is the truth: a lost push is caught up from the snapshot
-            logger.exception("%d live events not sent", len(messages))
+            logger.exception("%d live events not sent", len(prepared))
 
     transaction.on_commit(send)
+
+
+def _publisher_loop() -> asyncio.AbstractEventLoop:
+    """The process's event loop for publishing, in a daemon thread kept for the process's life, so the
+    channel layer keeps its Redis connection open across commits instead of a new loop and connection
+    for each. A forked child (Celery's pool) starts its own."""
+    global _publisher
+    with _publisher_lock:
+        if _publisher is None or _publisher[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="live-events", daemon=True).start()
+            _publisher = (os.getpid(), loop)
+        return _publisher[1]
 
 
 async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> None:
@@ -57,14 +80,14 @@ async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, dic
     slots = asyncio.Semaphore(CONCURRENT_SENDS)
     messages = await _to_groups_with_members(layer, messages)
 
-    async def group_send(group: str, event: dict) -> None:
+    async def group_send(group: str, message: dict) -> None:
         async with slots:
             try:
-                await layer.group_send(group, live_message(event))
+                await layer.group_send(group, message)
             except Exception:
-                logger.exception("live event %s to %s not sent", event["type"], group)
+                logger.exception("live event to %s not sent", group)
 
-    await asyncio.gather(*(group_send(group, event) for group, event in messages))
+    await asyncio.gather(*(group_send(group, message) for group, message in messages))
 
 
 async def _to_groups_with_members(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
