@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from casino.asgi import application
+from roadmaps import events
 from roadmaps.events import table_event_send
 from tables import services
 
@@ -81,4 +82,28 @@ async def test_only_events_on_the_same_redis_database_reach_the_sockets(table):
     await asyncio.to_thread(publish_from_another_process, settings.REDIS_URL, table.code, "this deployment")
     event = await ws.receive_json_from(timeout=10)
     assert (event["type"], event["data"]["text"]) == ("chat", "this deployment")
+    await ws.disconnect()
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (the channels_redis layer)")
+async def test_a_process_publishes_every_commit_through_one_loop_and_connection(table, monkeypatch):
+    """A table loop or a Celery worker has no event loop of its own: its commits share one publisher
+    loop (and so one Redis connection) for the process's life, and a forked child starts its own."""
+    ws = await connected(table.code)
+
+    @database_sync_to_async
+    def commit(text: str) -> None:
+        with transaction.atomic():
+            table_event_send(table_code=table.code, event_type="chat", data={"user": "dealer", "text": text})
+
+    loops = []
+    for text in ("first", "second"):
+        await commit(text)
+        assert (await ws.receive_json_from(timeout=10))["data"]["text"] == text
+        loops.append(events._publisher_loop())
+    assert loops[0] is loops[1] and loops[0].is_running()
+    monkeypatch.setattr(events, "_publisher", events._publisher)  # the process's own, back after the test
+    monkeypatch.setattr(events.os, "getpid", lambda: -1)  # as in a forked child
+    assert events._publisher_loop() is not loops[0]
     await ws.disconnect()
