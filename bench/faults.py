@@ -132,8 +132,7 @@ def main() -> int:
     exit_codes = {name: process.stop() for name, process in processes.items()}
 
     check, ledger = settlement_check(), ledger_check()
-    problems = check.problems + [f"unbalanced ledger transaction {pk}" for pk in ledger.unbalanced]
-    problems += [f"account {pk}: balance is not the sum of its entries" for pk in ledger.mismatched_accounts]
+    problems = check.problems + ledger.problems
     problems += [f"{name} exited with {code}" for name, code in exit_codes.items() if code != 0]
     print(f"kills: table loop {kills['loop']}, celery worker {kills['worker']}")
     print(f"coups: {dict(sorted(check.coups.items()))}")

@@ -6,7 +6,8 @@ taking bets for the whole run, and funds 64 players: half a partner's (``POST /a
 Bearer key and Idempotency-Key), half signed-in UI players (``POST /tables/<code>/bets/``, session
 cookie and CSRF token). It measures ``pgbench -N`` (the built-in simple-update script) on the same
 server, starts the web process exactly as the ``Procfile`` does, drives 64 clients (one wrk thread
-each) for 30 s, then checks the ledger.
+each) for 30 s, then checks the ledger. For scale it also prints what the same server answers with no
+work at all (``GET /healthz``, one ``SELECT 1``) to the same 64 clients: the ceiling of Django's stack here.
 
 Targets (issue 8): placements per second >= 25% of pgbench's TPS, p99 latency <= 150 ms, no error
 but limit refusals, and every ledger check balanced. Exits 1 on a miss.
@@ -36,7 +37,7 @@ from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, 
 
 NAME, REDIS_DB = "punto_bench_placement", 5
 PGBENCH_DATABASE = "punto_bench_pgbench"
-TABLES, CLIENTS, SECONDS, WARM_UP_SECONDS = 8, 64, 30, 3
+TABLES, CLIENTS, SECONDS, WARM_UP_SECONDS, CEILING_SECONDS = 8, 64, 30, 3, 10
 STAKE, FUNDS, LIMIT = "1.00", "1000000.00", "100000.00"
 TARGET_RATIO, TARGET_P99_MS = 0.25, 150
 # Refusals by a limit are the one error allowed: the player asked for more than the table takes.
@@ -236,43 +237,24 @@ def wrk_run(wrk: str, url: str, clients_file: Path, *, seconds: int, tag: str) -
     return json.loads(line.removeprefix("RESULT "))
 
 
+def wrk_requests_per_second(wrk: str, url: str, *, seconds: int) -> float:
+    """Plain GETs of ``url`` by the same 64 clients: what the web stack answers when there is no work."""
+    options = ["-t", str(CLIENTS), "-c", str(CLIENTS), "-d", f"{seconds}s", "--timeout", "10s"]
+    run = subprocess.run([wrk, *options, url], check=True, capture_output=True, text=True)
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", run.stdout).group(1))
+
+
 # --- The ledger ----------------------------------------------------------------------------------
 
 
 def ledger_problems() -> list[str]:
-    """Every transaction balanced; every account's balance the sum of its entries and its last
-    entry's balance_after; each table's bets-in-play account holding exactly its accepted stakes."""
-    from django.db.models import OuterRef, Subquery, Sum
-
-    from wagering.models import Account, Bet, LedgerEntry, money
-    from wagering.selectors import ledger_check
+    """What ``ledger_check`` and ``settlement_check`` (the coups still taking bets) find wrong: the ledger's
+    invariants, each wallet from its deposits and bets, each table's bets in play = its accepted stakes."""
+    from wagering.selectors import ledger_check, settlement_check
 
     check = ledger_check()
-    problems = [f"unbalanced transactions {check.unbalanced[:10]}"] if check.unbalanced else []
-    if check.mismatched_accounts:
-        problems.append(f"accounts not the sum of their entries {check.mismatched_accounts[:10]}")
-    last = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("-pk").values("balance_after")[:1]
-    stale = [
-        account.pk
-        for account in Account.objects.annotate(last_after=Subquery(last)).filter(entries__isnull=False).distinct()
-        if account.balance != account.last_after
-    ]
-    if stale:
-        problems.append(f"accounts whose balance is not their last entry's balance_after {stale[:10]}")
-    in_play = dict(Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "balance"))
-    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id").annotate(total=Sum("stake"))
-    staked = dict(accepted.order_by())
-    for table_id in sorted(set(in_play) | set(staked), key=str):
-        if money(in_play.get(table_id)) != money(staked.get(table_id)):
-            problems.append(
-                f"table {table_id}: bets in play {in_play.get(table_id)}, accepted stakes {staked.get(table_id)}"
-            )
-    print(
-        f"ledger: {check.transactions} transactions, {check.entries} entries, "
-        f"bets in play {money(sum(in_play.values()))} on {len(in_play)} accounts, "
-        f"accepted stakes {money(sum(staked.values()))}"
-    )
-    return problems
+    print(f"ledger: {check.transactions} transactions, {check.entries} entries")
+    return check.problems + settlement_check(finished=False).problems
 
 
 # --- The run -------------------------------------------------------------------------------------
@@ -311,6 +293,7 @@ def main() -> int:
             cpu_before = cpu_seconds(web), cpu_seconds(backends)
             result = wrk_run(wrk, url, clients_file, seconds=seconds, tag="run")
             cpu_used = cpu_seconds(web) - cpu_before[0], cpu_seconds(backends) - cpu_before[1]
+            ceiling = wrk_requests_per_second(wrk, f"{url}/healthz", seconds=CEILING_SECONDS)
 
     statuses = result["statuses"]
     elapsed = result["duration_us"] / 1e6
@@ -326,6 +309,10 @@ def main() -> int:
         f"max {result['max_us'] / 1e3:.1f} ms"
     )
     print(f"limit refusals: {refused or 'none'}; errors: {errors or 'none'}")
+    print(
+        f"the web stack's ceiling, GET /healthz (one SELECT 1) on the same server: {ceiling:.0f} requests/s "
+        f"({ceiling / tps:.3f} of pgbench's TPS)"
+    )
     print(
         f"CPU per placement: web server {cpu_used[0] / max(placed, 1) * 1e3:.1f} ms, "
         f"PostgreSQL backends {cpu_used[1] / max(placed, 1) * 1e3:.1f} ms "

@@ -31,15 +31,6 @@ MAIN_STAKE, SIDE_STAKE = Decimal("10.00"), Decimal("1.00")
 SIDE_BETS = ("tie", "player_pair", "banker_pair")
 CARDS = ("TS 6H 2D KC 2S", "9S 2H KD 3C", "8S 8H 8D 8C")  # banker wins with 6, player natural, tie with pairs
 
-ENTRY_CHAIN_BROKEN = """
-SELECT count(*) FROM (
-    SELECT amount, balance_before, balance_after,
-           lag(balance_after) OVER (PARTITION BY account_id ORDER BY id) AS previous_after
-    FROM wagering_ledgerentry
-) entries
-WHERE balance_after <> balance_before + amount OR balance_before <> coalesce(previous_after, 0)
-"""
-
 
 def players_create(count: int) -> list[int]:
     """``count`` players with funded wallets, funded by balanced deposits from the operator's float."""
@@ -220,23 +211,12 @@ def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, flo
 
 def ledger_problems() -> list[str]:
     """What is wrong with the ledger and the bets after the runs (nothing, when settlement is right)."""
-    from django.db import connection
     from django.db.models import Count, Sum
 
     from wagering.models import Bet, BetSettlement, LedgerEntry, LedgerTransaction
     from wagering.selectors import ledger_check
 
-    problems = []
-    check = ledger_check()
-    if check.unbalanced:
-        problems.append(f"unbalanced transactions: {check.unbalanced[:10]}")
-    if check.mismatched_accounts:
-        problems.append(f"balances that are not the sum of their entries: {check.mismatched_accounts[:10]}")
-    with connection.cursor() as cursor:
-        cursor.execute(ENTRY_CHAIN_BROKEN)
-        broken = cursor.fetchone()[0]
-    if broken:
-        problems.append(f"{broken} entries whose balance before/after does not follow the account's previous entry")
+    problems = ledger_check().problems
     unsettled = Bet.objects.exclude(state=Bet.State.SETTLED).count()
     settled = BetSettlement.objects.count()
     if unsettled or settled != Bet.objects.count():

@@ -62,6 +62,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "casino.urls"
 ASGI_APPLICATION = "casino.asgi.application"
+# Threads per web process running Django's synchronous HTTP handling (casino.http); each may hold
+# one pooled database connection while it serves a request.
+WEB_THREADS = env.int("WEB_THREADS", default=4)
 WSGI_APPLICATION = None
 
 TEMPLATES = [
@@ -130,7 +133,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # timeout, then is delivered again. It must exceed the longest countdown (webhook retries: 37.5 min), or
 # waiting tasks are delivered twice; a resolved coup left unsettled meanwhile is re-sent by the table loop
 # after 30 s (tables.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60 * 60)}
+# A task taken by a worker that died whole goes back to the queue once unacknowledged for the visibility
+# timeout: kombu looks for such tasks every 10 s (its default since 5.7 would be only every 10th look).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60 * 60),
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

@@ -9,12 +9,23 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from tables.game import rules as game_rules
-from tables.models import HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table
+from tables.models import AMOUNT_TEXT, HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table
 from tables.services import RULE_FIELDS
 
 POSITIVE_AMOUNT = {"min_value": Decimal("0.01"), "max_digits": 14, "decimal_places": 2}
 REASON_HELP = "Required; recorded in the audit log."
 RULES_TAKE_EFFECT = "Changes take effect at the next coup: a coup in progress keeps the rules it opened with."
+
+
+class AmountField(forms.DecimalField):
+    """An amount written in ASCII digits (``AMOUNT_TEXT``): DecimalField alone takes "1_000", "1e3", "١٠٠"."""
+
+    default_error_messages = {"not_digits": "Write the amount in digits, e.g. 25.50."}
+
+    def to_python(self, value: object) -> Decimal | None:
+        if isinstance(value, str) and value.strip() and not AMOUNT_TEXT.fullmatch(value.strip()):
+            raise forms.ValidationError(self.error_messages["not_digits"], code="not_digits")
+        return super().to_python(value)
 
 
 class ReasonForm(forms.Form):
@@ -49,7 +60,7 @@ class TableCreateForm(forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         required=False,
     )
-    max_differential = forms.DecimalField(**POSITIVE_AMOUNT)
+    max_differential = AmountField(**POSITIVE_AMOUNT)
 
     class Meta:
         model = Table
@@ -76,9 +87,9 @@ class TableRulesForm(TableCreateForm):
 
 
 class BetLimitForm(forms.ModelForm):
-    minimum = forms.DecimalField(**POSITIVE_AMOUNT)
-    maximum = forms.DecimalField(**POSITIVE_AMOUNT)
-    table_maximum = forms.DecimalField(required=False, help_text="for the whole table", **POSITIVE_AMOUNT)
+    minimum = AmountField(**POSITIVE_AMOUNT)
+    maximum = AmountField(**POSITIVE_AMOUNT)
+    table_maximum = AmountField(required=False, help_text="for the whole table", **POSITIVE_AMOUNT)
 
     class Meta:
         model = BetLimit
@@ -96,8 +107,8 @@ class LimitMarkerGrantForm(forms.ModelForm):
     player = forms.ModelChoiceField(
         queryset=get_user_model()._default_manager.filter(is_active=True, is_staff=False),
     )
-    minimum = forms.DecimalField(**POSITIVE_AMOUNT)
-    maximum = forms.DecimalField(**POSITIVE_AMOUNT)
+    minimum = AmountField(**POSITIVE_AMOUNT)
+    maximum = AmountField(**POSITIVE_AMOUNT)
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text=REASON_HELP)
 
     class Meta:

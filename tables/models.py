@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from decimal import Decimal
 
@@ -21,6 +22,8 @@ CUT_CARD_RULES = [
 ]
 
 MONEY = {"max_digits": 14, "decimal_places": 2}
+# An amount as text: ASCII digits only; Decimal() would also take "1_000", "1e3", "NaN" and other scripts' digits.
+AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")
 HAND_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker")]
 WINNER_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker"), (TIE, "Tie")]
 BET_TYPE_CHOICES = [(bet, bet.replace("_", " ").capitalize()) for bet in game_rules.MAIN_BETS + game_rules.SIDE_BETS]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import uuid
-from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -18,6 +17,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from tables.admin import ActionsCheckedAdmin
+from tables.forms import AmountField
 from tables.models import MONEY
 from wagering import partner_services, services, webhooks
 from wagering.errors import WageringError
@@ -81,16 +81,10 @@ class MoneyMoveForm(forms.Form):
     operation = forms.ChoiceField(
         choices=[(LedgerTransaction.Kind.DEPOSIT, "Deposit"), (LedgerTransaction.Kind.WITHDRAWAL, "Withdraw")]
     )
-    amount = forms.DecimalField(**MONEY, min_value=CENT)
+    amount = AmountField(**MONEY, min_value=CENT)
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
     # A new key with every form: submitting the same form twice moves the money once.
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=services.MAX_IDEMPOTENCY_KEY)
-
-    def clean_amount(self) -> Decimal:
-        """Digits only: the DecimalField alone would take "1_000" or other scripts' digits."""
-        if not services.AMOUNT_TEXT.fullmatch(self.data.get("amount", "").strip()):
-            raise forms.ValidationError("Write the amount in digits, e.g. 25.50.")
-        return self.cleaned_data["amount"]
 
 
 @admin.register(Account)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# The answer to a request whose database did not answer (its transaction rolled back), as 503 to clients.
+DATABASE_UNAVAILABLE_CODE = "database_unavailable"
+DATABASE_UNAVAILABLE_MESSAGE = "the database did not answer: nothing was changed, try again"
+
 
 class WageringError(Exception):
     def __init__(self, code: str, message: str, details: dict[str, str] | None = None) -> None:

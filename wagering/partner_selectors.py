@@ -11,6 +11,8 @@ from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from django.db.models import Prefetch, QuerySet
 
@@ -40,6 +42,9 @@ from wagering.models import (
 )
 from wagering.partners import api_key_parse, api_key_secret_hash
 from wagering.selectors import wallet_balance
+
+if TYPE_CHECKING:
+    from wagering.services import PlacedBatch
 
 RTP_PLACES = Decimal("0.00000001")
 TABLE_CLOSED, TABLE_OPEN = "closed", "open"  # the table's state between coups
@@ -88,14 +93,24 @@ def bet_batch_record(*, ledger_transaction: LedgerTransaction, player: PartnerPl
     """A batch of bets as it was placed (by its placement): the bets, their total, the balance just after."""
     batch = BetBatch.objects.select_related("coup__table").get(placement=ledger_transaction)
     wallet_leg = ledger_transaction.entries.get(account__user=player.user)
+    return _bet_batch_record(batch=batch, bets=list(batch.bets.order_by("pk")), player=player, leg=wallet_leg)
+
+
+def placed_batch_record(*, placed: PlacedBatch, player: PartnerPlayer) -> dict:
+    """``bet_batch_record`` of a placement just made, from what the service answered (no reads)."""
+    leg = LedgerEntry(amount=-sum(bet.stake for bet in placed.bets), balance_after=placed.balance)
+    return _bet_batch_record(batch=placed.batch, bets=sorted(placed.bets, key=attrgetter("pk")), player=player, leg=leg)
+
+
+def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, leg: LedgerEntry) -> dict:
     return {
         "batch_id": batch.pk,
         "round_id": batch.coup.round_id,
         "table": batch.coup.table.code,
         "player_id": player.external_id,
-        "bets": list(batch.bets.order_by("pk")),
-        "total": -wallet_leg.amount,
-        "balance": wallet_leg.balance_after,
+        "bets": bets,
+        "total": -leg.amount,
+        "balance": leg.balance_after,
         "placed_at": batch.created_at,
     }
 

@@ -10,7 +10,7 @@ key with another request is an ``IdempotencyConflict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
@@ -40,7 +40,15 @@ from wagering.partners import (
     player_id_valid,
     player_username,
 )
-from wagering.services import MAX_AMOUNT, _amount, _ledger_post, _wallet_event, _wallet_for_transfer, bet_batch_place
+from wagering.services import (
+    MAX_AMOUNT,
+    PlacedBatch,
+    _amount,
+    _ledger_post,
+    _wallet_event,
+    _wallet_for_transfer,
+    bet_batch_place,
+)
 
 User = AbstractBaseUser
 PARTNER_EDITABLE_FIELDS = ("name", "is_active", "rate_limit")
@@ -58,6 +66,7 @@ class PartnerRequestResult:
 
     transaction: LedgerTransaction
     replayed: bool
+    placed: PlacedBatch | None = None  # a placement just made, as the service left it (not on a replay)
 
 
 # --- Partners and their keys ---------------------------------------------------------------------
@@ -302,6 +311,8 @@ def partner_bet_batch_place(
         "bets": stakes,
     }
 
+    placed: list[PlacedBatch] = []
+
     def place() -> LedgerTransaction:
         coup = table_live_coup(table=table)
         if coup is None:
@@ -314,9 +325,11 @@ def partner_bet_batch_place(
                 f"round {round_id} is not the coup in play at table {table.code}: {coup.round_id} is",
                 {"round_id": round_id, "current_round_id": coup.round_id},
             )
-        return bet_batch_place(user=player.user, coup=coup, bets=stakes).placement
+        placed.append(bet_batch_place(user=player.user, coup=coup, bets=stakes))
+        return placed[0].batch.placement
 
-    return _idempotent(partner=partner, key=idempotency_key, request=request, perform=place)
+    result = _idempotent(partner=partner, key=idempotency_key, request=request, perform=place)
+    return replace(result, placed=placed[0]) if placed else result
 
 
 # --- Idempotency ---------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, DecimalField, F, Max, Min, Q, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, Window
+from django.db.models.functions import Coalesce, Lag
 
 from tables.game.coup import BANKER, PLAYER
 from tables.models import MONEY, Coup, DealtCard, PersonalLimitMarker, Table
@@ -183,30 +183,62 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
 
 @dataclass(frozen=True)
 class LedgerCheck:
+    """The ledger's counts, and the ids of the transactions, accounts or entries breaking its invariants."""
+
     transactions: int
     entries: int
     unbalanced: list[int]
     mismatched_accounts: list[int]
+    stale_accounts: list[int]
+    broken_chains: list[int]
+
+    @property
+    def problems(self) -> list[str]:
+        """Each kind of problem found, in words, with the first ten ids."""
+        found = {
+            "transactions whose legs do not sum to zero": self.unbalanced,
+            "accounts whose balance is not the sum of their entries": self.mismatched_accounts,
+            "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
+            "entries that do not follow their account's previous entry": self.broken_chains,
+        }
+        return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
 
     @property
     def ok(self) -> bool:
-        return not self.unbalanced and not self.mismatched_accounts
+        return not self.problems
 
 
 def ledger_check() -> LedgerCheck:
-    """Every transaction's legs sum to zero; every account's balance is the sum of its legs."""
+    """Every transaction's legs sum to zero; every account's balance is the sum of its legs and its last
+    leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's ``balance_after``
+    (0 for the first) and its ``balance_after`` that plus its amount."""
     money_field = DecimalField(**MONEY)
     sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
-    unbalanced = sums.filter(Q(total__gt=HALF_CENT) | Q(total__lt=-HALF_CENT)).values_list("transaction_id", flat=True)
+    unbalanced = sums.filter(_beyond_a_cent("total")).values_list("transaction_id", flat=True)
     drift = Account.objects.annotate(
         drift=F("balance") - Coalesce(Sum("entries__amount"), Value(ZERO), output_field=money_field)
-    ).filter(Q(drift__gt=HALF_CENT) | Q(drift__lt=-HALF_CENT))
+    ).filter(_beyond_a_cent("drift"))
+    last_after = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("-pk").values("balance_after")[:1]
+    stale = Account.objects.annotate(gap=F("balance") - Subquery(last_after)).filter(_beyond_a_cent("gap"))
+    previous_after = Window(Lag("balance_after"), partition_by=F("account_id"), order_by=F("pk").asc())
+    chain = LedgerEntry.objects.annotate(
+        gap_before=F("balance_before") - Coalesce(previous_after, Value(ZERO), output_field=money_field),
+        gap_after=F("balance_after") - F("balance_before") - F("amount"),
+    ).order_by()
+    broken = chain.filter(_beyond_a_cent("gap_before") | _beyond_a_cent("gap_after"))
     return LedgerCheck(
         transactions=LedgerTransaction.objects.count(),
         entries=LedgerEntry.objects.count(),
         unbalanced=sorted(unbalanced),
         mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
+        stale_accounts=sorted(stale.values_list("pk", flat=True)),
+        broken_chains=sorted(broken.values_list("pk", flat=True)),
     )
+
+
+def _beyond_a_cent(name: str) -> Q:
+    """The difference ``name`` is further from zero than rounding explains."""
+    return Q(**{f"{name}__gt": HALF_CENT}) | Q(**{f"{name}__lt": -HALF_CENT})
 
 
 @dataclass(frozen=True)
@@ -218,13 +250,14 @@ class SettlementCheck:
 
 def settlement_check(*, finished: bool = True) -> SettlementCheck:
     """After faults: each coup's cards dealt once and in order, each bet closed once by its coup's one
-    settlement or refund, each wallet = deposits - withdrawals - stakes + returns. ``finished``: every
-    coup must also be settled or void (none left open or awaiting settlement)."""
+    settlement or refund, each wallet = deposits - withdrawals - stakes + returns, each table's bets in
+    play = its accepted stakes. ``finished``: every coup must also be settled or void (none left open or
+    awaiting settlement)."""
     coups = dict(Coup.objects.values_list("state").annotate(n=Count("pk")).order_by())
     problems = []
     if finished and set(coups) - {Coup.State.SETTLED, Coup.State.VOID}:
         problems.append(f"coups neither settled nor void: {coups}")
-    problems += _card_problems() + _bet_problems() + _wallet_problems()
+    problems += _card_problems() + _bet_problems() + _wallet_problems() + _bets_in_play_problems()
     bets = dict(Bet.objects.values_list("state").annotate(n=Count("pk")).order_by())
     return SettlementCheck(coups=coups, bets=bets, problems=problems)
 
@@ -274,4 +307,16 @@ def _wallet_problems() -> list[str]:
         f"wallet of user {user_id}: {balance}, expected {money(expected[user_id])}"
         for user_id, balance in wallets
         if abs(balance - expected[user_id]) > HALF_CENT
+    ]
+
+
+def _bets_in_play_problems() -> list[str]:
+    """Each table's bets-in-play account holds exactly the stakes of the table's accepted bets."""
+    in_play = dict(Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "balance"))
+    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id").annotate(total=Sum("stake"))
+    staked = {table_id: money(total) for table_id, total in accepted.order_by()}
+    return [
+        f"table {table_id}: bets in play {in_play.get(table_id, ZERO)}, accepted stakes {staked.get(table_id, ZERO)}"
+        for table_id in sorted(in_play.keys() | staked.keys(), key=str)
+        if in_play.get(table_id, ZERO) != staked.get(table_id, ZERO)
     ]

@@ -9,9 +9,10 @@ negative wallet. Amounts are ``Decimal`` to the cent, never floats.
 
 from __future__ import annotations
 
-import re
+import json
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from functools import reduce
@@ -27,7 +28,7 @@ from roadmaps.events import table_event_send, user_event_send, user_events_send
 from tables.audit import audit_record
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
 from tables.game.rules import MAIN_BETS, SIDE_BETS
-from tables.models import Coup, PersonalLimitMarker, Shoe
+from tables.models import AMOUNT_TEXT, Coup, PersonalLimitMarker, Shoe
 from tables.selectors import rules_from_snapshot
 from wagering.errors import BetRejected, IdempotencyConflict, SettlementRefused, WageringError, WalletRejected
 from wagering.models import (
@@ -51,14 +52,13 @@ from wagering.selectors import (
     coup_limits,
     coup_max_differential,
     personal_limit_marker,
+    wallet_balance,
 )
 from wagering.webhooks import SETTLEMENT as SETTLEMENT_EVENT
 from wagering.webhooks import webhook_events_enqueue
 
 User = AbstractBaseUser
 MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
-# An amount as text: ASCII digits only; Decimal() would also take "1_000", "1e3", "NaN" and other scripts' digits.
-AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")
 MAX_IDEMPOTENCY_KEY = 100
 SETTLEMENT = "settlement"
 CASHIER = "cashier"
@@ -300,7 +300,7 @@ def _idempotent_replay(*, key: str, request: dict) -> LedgerTransaction:
 # --- Placing and cancelling bets ---------------------------------------------------------------
 
 
-def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> BetBatch:
+def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> PlacedBatch:
     """Confirm a batch of bets (bet type -> stake) on the coup: all accepted, or none (``BetRejected``)."""
     if not bets:
         raise BetRejected("empty_batch", "there are no bets to confirm")
@@ -309,10 +309,10 @@ def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int 
         if bet_type not in MAIN_BETS + SIDE_BETS:
             raise BetRejected("unknown_bet_type", f"there is no bet {bet_type!r}", {"bet_type": str(bet_type)})
         stakes[bet_type] = _amount(stake, error=BetRejected, what=f"the {_label(bet_type)} stake")
-    return _batch_place(user=user, coup_id=coup.pk, stakes=stakes, action="bet_batch_placed")
+    return _batch_place(user=user, coup=coup, stakes=stakes, action="bet_batch_placed")
 
 
-def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> BetBatch:
+def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> PlacedBatch:
     """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
     if type(multiplier) is not int or multiplier not in REBET_MULTIPLIERS:
         raise BetRejected(
@@ -325,12 +325,24 @@ def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> BetBatch:
         raise BetRejected("no_previous_bets", "there are no earlier bets at this table to repeat")
     rows = previous.filter(coup_id=last_coup_id).values("bet_type").annotate(total=Sum("stake")).order_by()
     stakes = {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
-    return _batch_place(user=user, coup_id=coup.pk, stakes=stakes, action=f"bet_rebet_x{multiplier}")
+    return _batch_place(user=user, coup=coup, stakes=stakes, action=f"bet_rebet_x{multiplier}")
+
+
+@dataclass(frozen=True)
+class PlacedBatch:
+    """A confirmed batch as the placement left it, so that callers answer without reading it back."""
+
+    batch: BetBatch
+    bets: list[Bet]
+    balance: Decimal  # the wallet's, just after
+    own_totals: dict[str, Decimal]  # the player's stakes on the coup by bet type, this batch included
 
 
 @transaction.atomic
-def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action: str) -> BetBatch:
-    coup = _coup_locked(coup_id)
+def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: str) -> PlacedBatch:
+    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
+    marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
+    coup = _coup_locked(coup.pk)
     _betting_open_check(coup)
     limits = coup_limits(coup=coup)
     for bet_type in stakes:
@@ -350,7 +362,6 @@ def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action
             f"on Player and {own_after[BANKER]} on Banker",
             {"player": str(own_after[PLAYER]), "banker": str(own_after[BANKER])},
         )
-    marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     for bet_type in stakes:
         _bet_limits_check(
             bet_type=bet_type,
@@ -360,14 +371,32 @@ def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action
             table=(table_before.get(bet_type, ZERO), table_after[bet_type]),
         )
     _differential_check(coup=coup, before=table_before, after=table_after)
-    wallet = _wallet_locked(user)
-    balance, total = (wallet.balance if wallet else ZERO), money(sum(stakes.values()))
-    if total > balance:
+    total = money(sum(stakes.values()))
+    write = _placement_write_in_one_statement if connection.vendor == "postgresql" else _placement_write
+    placed = write(user=user, coup=coup, stakes=stakes, total=total, action=action)
+    if placed is None:
+        balance = wallet_balance(user=user)
         raise BetRejected(
             "insufficient_funds",
             f"the bets total {total} but the balance is {balance}: short by {total - balance}",
             {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
         )
+    batch, bets, balance = placed
+    _bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=table_after)
+    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=own_after)
+
+
+_PlacementWritten = tuple[BetBatch, list[Bet], Decimal]
+
+
+def _placement_write(
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str
+) -> _PlacementWritten | None:
+    """The placement's rows, model by model: the wallet locked and debited, the ledger, the batch, its
+    bets, the audit row. ``None`` (nothing written) when the wallet is short."""
+    wallet = _wallet_locked(user)
+    if wallet is None or total > wallet.balance:
+        return None
     placement = _ledger_post(
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
         wallet_legs={wallet: -total},
@@ -376,18 +405,100 @@ def _batch_place(*, user: User, coup_id: int, stakes: dict[str, Decimal], action
         actor=user,
     )
     batch = BetBatch.objects.create(coup=coup, user=user, placement=placement)
-    Bet.objects.bulk_create(
+    bets = Bet.objects.bulk_create(
         Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake) for bet_type, stake in stakes.items()
     )
     audit_record(
-        action=action,
-        actor=user,
-        table=coup.table,
-        obj=batch,
-        after={"round_id": coup.round_id, "bets": _strings(stakes), "balance": str(wallet.balance)},
+        action=action, actor=user, table=coup.table, obj=batch, after=_placement_audit(coup, stakes, wallet.balance)
     )
-    _bets_changed_events(coup=coup, wallet=wallet, table_totals=table_after)
-    return batch
+    return batch, bets, wallet.balance
+
+
+def _placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal | None) -> dict:
+    after = {"round_id": coup.round_id, "bets": _strings(stakes)}
+    return after if balance is None else {**after, "balance": str(balance)}
+
+
+# The same rows as _placement_write, in one round trip (PostgreSQL): the coup's lock, which every
+# placement at the table queues for, is held for three statements instead of eleven. The wallet is
+# debited only if it holds the total (nothing else is written if not), then the table's bets-in-play
+# account (created by the first bet at the table); the deferred trigger checks the legs at commit.
+PLACEMENT_SQL = """
+WITH wallet AS (
+    UPDATE wagering_account SET balance = balance - %(total)s
+    WHERE kind = 'player' AND user_id = %(user)s AND balance >= %(total)s
+    RETURNING id, balance
+), in_play AS (
+    INSERT INTO wagering_account (kind, partner_code, table_id, balance, created_at)
+    SELECT 'bets_in_play', '', %(table)s, %(total)s, %(now)s FROM wallet
+    ON CONFLICT (table_id) WHERE kind = 'bets_in_play'
+    DO UPDATE SET balance = wagering_account.balance + EXCLUDED.balance
+    RETURNING id, balance
+), placement AS (
+    INSERT INTO wagering_ledgertransaction (kind, coup_id, actor_id, reason, created_at)
+    SELECT 'bet_placement', %(coup)s, %(user)s, '', %(now)s FROM in_play
+    RETURNING id
+), legs AS (
+    INSERT INTO wagering_ledgerentry (transaction_id, account_id, amount, balance_before, balance_after)
+    SELECT placement.id, wallet.id, -%(total)s, wallet.balance + %(total)s, wallet.balance FROM placement, wallet
+    UNION ALL
+    SELECT placement.id, in_play.id, %(total)s, in_play.balance - %(total)s, in_play.balance FROM placement, in_play
+), batch AS (
+    INSERT INTO wagering_betbatch (coup_id, user_id, placement_id, created_at)
+    SELECT %(coup)s, %(user)s, placement.id, %(now)s FROM placement
+    RETURNING id
+), bets AS (
+    INSERT INTO wagering_bet (batch_id, coup_id, user_id, bet_type, stake, state, created_at)
+    SELECT batch.id, %(coup)s, %(user)s, stake.bet_type, stake.amount, 'accepted', %(now)s
+    FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
+    RETURNING id, bet_type
+), audit AS (
+    INSERT INTO tables_auditlog
+        (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
+    SELECT %(user)s, %(username)s, %(action)s, %(table)s, 'BetBatch', batch.id::text,
+        %(audit)s::jsonb || jsonb_build_object('balance', wallet.balance::text), '', %(now)s
+    FROM batch, wallet
+)
+SELECT batch.id, placement.id, wallet.balance, (SELECT json_object_agg(bet_type, id) FROM bets)
+FROM batch, placement, wallet
+"""
+
+
+def _placement_write_in_one_statement(
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str
+) -> _PlacementWritten | None:
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            PLACEMENT_SQL,
+            {
+                "total": total,
+                "user": user.pk,
+                "username": user.get_username(),
+                "table": coup.table_id,
+                "coup": coup.pk,
+                "now": now,
+                "bet_types": list(stakes),
+                "stakes": list(stakes.values()),
+                "action": action,
+                "audit": json.dumps(_placement_audit(coup, stakes, None)),
+            },
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    batch_id, placement_id, balance, bet_ids = row
+    placement = LedgerTransaction(
+        pk=placement_id, kind=LedgerTransaction.Kind.BET_PLACEMENT, coup=coup, actor=user, created_at=now
+    )
+    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
+    bets = [
+        Bet(pk=bet_ids[bet_type], batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, created_at=now)
+        for bet_type, stake in stakes.items()
+    ]
+    for instance in (placement, batch, *bets):
+        instance._state.adding, instance._state.db = False, connection.alias  # as if read from the database
+    return batch, bets, money(balance)
 
 
 def _added(totals: Mapping[str, Decimal], stakes: Mapping[str, Decimal]) -> dict[str, Decimal]:
@@ -547,11 +658,11 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
         obj=batches[-1],
         after={"round_id": coup.round_id, "refunded": str(total), "balance": str(wallet.balance)},
     )
-    _bets_changed_events(coup=coup, wallet=wallet, table_totals=table_after)
+    _bets_changed_events(coup=coup, user_id=user.pk, balance=wallet.balance, table_totals=table_after)
 
 
-def _bets_changed_events(*, coup: Coup, wallet: Account, table_totals: Mapping[str, Decimal]) -> None:
-    _wallet_event(wallet)
+def _bets_changed_events(*, coup: Coup, user_id: int, balance: Decimal, table_totals: Mapping[str, Decimal]) -> None:
+    user_event_send(user_id=user_id, event_type="wallet", data={"balance": str(balance)})
     table_event_send(
         table_code=coup.table.code,
         event_type="bet_totals",

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_live_coup
 from wagering import services
-from wagering.errors import WageringError
+from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
 
 MAX_BODY_BYTES = 4096
@@ -34,11 +34,7 @@ STATE_CONFLICTS = frozenset(
     {"no_live_coup", "round_changed", "betting_closed", "no_bet_coup", "no_bets", "no_previous_bets"}
 )
 STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404}
-DATABASE_UNAVAILABLE = {
-    "code": "database_unavailable",
-    "message": "the database did not answer: nothing was changed, try again",
-    "details": {},
-}
+DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
 logger = logging.getLogger(__name__)
 
 
@@ -99,11 +95,15 @@ def _live_coup(table: Table, body: dict) -> Coup:
 
 def _player_bets(*, user, coup: Coup | None) -> JsonResponse:
     bets = coup_bet_totals(coup=coup, user=user) if coup is not None else {}
+    return _player_bets_answer(coup=coup, balance=wallet_balance(user=user), bets=bets)
+
+
+def _player_bets_answer(*, coup: Coup | None, balance: Decimal, bets: dict[str, Decimal]) -> JsonResponse:
     return JsonResponse(
         {
             "ok": True,
             "round_id": coup.round_id if coup is not None else None,
-            "balance": str(wallet_balance(user=user)),
+            "balance": str(balance),
             "bets": {bet_type: str(amount) for bet_type, amount in bets.items()},
         }
     )
@@ -143,8 +143,8 @@ def bets(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
     batch = body.get("bets")
     if not isinstance(batch, dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
-    services.bet_batch_place(user=request.user, coup=coup, bets=batch)
-    return _player_bets(user=request.user, coup=coup)
+    placed = services.bet_batch_place(user=request.user, coup=coup, bets=batch)
+    return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
 
 
 @require_POST
@@ -175,8 +175,8 @@ def bets_rebet(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
         raise RequestRefused(
             "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
         )
-    services.bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
-    return _player_bets(user=request.user, coup=coup)
+    placed = services.bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
+    return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
 
 
 @require_GET

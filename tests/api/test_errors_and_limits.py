@@ -71,7 +71,7 @@ def test_an_unexpected_error_is_a_500_and_nothing_is_half_done(api, player, coup
     def explode(**kwargs):  # after the bets and the ledger are written, before the commit
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(services, "audit_record", explode)
+    monkeypatch.setattr(services, "_bets_changed_events", explode)
     transactions = LedgerTransaction.objects.count()
     api.raise_request_exception = False
     response = api.post(

@@ -248,6 +248,30 @@ def test_granting_and_revoking_a_personal_limit_marker(boss, auto_table):
     assert (revoked.actor, revoked.reason) == (boss.user, "left the casino")
 
 
+@pytest.mark.parametrize("amount", ["1_000", "1e3", "١٠٠"])
+def test_amounts_in_the_rules_and_limit_forms_are_written_in_ascii_digits(boss, auto_table, amount):
+    url = reverse("admin:tables_table_change", args=[auto_table.pk])
+    page = boss.get(url)
+    limits = auto_table.limits.order_by("pk").values_list("minimum", "maximum", "table_maximum")
+    before = list(limits)
+    for field in ("max_differential", "limits-0-minimum", "limits-0-maximum", "limits-0-table_maximum"):
+        refused = boss.post(url, change_form_data(page, reason="typo", **{field: amount}))
+        assert refused.status_code == 200
+        assert "Write the amount in digits, e.g. 25.50." in refused.content.decode()
+    assert list(limits.all()) == before
+    assert Table.objects.get(pk=auto_table.pk).max_differential == auto_table.max_differential
+    assert not AuditLog.objects.filter(action__in=("rules_changed", "limit_changed")).exists()
+
+    player = get_user_model().objects.create_user(username="whale")
+    data = {"table": auto_table.pk, "player": player.pk, "reason": "regular high roller"}
+    for field in ("minimum", "maximum"):
+        marker = {"minimum": "50", "maximum": "20000", field: amount}
+        refused = boss.post(reverse("admin:tables_personallimitmarker_add"), {**data, **marker})
+        assert refused.status_code == 200
+        assert refused.context["adminform"].form.errors == {field: ["Write the amount in digits, e.g. 25.50."]}
+    assert not PersonalLimitMarker.objects.exists()
+
+
 # --- Roles -------------------------------------------------------------------------------------
 
 

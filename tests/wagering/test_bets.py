@@ -38,9 +38,13 @@ def funded(amount="10000.00"):
 
 def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        batch = services.bet_batch_place(
+        placed = services.bet_batch_place(
             user=player, coup=coup, bets={"banker": "100", "tie": D("10.50"), "banker_pair": 5}
         )
+    batch = placed.batch
+    stored = {bet.pk: (bet.bet_type, bet.stake) for bet in batch.bets.all()}
+    assert stored == {bet.pk: (bet.bet_type, bet.stake) for bet in placed.bets}  # as the service answered
+    assert (placed.balance, placed.own_totals["banker"]) == (D("9884.50"), D("100.00"))
     assert {bet.bet_type: bet.stake for bet in batch.bets.all()} == {
         "banker": D("100.00"),
         "tie": D("10.50"),
@@ -49,7 +53,17 @@ def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, dja
     assert wallet_balance(user=player) == D("9884.50")
     legs = {leg.account.kind: leg.amount for leg in batch.placement.entries.select_related("account")}
     assert legs == {"player": D("-115.50"), "bets_in_play": D("115.50")}
-    assert AuditLog.objects.filter(action="bet_batch_placed", object_id=str(batch.pk), actor=player).exists()
+    audit = AuditLog.objects.get(action="bet_batch_placed")
+    assert (audit.actor, audit.actor_label, audit.table_id, audit.object_type, audit.object_id, audit.before) == (
+        player,
+        player.get_username(),
+        coup.table_id,
+        "BetBatch",
+        str(batch.pk),
+        None,
+    )
+    bets = {"banker": "100.00", "tie": "10.50", "banker_pair": "5.00"}
+    assert audit.after == {"round_id": coup.round_id, "bets": bets, "balance": "9884.50"}
     assert ("user", "wallet", {"balance": "9884.50"}) in sent_events
     assert (
         "table",
@@ -299,8 +313,8 @@ def test_a_player_without_a_wallet_has_no_funds(coup):
 
 
 def test_undo_cancels_the_last_batch_and_refunds_it(player, coup):
-    first = services.bet_batch_place(user=player, coup=coup, bets={"player": "10"})
-    second = services.bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"})
+    first = services.bet_batch_place(user=player, coup=coup, bets={"player": "10"}).batch
+    second = services.bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"}).batch
     assert services.bet_batch_undo(user=player, coup=coup).pk == second.pk
     assert wallet_balance(user=player) == D("9990.00")
     assert coup_bet_totals(coup=coup, user=player) == {"player": D("10.00")}
@@ -355,7 +369,7 @@ def test_rebet_places_the_last_coups_bets_again(player, table, multiplier, expec
     services.bet_batch_undo(user=player, coup=previous)  # the undone batch is not repeated
     settled(previous)
     coup = CoupFactory(table=table)
-    batch = services.bet_rebet(user=player, coup=coup, multiplier=multiplier)
+    batch = services.bet_rebet(user=player, coup=coup, multiplier=multiplier).batch
     assert {bet.bet_type: str(bet.stake) for bet in batch.bets.all()} == expected
     assert AuditLog.objects.filter(action=f"bet_rebet_x{multiplier}").exists()
 
@@ -369,7 +383,7 @@ def test_rebet_repeats_the_latest_coup_with_bets_at_this_table(player, table):
     elsewhere = CoupFactory()
     services.bet_batch_place(user=player, coup=elsewhere, bets={"player": "99"})
     coup = CoupFactory(table=table)
-    assert {bet.bet_type: bet.stake for bet in services.bet_rebet(user=player, coup=coup).bets.all()} == {
+    assert {bet.bet_type: bet.stake for bet in services.bet_rebet(user=player, coup=coup).batch.bets.all()} == {
         "banker": D("40.00")
     }
 

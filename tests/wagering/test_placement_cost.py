@@ -5,6 +5,7 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from tables import services as table_services
@@ -17,11 +18,13 @@ from wagering.selectors import ledger_check, wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
-# A placement's queries: coup lock, totals, marker, wallet, the ledger (transaction, system account,
-# entries, balances), batch, bets, audit, and the savepoint or BEGIN/COMMIT around them.
-SERVICE_QUERIES = 13
-UI_QUERIES = SERVICE_QUERIES + 6  # session, user, table, live coup; the answer's stakes and balance
-PARTNER_QUERIES = SERVICE_QUERIES + 13  # key, player, table, idempotency record, live coup, the answer's record
+# A placement's queries: the marker, the coup lock, the totals, then on PostgreSQL one statement for the
+# wallet, the ledger, the batch, its bets and the audit row (elsewhere: wallet, transaction, system account,
+# entries, balances, batch, bets, audit, one by one), and the savepoint or BEGIN/COMMIT around them.
+SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 13
+UI_QUERIES = SERVICE_QUERIES + 4  # session, user, table, live coup (the answer comes from the service)
+# key, player, table, idempotency record (savepoint, insert, release, update), live coup, savepoint around
+PARTNER_QUERIES = SERVICE_QUERIES + 10
 
 
 def bets_in_play(table) -> Decimal:

@@ -1,5 +1,7 @@
 """``settlement_check``, the after-faults audit: silent on a sound floor, and it names what is wrong."""
 
+from decimal import Decimal as D
+
 import pytest
 
 from tables.models import Coup, DealtCard
@@ -55,3 +57,12 @@ def test_a_wallet_that_does_not_add_up_is_named(settled_coup):
     Account.objects.filter(pk=wallet.pk).update(balance=wallet.balance + 1)
     (problem,) = settlement_check().problems
     assert problem.startswith(f"wallet of user {wallet.user_id}: {wallet.balance + 1}, expected {wallet.balance}")
+
+
+def test_bets_in_play_that_are_not_the_accepted_stakes_are_named(settled_coup):
+    coup = CoupFactory(table=settled_coup.table)
+    bettor(coup, {"player": "10"})
+    assert settlement_check(finished=False).problems == []
+    Bet.objects.filter(coup=coup).update(stake=D("12.00"))
+    (problem,) = [problem for problem in settlement_check(finished=False).problems if "in play" in problem]
+    assert problem == f"table {coup.table_id}: bets in play 10.00, accepted stakes 12.00"

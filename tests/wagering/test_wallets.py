@@ -129,6 +129,31 @@ def test_ledger_check_finds_an_unbalanced_transaction_and_a_drifted_balance(user
     assert ledger_check().ok
 
 
+def test_ledger_check_finds_an_entry_off_its_accounts_chain_and_a_stale_balance(user):
+    services.wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
+    services.wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
+    second = LedgerEntry.objects.filter(account=user.wallet).latest("pk")
+    # Amounts untouched: the transactions still balance (the PostgreSQL trigger lets these through).
+    LedgerEntry.objects.filter(pk=second.pk).update(balance_before=D("11.00"), balance_after=D("16.00"))
+    check = ledger_check()
+    assert (check.broken_chains, check.stale_accounts) == ([second.pk], [user.wallet.pk])
+    assert (check.unbalanced, check.mismatched_accounts, check.ok) == ([], [], False)
+    assert check.problems == [
+        f"1 accounts whose balance is not their last entry's balance_after: [{user.wallet.pk}]",
+        f"1 entries that do not follow their account's previous entry: [{second.pk}]",
+    ]
+
+
+def test_ledger_check_finds_an_entry_whose_balance_after_is_not_before_plus_amount(user):
+    services.wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
+    services.wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
+    first, second = LedgerEntry.objects.filter(account=user.wallet).order_by("pk")
+    LedgerEntry.objects.filter(pk=first.pk).update(balance_after=D("11.00"))
+    check = ledger_check()
+    assert check.broken_chains == [first.pk, second.pk]  # the first's own sum, and the second no longer follows it
+    assert (check.stale_accounts, check.ok) == ([], False)
+
+
 @postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zero():

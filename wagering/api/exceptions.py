@@ -19,7 +19,12 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from wagering.errors import IdempotencyConflict, WageringError
+from wagering.errors import (
+    DATABASE_UNAVAILABLE_CODE,
+    DATABASE_UNAVAILABLE_MESSAGE,
+    IdempotencyConflict,
+    WageringError,
+)
 
 # Refusals by the state of things rather than of the request itself: 409 Conflict.
 CONFLICT_CODES = frozenset(
@@ -32,8 +37,8 @@ logger = logging.getLogger(__name__)
 
 class DatabaseUnavailable(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "database_unavailable"
-    default_detail = "the database did not answer: nothing was changed, try again"
+    default_code = DATABASE_UNAVAILABLE_CODE
+    default_detail = DATABASE_UNAVAILABLE_MESSAGE
 
 
 class BodyTooLarge(exceptions.APIException):

@@ -262,7 +262,10 @@ class PlayerBetsView(PartnerView):
             round_id=data["round_id"],
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
-        record = partner_selectors.bet_batch_record(ledger_transaction=result.transaction, player=player)
+        if result.placed is not None:
+            record = partner_selectors.placed_batch_record(placed=result.placed, player=player)
+        else:
+            record = partner_selectors.bet_batch_record(ledger_transaction=result.transaction, player=player)
         return Response(
             serializers.BetBatchResultSerializer(record).data,
             status=status.HTTP_201_CREATED,

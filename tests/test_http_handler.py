@@ -1,0 +1,74 @@
+"""HTTP under the ASGI server (``casino.http``): Django's synchronous stack, run whole in a worker thread."""
+
+import json
+import re
+import threading
+
+import pytest
+from channels.testing import HttpCommunicator
+from django.core import signals
+
+from casino.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def http(method: str, path: str, body: bytes = b"", headers: tuple = ()) -> HttpCommunicator:
+    return HttpCommunicator(application, method, path, body=body, headers=[(b"host", b"testserver"), *headers])
+
+
+def headers_of(response: dict) -> dict[bytes, list[bytes]]:
+    found: dict[bytes, list[bytes]] = {}
+    for name, value in response["headers"]:
+        found.setdefault(name.lower(), []).append(value)
+    return found
+
+
+async def test_a_request_is_answered_with_its_status_headers_and_body():
+    response = await http("GET", "/healthz").get_response()
+    assert response["status"] == 200
+    assert json.loads(response["body"])["status"] == "ok"
+    headers = headers_of(response)
+    assert headers[b"content-type"] == [b"application/json"]
+    assert headers[b"x-frame-options"] == [b"DENY"]  # the middleware ran
+    assert b"content-security-policy" in headers
+
+
+async def test_cookies_are_sent_as_set_cookie_headers():
+    response = await http("GET", "/accounts/login/").get_response()
+    assert response["status"] == 200
+    cookies = headers_of(response)[b"set-cookie"]
+    assert any(cookie.startswith(b"csrftoken=") for cookie in cookies)
+    assert b"<form" in response["body"]
+
+
+async def test_a_post_body_reaches_the_view():
+    page = await http("GET", "/accounts/login/").get_response()
+    cookie = next(c for c in headers_of(page)[b"set-cookie"] if c.startswith(b"csrftoken=")).split(b";")[0]
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"]).group(1)
+    body = b"csrfmiddlewaretoken=" + token + b"&username=nobody&password=wrong"
+    form = ((b"content-type", b"application/x-www-form-urlencoded"), (b"cookie", cookie))
+    response = await http("POST", "/accounts/login/", body, headers=form).get_response()
+    assert response["status"] == 200  # the form again, with its error: the fields were read
+    assert b"correct username and password" in response["body"]
+
+
+async def test_the_request_starts_and_finishes_in_the_worker_thread_that_serves_it():
+    """``request_finished`` hands the thread's database connection back: it must run in that thread."""
+    seen: dict[str, int] = {}
+
+    def started(**kwargs) -> None:
+        seen["started"] = threading.get_ident()
+
+    def finished(**kwargs) -> None:
+        seen["finished"] = threading.get_ident()
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        response = await http("GET", "/healthz").get_response()
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert response["status"] == 200
+    assert seen["started"] == seen["finished"] != threading.get_ident()
