@@ -198,11 +198,31 @@ class Bet(models.Model):
             models.CheckConstraint(condition=Q(stake__gt=0), name="stake_positive"),
             models.UniqueConstraint(fields=["batch", "bet_type"], name="one_bet_per_type_per_batch"),
         ]
-        indexes = [models.Index(fields=["coup", "state", "bet_type"]), models.Index(fields=["user", "-id"])]
+        # (user, coup): a player's bets by round, newest first, and their stakes on one coup.
+        indexes = [models.Index(fields=["coup", "state", "bet_type"]), models.Index(fields=["user", "coup"])]
         ordering = ["-id"]
 
     def __str__(self) -> str:
         return f"{self.bet_type} {self.stake} ({self.state})"
+
+
+class CoupStakeTotal(models.Model):
+    """The stakes standing on a coup for one bet type: placed and not cancelled (while betting is open,
+    the accepted stakes). Kept by the services that place and cancel bets, under the coup's lock, so
+    the table-wide limits read a few rows instead of summing every bet already on the coup."""
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="stake_totals", db_index=False)
+    bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
+    total = models.DecimalField(**MONEY)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["coup", "bet_type"], name="one_stake_total_per_coup_and_bet_type"),
+            models.CheckConstraint(condition=Q(total__gte=0), name="stake_total_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bet_type} {self.total} on {self.coup_id}"
 
 
 class BetSettlement(models.Model):

@@ -408,6 +408,7 @@ def _placement_write(
     bets = Bet.objects.bulk_create(
         Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake) for bet_type, stake in stakes.items()
     )
+    _stake_totals_move(coup=coup, changes=stakes)
     audit_record(
         action=action, actor=user, table=coup.table, obj=batch, after=_placement_audit(coup, stakes, wallet.balance)
     )
@@ -419,8 +420,31 @@ def _placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal
     return after if balance is None else {**after, "balance": str(balance)}
 
 
+# As SQLite and PostgreSQL both say it, rounded to the cent (SQLite adds in floats). Stakes taken off
+# update the row their placement made (an upsert would check the negative change against the
+# constraint as a row of its own).
+STAKE_TOTAL_ADD_SQL = """
+INSERT INTO wagering_coupstaketotal (coup_id, bet_type, total) VALUES (%s, %s, %s)
+ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = ROUND(wagering_coupstaketotal.total + excluded.total, 2)
+"""
+STAKE_TOTAL_TAKE_SQL = (
+    "UPDATE wagering_coupstaketotal SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s"
+)
+
+
+def _stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
+    """The coup's running totals of standing stakes, moved by ``changes`` (negative: cancelled). The
+    caller holds the coup's lock: the totals change only with the bets that make them."""
+    added = [(coup.pk, bet_type, change) for bet_type, change in changes.items() if change > 0]
+    taken = [(-change, coup.pk, bet_type) for bet_type, change in changes.items() if change < 0]
+    with connection.cursor() as cursor:
+        for sql, rows in ((STAKE_TOTAL_ADD_SQL, added), (STAKE_TOTAL_TAKE_SQL, taken)):
+            if rows:
+                cursor.executemany(sql, rows)
+
+
 # The same rows as _placement_write, in one round trip (PostgreSQL): the coup's lock, which every
-# placement at the table queues for, is held for three statements instead of eleven. The wallet is
+# placement at the table queues for, is held for three statements instead of twelve. The wallet is
 # debited only if it holds the total (nothing else is written if not), then the table's bets-in-play
 # account (created by the first bet at the table); the deferred trigger checks the legs at commit.
 PLACEMENT_SQL = """
@@ -452,6 +476,11 @@ WITH wallet AS (
     SELECT batch.id, %(coup)s, %(user)s, stake.bet_type, stake.amount, 'accepted', %(now)s
     FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
     RETURNING id, bet_type
+), stake_totals AS (
+    INSERT INTO wagering_coupstaketotal (coup_id, bet_type, total)
+    SELECT %(coup)s, stake.bet_type, stake.amount
+    FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
+    ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = wagering_coupstaketotal.total + EXCLUDED.total
 ), audit AS (
     INSERT INTO tables_auditlog
         (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
@@ -645,6 +674,7 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
         actor=user,
     )
     Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
+    _stake_totals_move(coup=coup, changes=cancelled)
     now = timezone.now()
     BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
         cancellation=ledger_transaction, cancelled_at=now

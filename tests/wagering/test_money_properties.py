@@ -20,8 +20,8 @@ from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from wagering import services
 from wagering.errors import BetRejected, WalletRejected
-from wagering.models import Account
-from wagering.selectors import ledger_check
+from wagering.models import Account, Bet
+from wagering.selectors import coup_bet_totals, ledger_check
 
 PLAYERS = 3
 CARD_CODES = [card.code for card in deck()]
@@ -123,6 +123,13 @@ class Casino:
         self.coup = CoupFactory(table=self.table)
 
 
+def accepted_stakes(coup) -> dict[str, Decimal]:
+    stakes: dict[str, Decimal] = {}
+    for bet in Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED):
+        stakes[bet.bet_type] = stakes.get(bet.bet_type, Decimal("0.00")) + bet.stake
+    return stakes
+
+
 def balance(kind) -> Decimal:
     return sum(Account.objects.filter(kind=kind).values_list("balance", flat=True), Decimal("0.00"))
 
@@ -139,6 +146,7 @@ def test_money_is_never_lost_or_created(operations, last_cards):
                 balance(Account.Kind.PLAYER) + balance(Account.Kind.BETS_IN_PLAY) + balance(Account.Kind.HOUSE)
                 == casino.deposited - casino.withdrawn
             )
+            assert coup_bet_totals(coup=casino.coup) == accepted_stakes(casino.coup)  # the running totals
         casino.settle(last_cards)
         check = ledger_check()
         assert check.ok, check

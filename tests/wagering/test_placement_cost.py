@@ -19,9 +19,10 @@ from wagering.selectors import ledger_check, wallet_balance
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # A placement's queries: the marker, the coup lock, the totals, then on PostgreSQL one statement for the
-# wallet, the ledger, the batch, its bets and the audit row (elsewhere: wallet, transaction, system account,
-# entries, balances, batch, bets, audit, one by one), and the savepoint or BEGIN/COMMIT around them.
-SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 13
+# wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
+# transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
+# savepoint or BEGIN/COMMIT around them.
+SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
 UI_QUERIES = SERVICE_QUERIES + 4  # session, user, table, live coup (the answer comes from the service)
 # key, player, table, idempotency record (savepoint, insert, release, update), live coup, savepoint around
 PARTNER_QUERIES = SERVICE_QUERIES + 10
