@@ -244,6 +244,70 @@ def wrk_requests_per_second(wrk: str, url: str, *, seconds: int) -> float:
     return float(re.search(r"Requests/sec:\s+([\d.]+)", run.stdout).group(1))
 
 
+# The marker and the coup's lock as the service reads them (the ORM's SQL, written out for pgbench).
+MARKER_AND_LOCK_SQL = """
+SELECT * FROM tables_personallimitmarker WHERE table_id = :table AND player_id = :user AND revoked_at IS NULL
+AND valid_from <= now() AND (valid_until IS NULL OR valid_until > now()) ORDER BY valid_from DESC, id DESC LIMIT 1;
+SELECT tables_coup.*, tables_table.* FROM tables_coup JOIN tables_table ON tables_table.id = tables_coup.table_id
+WHERE tables_coup.id = :coup FOR UPDATE OF tables_coup;
+"""
+
+
+def database_only_tps(*, seconds: int) -> float:
+    """A placement's own statements (``services.PLACEMENT_SQL``, ``selectors.TOTALS_WITH_OWN_SQL``, the lock
+    and the marker) run by pgbench alone, 64 clients on the bench's players and coups: what the database
+    could do for placements if the web tier cost nothing. One Tie bet of 1.00 each."""
+    from django.conf import settings
+    from django.db import connection
+
+    from wagering.selectors import TOTALS_WITH_OWN_SQL
+    from wagering.services import PLACEMENT_SQL
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(user_id), max(user_id), count(*) FROM wagering_account WHERE kind = 'player'")
+        first_user, last_user, users = cursor.fetchone()
+        cursor.execute("SELECT min(id), count(*), min(table_id) - min(id) FROM tables_coup")
+        first_coup, coups, table_offset = cursor.fetchone()
+    connection.close()
+    assert last_user - first_user + 1 == users, "the bench's players have consecutive ids"
+    values = {
+        "total": "1.00",
+        "user": ":user",
+        "username": "'bench'",
+        "table": ":table",
+        "coup": ":coup",
+        "now": "now()",
+        "bet_types": "ARRAY['tie']",
+        "stakes": "ARRAY[1.00]",
+        "action": "'bet_batch_placed'",
+        "audit": "'{}'",
+    }
+    script = "\n".join(
+        [
+            f"\\set user random({first_user}, {last_user})",
+            f"\\set coup {first_coup} + (:user % {coups})",
+            f"\\set table :coup + {table_offset}",
+            "BEGIN;",
+            MARKER_AND_LOCK_SQL.strip(),
+            " ".join((TOTALS_WITH_OWN_SQL % values).split()) + ";",
+            " ".join((PLACEMENT_SQL % values).split()) + ";",
+            "COMMIT;",
+        ]
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".pgbench") as file:
+        file.write(script + "\n")
+        file.flush()
+        database = settings.DATABASES["default"]["NAME"]
+        args = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-n", "-f", file.name]
+        run = subprocess.run(
+            ["pgbench", *args, "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), database],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return float(re.search(r"tps = ([\d.]+)", run.stdout).group(1))
+
+
 # --- The ledger ----------------------------------------------------------------------------------
 
 
@@ -326,6 +390,12 @@ def main() -> int:
     if not answered <= batches <= answered + 2 * CLIENTS:  # wrk stops with requests in flight, still placed
         problems.append(f"{batches} batches stored but {answered} placements answered")
     print(f"ledger checks: {'; '.join(problems) or 'all balanced'}")
+    # After the checks: these placements bypass the web tier (and its count of answers).
+    database_tps = database_only_tps(seconds=CEILING_SECONDS)
+    print(
+        f"the database alone, a placement's statements through pgbench ({CLIENTS} clients): {database_tps:.0f} TPS "
+        f"({database_tps / tps:.3f} of pgbench's TPS)"
+    )
 
     verdicts = Verdicts()
     verdicts.check("placements/s vs pgbench TPS", placements_per_second / tps, TARGET_RATIO, at_least=True)
