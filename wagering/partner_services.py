@@ -43,11 +43,11 @@ from wagering.partners import (
 from wagering.services import (
     MAX_AMOUNT,
     PlacedBatch,
-    _amount,
-    _ledger_post,
-    _wallet_event,
-    _wallet_for_transfer,
+    amount_checked,
     bet_batch_place,
+    ledger_post,
+    wallet_event_send,
+    wallet_locked_for_transfer,
 )
 
 User = AbstractBaseUser
@@ -229,7 +229,7 @@ def _partner_wallet_move(
     *, kind: str, partner: Partner, player: PartnerPlayer, amount: object, idempotency_key: str
 ) -> PartnerRequestResult:
     _player_of_partner_check(partner=partner, player=player)
-    amount = _amount(amount, error=WalletRejected, what=f"the {kind} amount")
+    amount = amount_checked(amount, error=WalletRejected, what=f"the {kind} amount")
     request = {"operation": kind, "player_id": player.external_id, "amount": str(amount)}
 
     def move() -> LedgerTransaction:
@@ -242,7 +242,7 @@ def _wallet_transfer(
     *, kind: str, partner: Partner, player: PartnerPlayer, amount: Decimal, key: str
 ) -> LedgerTransaction:
     """Locks the wallet, then the partner's float (the order of ``wagering.services``: wallets first)."""
-    wallet = _wallet_for_transfer(player.user, kind=kind, amount=amount)
+    wallet = wallet_locked_for_transfer(player.user, kind=kind, amount=amount)
     partner_float = _partner_float_locked(partner)
     before = wallet.balance
     signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
@@ -253,7 +253,7 @@ def _wallet_transfer(
             f"a {kind} of {amount} would take the balance past {MAX_AMOUNT}, the most an account holds",
             {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
         )
-    ledger_transaction = _ledger_post(
+    ledger_transaction = ledger_post(
         kind=kind,
         wallet_legs={wallet: signed, partner_float: -signed},
         system_legs={},
@@ -271,7 +271,7 @@ def _wallet_transfer(
             "idempotency_key": key,
         },
     )
-    _wallet_event(wallet)
+    wallet_event_send(wallet)
     return ledger_transaction
 
 
@@ -300,7 +300,7 @@ def partner_bet_batch_place(
     given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``."""
     _player_of_partner_check(partner=partner, player=player)
     stakes = {
-        bet_type: str(_amount(stake, error=BetRejected, what=f"the {bet_type} stake"))
+        bet_type: str(amount_checked(stake, error=BetRejected, what=f"the {bet_type} stake"))
         for bet_type, stake in sorted(bets.items())
     }
     request = {

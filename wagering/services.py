@@ -68,7 +68,7 @@ REBET_MULTIPLIERS = (1, 2)
 # --- Amounts -------------------------------------------------------------------------------
 
 
-def _amount(value: object, *, error: type[WageringError], what: str) -> Decimal:
+def amount_checked(value: object, *, error: type[WageringError], what: str) -> Decimal:
     """A positive amount with at most 2 decimals: ``Decimal``, ``int`` or a string; floats are refused."""
     details = {"amount": str(value)}
     if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
@@ -101,7 +101,7 @@ def _wallet_locked(user: User) -> Account | None:
     return Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user=user).first()
 
 
-def _wallet_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
+def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
     """The player's wallet, locked (opened if it is the first transfer), with the funds a withdrawal needs."""
     wallet = _wallet_locked(user)
     if wallet is None:
@@ -144,7 +144,7 @@ def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
     return reduce(or_, (Q(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id)) for kind in kinds))
 
 
-def _ledger_post(
+def ledger_post(
     *,
     kind: str,
     wallet_legs: Mapping[Account, Decimal],
@@ -204,7 +204,8 @@ def _balances_store(ledger_transaction: LedgerTransaction) -> None:
     )
 
 
-def _wallet_event(wallet: Account) -> None:
+def wallet_event_send(wallet: Account) -> None:
+    """The wallet's new balance to its player's browsers, on commit."""
     user_event_send(user_id=wallet.user_id, event_type="wallet", data={"balance": str(wallet.balance)})
 
 
@@ -242,7 +243,7 @@ def wallet_withdraw(
 def _wallet_move(
     *, kind: str, user: User, amount: object, idempotency_key: str, actor: User | None, reason: str
 ) -> LedgerTransaction:
-    amount = _amount(amount, error=WalletRejected, what=f"the {kind} amount")
+    amount = amount_checked(amount, error=WalletRejected, what=f"the {kind} amount")
     if not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
         raise WalletRejected(
             "invalid_idempotency_key", f"an idempotency key of 1 to {MAX_IDEMPOTENCY_KEY} characters is required"
@@ -254,7 +255,7 @@ def _wallet_move(
                 record = IdempotencyKey.objects.create(key=idempotency_key, operation=kind, request=request)
         except IntegrityError:
             return _idempotent_replay(key=idempotency_key, request=request)
-        wallet = _wallet_for_transfer(user, kind=kind, amount=amount)
+        wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount)
         before = wallet.balance
         if kind == LedgerTransaction.Kind.DEPOSIT and before + amount > MAX_AMOUNT:
             raise WalletRejected(
@@ -263,7 +264,7 @@ def _wallet_move(
                 {"balance": str(before), "amount": str(amount), "max_balance": str(MAX_AMOUNT)},
             )
         signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
-        ledger_transaction = _ledger_post(
+        ledger_transaction = ledger_post(
             kind=kind,
             wallet_legs={wallet: signed},
             system_legs={Account.Kind.PARTNER_FLOAT: -signed},
@@ -280,7 +281,7 @@ def _wallet_move(
             after={"balance": str(wallet.balance), "amount": str(amount), "idempotency_key": idempotency_key},
             reason=reason,
         )
-        _wallet_event(wallet)
+        wallet_event_send(wallet)
     return ledger_transaction
 
 
@@ -308,7 +309,7 @@ def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int 
     for bet_type, stake in bets.items():
         if bet_type not in MAIN_BETS + SIDE_BETS:
             raise BetRejected("unknown_bet_type", f"there is no bet {bet_type!r}", {"bet_type": str(bet_type)})
-        stakes[bet_type] = _amount(stake, error=BetRejected, what=f"the {_label(bet_type)} stake")
+        stakes[bet_type] = amount_checked(stake, error=BetRejected, what=f"the {_label(bet_type)} stake")
     return _batch_place(user=user, coup=coup, stakes=stakes, action="bet_batch_placed")
 
 
@@ -397,7 +398,7 @@ def _placement_write(
     wallet = _wallet_locked(user)
     if wallet is None or total > wallet.balance:
         return None
-    placement = _ledger_post(
+    placement = ledger_post(
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
         wallet_legs={wallet: -total},
         system_legs={Account.Kind.BETS_IN_PLAY: total},
@@ -666,7 +667,7 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     _differential_check(coup=coup, before=table_before, after=table_after)
     wallet = _wallet_locked(user)
     total = -money(sum(cancelled.values()))
-    ledger_transaction = _ledger_post(
+    ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.BET_CANCEL,
         wallet_legs={wallet: total},
         system_legs={Account.Kind.BETS_IN_PLAY: -total},
@@ -792,7 +793,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
     returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
     wallets = _wallets_locked(set(by_user))
     staked, paid = sum(bet.stake for bet in bets), sum(returned_by_user.values())
-    ledger_transaction = _ledger_post(
+    ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.SETTLEMENT,
         wallet_legs={wallets[user_id]: amount for user_id, amount in returned_by_user.items()},
         system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
@@ -852,7 +853,7 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
         refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in _by_user(closed).items()}
         wallets = _wallets_locked(set(refunds))
         total = money(sum(refunds.values()))
-        ledger_transaction = _ledger_post(
+        ledger_transaction = ledger_post(
             kind=LedgerTransaction.Kind.REFUND,
             wallet_legs={wallets[user_id]: amount for user_id, amount in refunds.items()},
             system_legs={Account.Kind.BETS_IN_PLAY: -total},
