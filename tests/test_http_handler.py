@@ -7,6 +7,9 @@ import threading
 import pytest
 from channels.testing import HttpCommunicator
 from django.core import signals
+from django.http import StreamingHttpResponse
+from django.test import override_settings
+from django.urls import path
 
 from casino.asgi import application
 
@@ -72,3 +75,17 @@ async def test_the_request_starts_and_finishes_in_the_worker_thread_that_serves_
         signals.request_finished.disconnect(finished)
     assert response["status"] == 200
     assert seen["started"] == seen["finished"] != threading.get_ident()
+
+
+def streamed(request):
+    return StreamingHttpResponse((f"part {number};".encode() for number in range(3)), content_type="text/plain")
+
+
+urlpatterns = [path("streamed/", streamed)]
+
+
+@override_settings(ROOT_URLCONF=__name__)
+async def test_a_streaming_response_is_read_whole_in_the_thread_and_sent():
+    response = await http("GET", "/streamed/").get_response()
+    assert response["status"] == 200
+    assert response["body"] == b"part 0;part 1;part 2;"
