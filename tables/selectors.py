@@ -52,6 +52,14 @@ def table_live_coup(*, table: Table) -> Coup | None:
     return table.coups.filter(state__in=Coup.LIVE_STATES).first()
 
 
+def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
+    """The table by its code and its live coup: one query when it has one (a bet's case), two otherwise."""
+    coup = Coup.objects.select_related("table").filter(table__code=code, state__in=Coup.LIVE_STATES).first()
+    if coup is not None:
+        return coup.table, coup
+    return Table.objects.filter(code=code).first(), None
+
+
 def table_current_coup(*, table: Table) -> Coup | None:
     """The live coup, else the latest one."""
     return table_live_coup(table=table) or table.coups.order_by("-id").first()

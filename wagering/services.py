@@ -343,7 +343,7 @@ class PlacedBatch:
 def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: str) -> PlacedBatch:
     # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
-    coup = _coup_locked(coup.pk)
+    _coup_betting_locked(coup)
     _betting_open_check(coup)
     limits = coup_limits(coup=coup)
     for bet_type in stakes:
@@ -540,6 +540,14 @@ def _added(totals: Mapping[str, Decimal], stakes: Mapping[str, Decimal]) -> dict
 
 def _coup_locked(coup_id: int) -> Coup:
     return Coup.objects.select_for_update(of=("self",)).select_related("table").get(pk=coup_id)
+
+
+def _coup_betting_locked(coup: Coup) -> None:
+    """Lock the coup's row for a placement, and bring ``coup`` up to date with what can have changed since
+    the caller read it: its state, no-bet order and betting deadline (its rules are fixed when it opens).
+    Three columns, not the whole row with its table: every placement at the table waits for this lock."""
+    locked = Coup.objects.select_for_update(of=("self",)).filter(pk=coup.pk)
+    coup.state, coup.no_bet, coup.betting_closes_at = locked.values_list("state", "no_bet", "betting_closes_at").get()
 
 
 def _betting_open_check(coup: Coup) -> None:

@@ -22,7 +22,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from tables.models import Coup, Table
-from tables.selectors import coup_public, table_live_coup
+from tables.selectors import coup_public, table_with_live_coup
 from wagering import services
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
@@ -76,9 +76,8 @@ def _body(request: HttpRequest) -> dict:
     return body
 
 
-def _live_coup(table: Table, body: dict) -> Coup:
+def _live_coup(table: Table, coup: Coup | None, body: dict) -> Coup:
     """The table's live coup, which must be the round the player was looking at (``round_id``, if sent)."""
-    coup = table_live_coup(table=table)
     if coup is None:
         raise RequestRefused(
             "no_live_coup", f"there is no coup on {table.name} right now: wait for the next one", {"table": table.code}
@@ -110,7 +109,8 @@ def _player_bets_answer(*, coup: Coup | None, balance: Decimal, bets: dict[str, 
 
 
 def player_endpoint(view: Callable) -> Callable:
-    """Signed-in players only (staff accounts do not play); the table by its code; a refusal becomes its JSON error."""
+    """Signed-in players only (staff accounts do not play); the table by its code, with its live coup (or
+    ``None``); a refusal becomes its JSON error."""
 
     @wraps(view)
     def guarded(request: HttpRequest, code: str) -> JsonResponse:
@@ -119,10 +119,10 @@ def player_endpoint(view: Callable) -> Callable:
                 raise RequestRefused("not_signed_in", "sign in to play")
             if request.user.is_staff:
                 raise RequestRefused("staff_account", "staff accounts do not play: sign in as a player")
-            table = Table.objects.filter(code=code).first()
+            table, live = table_with_live_coup(code=code)
             if table is None:
                 raise RequestRefused("no_such_table", f"there is no table {code!r}", {"table": code})
-            return view(request, table, _body(request))
+            return view(request, table, live, _body(request))
         except WageringError as error:
             return _refusal(error)
         except DatabaseError:  # e.g. the connection lost mid-request: its transaction is rolled back
@@ -134,12 +134,12 @@ def player_endpoint(view: Callable) -> Callable:
 
 @require_http_methods(["GET", "POST"])
 @player_endpoint
-def bets(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """GET: the player's balance and stakes on the live coup. POST ``{"bets": {type: amount}, "round_id"}``:
     confirm a batch of bets, all or nothing."""
     if request.method == "GET":
-        return _player_bets(user=request.user, coup=table_live_coup(table=table))
-    coup = _live_coup(table, body)
+        return _player_bets(user=request.user, coup=live)
+    coup = _live_coup(table, live, body)
     batch = body.get("bets")
     if not isinstance(batch, dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
@@ -149,27 +149,27 @@ def bets(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
 
 @require_POST
 @player_endpoint
-def bets_undo(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel the player's last confirmed batch on the live coup."""
-    coup = _live_coup(table, body)
+    coup = _live_coup(table, live, body)
     services.bet_batch_undo(user=request.user, coup=coup)
     return _player_bets(user=request.user, coup=coup)
 
 
 @require_POST
 @player_endpoint
-def bets_remove(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+def bets_remove(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel all the player's bets on the live coup."""
-    coup = _live_coup(table, body)
+    coup = _live_coup(table, live, body)
     services.bet_remove_all(user=request.user, coup=coup)
     return _player_bets(user=request.user, coup=coup)
 
 
 @require_POST
 @player_endpoint
-def bets_rebet(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Repeat the player's bets of their last coup at the table: ``{"multiplier": 1}`` (default) or 2."""
-    coup = _live_coup(table, body)
+    coup = _live_coup(table, live, body)
     multiplier = body.get("multiplier", 1)
     if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
         raise RequestRefused(
@@ -181,7 +181,7 @@ def bets_rebet(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
 
 @require_GET
 @player_endpoint
-def history(request: HttpRequest, table: Table, body: dict) -> JsonResponse:
+def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Game history: the table's latest results and the player's latest rounds there, by round id."""
     played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]

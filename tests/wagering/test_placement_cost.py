@@ -23,7 +23,7 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
 # savepoint or BEGIN/COMMIT around them.
 SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
-UI_QUERIES = SERVICE_QUERIES + 4  # session, user, table, live coup (the answer comes from the service)
+UI_QUERIES = SERVICE_QUERIES + 3  # session, user, the live coup with its table (the answer: from the service)
 # key, player, table, idempotency record (savepoint, insert, release, update), live coup, savepoint around
 PARTNER_QUERIES = SERVICE_QUERIES + 10
 
