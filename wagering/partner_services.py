@@ -9,6 +9,7 @@ key with another request is an ``IdempotencyConflict``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -16,7 +17,7 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from tables.audit import audit_record
@@ -350,15 +351,29 @@ def _idempotent(
             {"header": "Idempotency-Key"},
         )
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                record = PartnerIdempotencyKey.objects.create(partner=partner, key=key, request=request)
-        except IntegrityError:
+        record_id = _idempotency_key_claim(partner=partner, key=key, request=request)
+        if record_id is None:
             return PartnerRequestResult(transaction=_replayed(partner=partner, key=key, request=request), replayed=True)
         ledger_transaction = perform()
-        record.transaction = ledger_transaction
-        record.save(update_fields=["transaction"])
+        PartnerIdempotencyKey.objects.filter(pk=record_id).update(transaction=ledger_transaction)
     return PartnerRequestResult(transaction=ledger_transaction, replayed=False)
+
+
+# One statement where an insert in a savepoint took three. A key another request holds makes this wait
+# for that request's transaction: committed, the key is taken (no row comes back); rolled back, it is ours.
+IDEMPOTENCY_KEY_CLAIM_SQL = """
+INSERT INTO wagering_partneridempotencykey (partner_id, "key", request, created_at) VALUES (%s, %s, %s, %s)
+ON CONFLICT (partner_id, "key") DO NOTHING RETURNING id
+"""
+
+
+def _idempotency_key_claim(*, partner: Partner, key: str, request: dict) -> int | None:
+    """The new record's id, or ``None`` when the partner's key was used already."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(IDEMPOTENCY_KEY_CLAIM_SQL, [partner.pk, key, json.dumps(request), now])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def _replayed(*, partner: Partner, key: str, request: dict) -> LedgerTransaction:

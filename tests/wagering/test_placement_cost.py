@@ -24,8 +24,8 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # savepoint or BEGIN/COMMIT around them.
 SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
 UI_QUERIES = SERVICE_QUERIES + 3  # session, user, the live coup with its table (the answer: from the service)
-# key, player, table, idempotency record (savepoint, insert, release, update), live coup, savepoint around
-PARTNER_QUERIES = SERVICE_QUERIES + 10
+# key, player, table, idempotency record (claim, then its transaction), live coup, BEGIN/COMMIT around
+PARTNER_QUERIES = SERVICE_QUERIES + 8
 
 
 def bets_in_play(table) -> Decimal:
