@@ -93,24 +93,25 @@ def bet_batch_record(*, ledger_transaction: LedgerTransaction, player: PartnerPl
     """A batch of bets as it was placed (by its placement): the bets, their total, the balance just after."""
     batch = BetBatch.objects.select_related("coup__table").get(placement=ledger_transaction)
     wallet_leg = ledger_transaction.entries.get(account__user=player.user)
-    return _bet_batch_record(batch=batch, bets=list(batch.bets.order_by("pk")), player=player, leg=wallet_leg)
+    bets = list(batch.bets.order_by("pk"))
+    return _bet_batch_record(batch=batch, bets=bets, player=player, balance=wallet_leg.balance_after)
 
 
 def placed_batch_record(*, placed: PlacedBatch, player: PartnerPlayer) -> dict:
     """``bet_batch_record`` of a placement just made, from what the service answered (no reads)."""
-    leg = LedgerEntry(amount=-sum(bet.stake for bet in placed.bets), balance_after=placed.balance)
-    return _bet_batch_record(batch=placed.batch, bets=sorted(placed.bets, key=attrgetter("pk")), player=player, leg=leg)
+    bets = sorted(placed.bets, key=attrgetter("pk"))
+    return _bet_batch_record(batch=placed.batch, bets=bets, player=player, balance=placed.balance)
 
 
-def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, leg: LedgerEntry) -> dict:
+def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, balance: Decimal) -> dict:
     return {
         "batch_id": batch.pk,
         "round_id": batch.coup.round_id,
         "table": batch.coup.table.code,
         "player_id": player.external_id,
         "bets": bets,
-        "total": -leg.amount,
-        "balance": leg.balance_after,
+        "total": money(sum(bet.stake for bet in bets)),
+        "balance": balance,
         "placed_at": batch.created_at,
     }
 

@@ -272,7 +272,7 @@ def _wallet_transfer(
             "idempotency_key": key,
         },
     )
-    wallet_event_send(wallet)
+    wallet_event_send(user_id=wallet.user_id, balance=wallet.balance)
     return ledger_transaction
 
 

@@ -204,9 +204,9 @@ def _balances_store(ledger_transaction: LedgerTransaction) -> None:
     )
 
 
-def wallet_event_send(wallet: Account) -> None:
+def wallet_event_send(*, user_id: int, balance: Decimal) -> None:
     """The wallet's new balance to its player's browsers, on commit."""
-    user_event_send(user_id=wallet.user_id, event_type="wallet", data={"balance": str(wallet.balance)})
+    user_event_send(user_id=user_id, event_type="wallet", data={"balance": str(balance)})
 
 
 # --- Deposits and withdrawals ----------------------------------------------------------------
@@ -281,7 +281,7 @@ def _wallet_move(
             after={"balance": str(wallet.balance), "amount": str(amount), "idempotency_key": idempotency_key},
             reason=reason,
         )
-        wallet_event_send(wallet)
+        wallet_event_send(user_id=wallet.user_id, balance=wallet.balance)
     return ledger_transaction
 
 
@@ -543,9 +543,9 @@ def _coup_locked(coup_id: int) -> Coup:
 
 
 def _coup_betting_locked(coup: Coup) -> None:
-    """Lock the coup's row for a placement, and bring ``coup`` up to date with what can have changed since
-    the caller read it: its state, no-bet order and betting deadline (its rules are fixed when it opens).
-    Three columns, not the whole row with its table: every placement at the table waits for this lock."""
+    """Lock the coup's row for a change of its bets, and bring ``coup`` up to date with what can have changed
+    since the caller read it: its state, no-bet order and betting deadline (its rules are fixed when it
+    opens). Three columns, not the whole row with its table: every bet at the table waits for this lock."""
     locked = Coup.objects.select_for_update(of=("self",)).filter(pk=coup.pk)
     coup.state, coup.no_bet, coup.betting_closes_at = locked.values_list("state", "no_bet", "betting_closes_at").get()
 
@@ -642,7 +642,7 @@ def _differential_check(*, coup: Coup, before: Mapping[str, Decimal], after: Map
 @transaction.atomic
 def bet_batch_undo(*, user: User, coup: Coup) -> BetBatch:
     """Undo: cancel the player's last confirmed batch on the coup while betting is open, and refund it."""
-    coup = _coup_locked(coup.pk)
+    _coup_betting_locked(coup)
     _betting_open_check(coup)
     batch = BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("-pk").first()
     if batch is None:
@@ -654,7 +654,7 @@ def bet_batch_undo(*, user: User, coup: Coup) -> BetBatch:
 @transaction.atomic
 def bet_remove_all(*, user: User, coup: Coup) -> list[BetBatch]:
     """Remove: cancel all the player's bets on the coup while betting is open, and refund them."""
-    coup = _coup_locked(coup.pk)
+    _coup_betting_locked(coup)
     _betting_open_check(coup)
     batches = list(BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("pk"))
     if not batches:
@@ -701,7 +701,7 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
 
 
 def _bets_changed_events(*, coup: Coup, user_id: int, balance: Decimal, table_totals: Mapping[str, Decimal]) -> None:
-    user_event_send(user_id=user_id, event_type="wallet", data={"balance": str(balance)})
+    wallet_event_send(user_id=user_id, balance=balance)
     table_event_send(
         table_code=coup.table.code,
         event_type="bet_totals",
