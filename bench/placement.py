@@ -37,6 +37,7 @@ from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, 
 
 NAME, REDIS_DB = "punto_bench_placement", 5
 PGBENCH_DATABASE = "punto_bench_pgbench"
+PGBENCH_SERVER = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
 TABLES, CLIENTS, SECONDS, WARM_UP_SECONDS, CEILING_SECONDS = 8, 64, 30, 3, 10
 STAKE, FUNDS, LIMIT = "1.00", "1000000.00", "100000.00"
 TARGET_RATIO, TARGET_P99_MS = 0.25, 150
@@ -138,17 +139,18 @@ def _line(kind: str, path: str, body: dict, headers: dict[str, str]) -> str:
 
 def pgbench_tps(*, seconds: int) -> float:
     """``pgbench -N -c 64 -j 2 -T <seconds>`` on a scratch database of the same PostgreSQL server."""
-    args = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
-    subprocess.run(["dropdb", *args, "--if-exists", "--force", PGBENCH_DATABASE], check=True)
-    subprocess.run(["createdb", *args, PGBENCH_DATABASE], check=True)
-    subprocess.run(["pgbench", *args, "-i", "-q", PGBENCH_DATABASE], check=True, capture_output=True)
-    run = subprocess.run(
-        ["pgbench", *args, "-N", "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), PGBENCH_DATABASE],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    subprocess.run(["dropdb", *args, "--force", PGBENCH_DATABASE], check=True)
+    subprocess.run(["dropdb", *PGBENCH_SERVER, "--if-exists", "--force", PGBENCH_DATABASE], check=True)
+    subprocess.run(["createdb", *PGBENCH_SERVER, PGBENCH_DATABASE], check=True)
+    subprocess.run(["pgbench", *PGBENCH_SERVER, "-i", "-q", PGBENCH_DATABASE], check=True, capture_output=True)
+    tps = pgbench_run("-N", database=PGBENCH_DATABASE, seconds=seconds)
+    subprocess.run(["dropdb", *PGBENCH_SERVER, "--force", PGBENCH_DATABASE], check=True)
+    return tps
+
+
+def pgbench_run(*options: str, database: str, seconds: int) -> float:
+    """The TPS of ``pgbench <options>`` with the benchmark's 64 clients for ``seconds``."""
+    command = ["pgbench", *PGBENCH_SERVER, *options, "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), database]
+    run = subprocess.run(command, check=True, capture_output=True, text=True)
     return float(re.search(r"tps = ([\d.]+)", run.stdout).group(1))
 
 
@@ -248,8 +250,7 @@ def wrk_requests_per_second(wrk: str, url: str, *, seconds: int) -> float:
 MARKER_AND_LOCK_SQL = """
 SELECT * FROM tables_personallimitmarker WHERE table_id = :table AND player_id = :user AND revoked_at IS NULL
 AND valid_from <= now() AND (valid_until IS NULL OR valid_until > now()) ORDER BY valid_from DESC, id DESC LIMIT 1;
-SELECT tables_coup.*, tables_table.* FROM tables_coup JOIN tables_table ON tables_table.id = tables_coup.table_id
-WHERE tables_coup.id = :coup FOR UPDATE OF tables_coup;
+SELECT state, no_bet, betting_closes_at FROM tables_coup WHERE id = :coup FOR UPDATE;
 """
 
 
@@ -297,15 +298,7 @@ def database_only_tps(*, seconds: int) -> float:
     with tempfile.NamedTemporaryFile("w", suffix=".pgbench") as file:
         file.write(script + "\n")
         file.flush()
-        database = settings.DATABASES["default"]["NAME"]
-        args = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-n", "-f", file.name]
-        run = subprocess.run(
-            ["pgbench", *args, "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), database],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-    return float(re.search(r"tps = ([\d.]+)", run.stdout).group(1))
+        return pgbench_run("-n", "-f", file.name, database=settings.DATABASES["default"]["NAME"], seconds=seconds)
 
 
 # --- The ledger ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ and back (some twenty hops a request), and all requests of a process queue for t
 one request waiting on a row lock holds up the rest. Here the request is read on the event loop,
 then middleware, view and the end-of-request signals run start to finish in one hop to a pool of
 ``WEB_THREADS`` threads, and the response is sent from the loop: on this 2-core machine
-``/healthz`` went from 790 to 1,680 requests/s (bench/README.md). Each thread keeps its own
+``/healthz`` went from 790 to 2,500-3,000 requests/s (bench/README.md). Each thread keeps its own
 database connection for the request (Django's are per thread) and hands it back to the pool at
 ``request_finished``, in that same thread.
 
