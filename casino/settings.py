@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from casino.encryption import keys_check
 from wagering.beat import BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -26,6 +27,15 @@ DEVELOPMENT_SECRET_KEY = "punto-insecure-development-key-change-me-in-production
 SECRET_KEY = env.str("SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 if PRODUCTION and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50):
     raise ImproperlyConfigured("PRODUCTION needs its own SECRET_KEY of at least 50 random characters")
+# Encryption at rest (casino.encryption): comma-separated Fernet keys, the first encrypts. Without it the
+# embedded default makes a key in var/encryption.key on first use; PRODUCTION refuses to start without it.
+ENCRYPTION_KEYS = env.list("ENCRYPTION_KEY", default=[])
+ENCRYPTION_KEY_FILE = BASE_DIR / "var" / "encryption.key"
+if PRODUCTION and not ENCRYPTION_KEYS:
+    raise ImproperlyConfigured(
+        "PRODUCTION needs ENCRYPTION_KEY: the key(s) the shoes' and webhooks' secrets are encrypted with"
+    )
+keys_check(ENCRYPTION_KEYS)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 

@@ -8,15 +8,19 @@ import functools
 from collections.abc import Callable
 
 from axes import admin as axes_admin
-from axes.models import AccessAttempt
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
+from casino.admin_base import StrictLookupsMixin, StrictModelAdmin
 from tables import services
 from tables.forms import (
     RULES_TAKE_EFFECT,
@@ -92,7 +96,7 @@ def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str,
     return TemplateResponse(request, "admin/tables/action_confirmation.html", context)
 
 
-class ActionsCheckedAdmin(admin.ModelAdmin):
+class ActionsCheckedAdmin(StrictModelAdmin):
     """An action the user may not run is refused with 403 (Django would only say "No action selected")."""
 
     def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
@@ -362,19 +366,15 @@ class ShoeAdmin(ReadOnlyAdmin):
     )
     readonly_fields = fields
 
-    @staticmethod
-    def _out_of_play(shoe: Shoe) -> bool:
-        return shoe.state in (Shoe.State.FINISHED, Shoe.State.DISCARDED)
-
     @admin.display(description="burned cards")
     def burned_cards_once_out_of_play(self, shoe: Shoe) -> str:
-        return shoe.burned_cards if self._out_of_play(shoe) else self.SECRET_UNTIL_OUT_OF_PLAY
+        return " ".join(shoe.reveal().burned_cards) if shoe.revealed else self.SECRET_UNTIL_OUT_OF_PLAY
 
     @admin.display(description="card order")
     def card_order_once_out_of_play(self, shoe: Shoe) -> str:
-        if not self._out_of_play(shoe):
+        if not shoe.revealed:
             return self.SECRET_UNTIL_OUT_OF_PLAY
-        return shoe.card_order or "physical shoe: not recorded"
+        return " ".join(shoe.reveal().card_order) or "physical shoe: not recorded"
 
 
 # --- Personal limit markers, dealer sessions, the audit log ---------------------------------
@@ -423,15 +423,39 @@ class AuditLogAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
 
 
-# --- Sign-in lock-outs (django-axes): a superuser unlocks by deleting the attempt ---------------------
+# --- Django's and django-axes' admins, with strict changelist lookups like every admin here ---------------
 
 
-class AccessAttemptAdmin(axes_admin.AccessAttemptAdmin):
-    """Without axes' clean-up action: it needs request attributes axes' middleware no longer sets (a 500),
-    and expired attempts are cleaned up at every sign-in anyway."""
+class UserAdmin(StrictLookupsMixin, auth_admin.UserAdmin):
+    pass
+
+
+class GroupAdmin(StrictLookupsMixin, auth_admin.GroupAdmin):
+    pass
+
+
+class AccessAttemptAdmin(StrictLookupsMixin, axes_admin.AccessAttemptAdmin):
+    """A superuser unlocks a sign-in by deleting its attempt. Without axes' clean-up action: it needs
+    request attributes axes' middleware no longer sets (a 500), and expired attempts are cleaned up
+    at every sign-in anyway."""
 
     actions = ()
 
 
-admin.site.unregister(AccessAttempt)
-admin.site.register(AccessAttempt, AccessAttemptAdmin)
+class AccessLogAdmin(StrictLookupsMixin, axes_admin.AccessLogAdmin):
+    pass
+
+
+class AccessFailureLogAdmin(StrictLookupsMixin, axes_admin.AccessFailureLogAdmin):
+    pass
+
+
+for model, model_admin in (
+    (get_user_model(), UserAdmin),
+    (Group, GroupAdmin),
+    (AccessAttempt, AccessAttemptAdmin),
+    (AccessLog, AccessLogAdmin),
+    (AccessFailureLog, AccessFailureLogAdmin),
+):
+    admin.site.unregister(model)
+    admin.site.register(model, model_admin)

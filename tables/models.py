@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from casino.encryption import decrypt
 from tables.game import rules as game_rules
 from tables.game.cards import Card
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
@@ -147,16 +149,18 @@ class Shoe(models.Model):
     decks = models.PositiveSmallIntegerField()
     shuffle_method = models.CharField(max_length=12, choices=ShuffleMethod.choices)
     seal_number = models.CharField(max_length=40, blank=True)
-    # Card order of an RNG shoe, codes separated by spaces; never shown while in play.
-    card_order = models.TextField(blank=True)
+    # The secrets of an RNG shoe, encrypted (casino.encryption) until shown once the shoe is out of play:
+    # its card order (codes separated by spaces), the salt of its commitment, the cards burned face down.
+    # Empty for a physical shoe. Read through ``cards`` (dealing) and ``reveal()``, never on a screen.
+    card_order_encrypted = models.TextField(blank=True)
     cut_card_position = models.PositiveSmallIntegerField(help_text="cards before the cut card")
     # The table's cut card rule when the shoe was prepared: a change of rule waits for the next shoe.
     cut_card_rule = models.CharField(max_length=16, choices=CUT_CARD_RULES, default=game_rules.CUT_ONE_MORE_COUP)
     # Provably fair: published while in play; the salt (and the order) revealed once the shoe ends.
     commitment = models.CharField(max_length=64, blank=True)
-    salt = models.CharField(max_length=32, blank=True)
+    salt_encrypted = models.TextField(blank=True)
     burn_shown = models.CharField(max_length=2, blank=True)
-    burned_cards = models.TextField(blank=True)
+    burned_cards_encrypted = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PREPARED)
     # Progress through the shoe (see tables.game.shoe.ShoeState).
     position = models.PositiveSmallIntegerField(default=0)
@@ -178,13 +182,36 @@ class Shoe(models.Model):
         return f"{self.table.code} shoe {self.number}"
 
     @property
+    def has_card_order(self) -> bool:
+        """An RNG shoe, which deals from its recorded order (a physical shoe has none)."""
+        return bool(self.card_order_encrypted)
+
+    @property
     def cards(self) -> list[Card]:
-        return [Card.parse(code) for code in self.card_order.split()]
+        """The order, decrypted: for the dealing code, and the verification once the shoe is revealed."""
+        return [Card.parse(code) for code in decrypt(self.card_order_encrypted).split()]
 
     @property
     def revealed(self) -> bool:
         """The order and salt may be shown: the shoe is out of play."""
         return self.state in (self.State.FINISHED, self.State.DISCARDED)
+
+    def reveal(self) -> ShoeSecrets:
+        """The order, salt and burned cards, decrypted; refused while the shoe is prepared or in play."""
+        if not self.revealed:
+            raise PermissionDenied(f"shoe {self.number} is {self.state}: its secrets are revealed when it ends")
+        return ShoeSecrets(
+            card_order=decrypt(self.card_order_encrypted).split(),
+            salt=decrypt(self.salt_encrypted),
+            burned_cards=decrypt(self.burned_cards_encrypted).split(),
+        )
+
+
+@dataclass(frozen=True)
+class ShoeSecrets:
+    card_order: list[str]
+    salt: str
+    burned_cards: list[str]
 
 
 class Coup(models.Model):

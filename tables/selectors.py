@@ -114,9 +114,10 @@ class ShoeVerification:
 
 def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
     """Check a revealed RNG shoe: its commitment, and every card dealt and coup result against the order."""
-    order = shoe.cards
+    revealed = shoe.reveal()
+    order = [Card.parse(code) for code in revealed.card_order]
     mismatches = []
-    burned = [shoe.burn_shown, *shoe.burned_cards.split()] if shoe.burn_shown else []
+    burned = [shoe.burn_shown, *revealed.burned_cards] if shoe.burn_shown else []
     if [c.code for c in order[: len(burned)]] != burned:
         mismatches.append("the burn does not match the order")
     coups = list(shoe.coups.prefetch_related("cards").order_by("number"))
@@ -128,7 +129,7 @@ def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
         if coup.winner and (result is None or result.winner != coup.winner):
             mismatches.append(f"{coup.round_id}: recorded winner {coup.winner} is not the cards' result")
     return ShoeVerification(
-        commitment_ok=commitment_matches(order, shoe.salt, shoe.commitment),
+        commitment_ok=commitment_matches(order, revealed.salt, shoe.commitment),
         coups_checked=len(coups),
         mismatches=tuple(mismatches),
     )

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from casino.encryption import encrypt
 from roadmaps.events import table_event_send
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
@@ -341,9 +342,9 @@ def shoe_prepare(
         decks=table.decks,
         shuffle_method=method,
         seal_number=seal_number,
-        card_order=" ".join(card.code for card in order),
+        card_order_encrypted=encrypt(" ".join(card.code for card in order)),
         commitment=shoe_commitment(order, salt) if automatic else "",
-        salt=salt if automatic else "",
+        salt_encrypted=encrypt(salt),
         cut_card_position=table.decks * 52 - table.cut_card_from_bottom,
         cut_card_rule=table.cut_card_rule,
         prepared_by=actor if actor is not None and actor.is_authenticated else None,
@@ -380,10 +381,10 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
     if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
         table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
         table.save(update_fields=["no_bet_coups_ordered"])
-    elif shoe.card_order:
+    elif shoe.has_card_order:
         dealer = ShoeDealer(shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.cut_card_rule)
         burn = dealer.burn()
-        shoe.burn_shown, shoe.burned_cards = burn.shown.code, " ".join(c.code for c in burn.burned)
+        shoe.burn_shown, shoe.burned_cards_encrypted = burn.shown.code, encrypt(" ".join(c.code for c in burn.burned))
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
     else:
         if burn_card is None:
@@ -466,7 +467,7 @@ def shoe_is_finished(*, shoe: Shoe) -> bool:
     """Whether the cut card rule (or, for an RNG shoe, the last card) has ended the shoe."""
     if shoe.last_coup is not None and shoe.coups_started >= shoe.last_coup:
         return True
-    return bool(shoe.card_order) and _shoe_dealer(shoe).finished
+    return shoe.has_card_order and _shoe_dealer(shoe).finished
 
 
 @transaction.atomic
@@ -476,7 +477,7 @@ def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
     Out before a coup's first card: that coup is the last; during a coup: by the table's rule.
     """
     shoe = Shoe.objects.select_for_update().select_related("table").get(pk=shoe.pk)
-    if shoe.state != Shoe.State.IN_PLAY or shoe.card_order:
+    if shoe.state != Shoe.State.IN_PLAY or shoe.has_card_order:
         raise TableError("only a physical shoe in play reports its cut card")
     if shoe.last_coup is not None:
         raise TableError(f"the cut card of shoe {shoe.number} is already out")
@@ -609,7 +610,7 @@ def _coup_deal_card(*, coup: Coup, card: str | None, hand: str | None, actor: Us
     expected = deal.next_hand()
     if expected is None:
         raise TableError(f"coup {coup.round_id} is complete: resolve it")
-    if shoe.card_order:
+    if shoe.has_card_order:
         if card is not None:
             raise TableError("an automatic table deals from its RNG shoe")
         dealer = _shoe_dealer(shoe, cards_in_coup=len(deal.order))

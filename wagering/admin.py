@@ -311,7 +311,7 @@ class PartnerApiKeyAdmin(ReadOnlyAdmin):
     list_filter = ("partner",)
     search_fields = ("prefix", "partner__code", "name")
     list_select_related = ("partner",)
-    exclude = ("secret_hash",)
+    fields = ("prefix", "partner", "name", "created_at", "revoked_at")  # never the secret's hash
     actions = ["revoke"]
 
     def has_revoke_permission(self, request: HttpRequest) -> bool:
@@ -346,7 +346,7 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
     list_filter = ("is_active", "partner")
     search_fields = ("url", "partner__code")
     list_select_related = ("partner",)
-    exclude = ("secret",)
+    fields = ("partner", "url", "is_active", "created_at", "disabled_at")  # never the secret
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     actions = ["disable"]
 

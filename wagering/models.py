@@ -380,7 +380,9 @@ class WebhookEndpoint(models.Model):
 
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="webhook_endpoints")
     url = models.URLField(max_length=500)
-    secret = models.CharField(max_length=64, help_text="the HMAC-SHA256 signing key, shown once to the partner")
+    # The HMAC-SHA256 signing key, shown once to the partner; encrypted (casino.encryption), and
+    # decrypted only to sign a delivery.
+    secret_encrypted = models.TextField()
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     disabled_at = models.DateTimeField(null=True, blank=True)

@@ -239,8 +239,8 @@ def table_shoe_find(*, table: Table, number: int) -> Shoe | None:
 
 def shoe_fairness(*, shoe: Shoe) -> dict:
     """A shoe's commitment; once it is out of play, its order, salt and the check of every coup against them."""
-    rng = bool(shoe.card_order)
-    revealed = rng and shoe.revealed
+    revealed = shoe.has_card_order and shoe.revealed
+    shown = shoe.reveal() if revealed else None
     verification = shoe_verify(shoe=shoe) if revealed else None
     return {
         "number": shoe.number,
@@ -252,10 +252,10 @@ def shoe_fairness(*, shoe: Shoe) -> dict:
         "finished_at": shoe.finished_at,
         "coups": shoe.coups_started,
         "revealed": revealed,
-        "card_order": shoe.card_order.split() if revealed else None,
-        "salt": shoe.salt if revealed else None,
+        "card_order": shown.card_order if shown else None,
+        "salt": shown.salt if shown else None,
         "burn_shown": shoe.burn_shown or None,
-        "burned_cards": shoe.burned_cards.split() if revealed else None,
+        "burned_cards": shown.burned_cards if shown else None,
         "verification": None
         if verification is None
         else {

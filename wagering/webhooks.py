@@ -7,7 +7,8 @@ backoff, ``WEBHOOK_ATTEMPTS`` attempts in all; every attempt is recorded on the 
 is at least once: receivers drop an event id they have already handled.
 
 Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SHA256 of
-``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt).
+``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt). The secret is shown
+to the partner once, at registration, and stored encrypted (casino.encryption): only signing decrypts it.
 
 Targets are https URLs of public addresses only, checked at registration and again before every
 attempt (a name may come to resolve elsewhere): the platform never posts into its own network.
@@ -26,6 +27,7 @@ import socket
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import dataclass
 from http.client import HTTPConnection, HTTPException, HTTPSConnection
 from urllib.parse import urlsplit
 
@@ -36,6 +38,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
+from casino.encryption import decrypt, encrypt
 from tables.audit import audit_record
 from tables.models import Coup
 from tables.selectors import coup_public
@@ -96,8 +99,14 @@ def webhook_target_check(url: str) -> None:
 # --- Endpoints -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class NewWebhookEndpoint:
+    endpoint: WebhookEndpoint
+    secret: str  # the signing secret: shown once, stored encrypted
+
+
 @transaction.atomic
-def webhook_endpoint_create(*, partner: Partner, url: str) -> WebhookEndpoint:
+def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint:
     """Register a URL for the partner's events, with a new signing secret (shown to the partner once)."""
     try:
         if not isinstance(url, str) or len(url) > MAX_URL_LENGTH:
@@ -120,14 +129,15 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> WebhookEndpoint:
             f"a partner has at most {MAX_ACTIVE_ENDPOINTS} webhook endpoints: delete one first",
             {"maximum": str(MAX_ACTIVE_ENDPOINTS)},
         )
-    endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret=f"whsec_{secrets.token_hex(24)}")
+    secret = f"whsec_{secrets.token_hex(24)}"
+    endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret_encrypted=encrypt(secret))
     audit_record(
         action="webhook_endpoint_created",
         actor_label=partner_actor_label(partner.code),
         obj=endpoint,
         after={"partner": partner.code, "url": url},
     )
-    return endpoint
+    return NewWebhookEndpoint(endpoint=endpoint, secret=secret)
 
 
 @transaction.atomic
@@ -271,7 +281,9 @@ def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
         "User-Agent": "Punto-Webhooks/1",
         "Punto-Event-Id": str(delivery.event_id),
         "Punto-Event-Type": delivery.event_type,
-        SIGNATURE_HEADER: webhook_signature(secret=delivery.endpoint.secret, timestamp=int(time.time()), body=body),
+        SIGNATURE_HEADER: webhook_signature(
+            secret=decrypt(delivery.endpoint.secret_encrypted), timestamp=int(time.time()), body=body
+        ),
     }
     status_code, error = _post(url=delivery.endpoint.url, body=body, headers=headers)
     return _attempt_record(delivery_id=delivery_id, status_code=status_code, error=error, final=final)

@@ -119,7 +119,9 @@ def test_a_shoe_shows_its_commitment_in_play_and_its_order_salt_and_verification
     shoe.refresh_from_db()
     finished = api.get(f"/api/v1/tables/{table.code}/shoes/{shoe.number}/").json()
     assert finished["state"] == "discarded" and finished["revealed"] is True
-    assert finished["card_order"] == shoe.card_order.split() and finished["salt"] == shoe.salt
+    revealed = shoe.reveal()
+    assert finished["card_order"] == revealed.card_order and finished["salt"] == revealed.salt
+    assert finished["burned_cards"] == revealed.burned_cards and len(revealed.salt) == 32
     assert finished["verification"]["ok"] is True and finished["verification"]["coups_checked"] >= 2
     assert finished["finished_at"] is not None and finished["started_at"] < finished["finished_at"]
 

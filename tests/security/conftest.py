@@ -91,7 +91,7 @@ def floor_state(db) -> Floor:
     partner_services.partner_wallet_deposit(
         partner=partner, player=partner_player, amount="100.00", idempotency_key=uuid.uuid4().hex
     )
-    endpoint = webhooks.webhook_endpoint_create(partner=partner, url="https://hooks.acme.example/punto")
+    endpoint = webhooks.webhook_endpoint_create(partner=partner, url="https://hooks.acme.example/punto").endpoint
     failed_delivery = WebhookDelivery.objects.create(
         endpoint=endpoint,
         event_id=uuid.uuid4(),

@@ -322,7 +322,7 @@ def test_nobody_edits_or_deletes_the_audit_log(staff_client, auto_table):
 def test_the_card_order_of_a_shoe_in_play_is_not_shown(staff_client, auto_table, pit_boss):
     root = staff_client("root")
     shoe = services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
-    unseen = shoe.card_order.split()[shoe.position : shoe.position + 12]
+    unseen = [card.code for card in shoe.cards[shoe.position : shoe.position + 12]]
     url = reverse("admin:tables_shoe_change", args=[shoe.pk])
     for page in (root.get(url), root.get(changelist(Shoe))):
         assert page.status_code == 200

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from casino.encryption import decrypt, encrypt
 from tables import services
 from tables.game.cards import parse_cards
 from tables.game.fairness import commitment_matches, shoe_commitment
@@ -35,7 +36,7 @@ def finished_shoe(auto_table):
 
 def test_the_commitment_is_published_when_the_shoe_is_prepared(auto_table):
     shoe = services.shoe_prepare(table=auto_table)
-    assert len(shoe.commitment) == 64 and commitment_matches(shoe.cards, shoe.salt, shoe.commitment)
+    assert len(shoe.commitment) == 64 and commitment_matches(shoe.cards, decrypt(shoe.salt_encrypted), shoe.commitment)
     assert AuditLog.objects.get(action="shoe_prepared", object_id=str(shoe.pk)).after["commitment"] == shoe.commitment
 
 
@@ -43,7 +44,7 @@ def test_a_finished_shoe_verifies(finished_shoe, capsys):
     call_command("verify_shoe", shoe=finished_shoe.pk, json=True)
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] and report["commitment_ok"] and report["coups_checked"] >= 3
-    assert report["salt"] == finished_shoe.salt
+    assert report["salt"] == finished_shoe.reveal().salt
 
 
 def test_a_tampered_card_is_found(finished_shoe):
@@ -58,11 +59,11 @@ def test_a_tampered_card_is_found(finished_shoe):
 
 
 def test_a_tampered_order_breaks_the_commitment(finished_shoe):
-    codes = finished_shoe.card_order.split()
+    codes = finished_shoe.reveal().card_order
     codes[-1], codes[-2] = codes[-2], codes[-1]
     if codes[-1] == codes[-2]:
         codes[-1], codes[0] = codes[0], codes[-1]
-    Shoe.objects.filter(pk=finished_shoe.pk).update(card_order=" ".join(codes))
+    Shoe.objects.filter(pk=finished_shoe.pk).update(card_order_encrypted=encrypt(" ".join(codes)))
     finished_shoe.refresh_from_db()
     assert not shoe_verify(shoe=finished_shoe).commitment_ok
 

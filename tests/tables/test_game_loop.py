@@ -37,7 +37,7 @@ def test_a_whole_shoe_on_an_automatic_table(auto_table):
     order = shoe.cards
     # Burn: the first card shown, its value (ten for a 10 or face) burned.
     assert shoe.burn_shown == order[0].code
-    burned = shoe.burned_cards.split()
+    burned = shoe.reveal().burned_cards
     assert len(burned) == (order[0].value or 10)
     # Every card dealt once, in shoe order, each coup by the rules.
     dealt = DealtCard.objects.filter(shoe=shoe).order_by("shoe_position")

@@ -337,8 +337,9 @@ class WebhookListView(PartnerView):
     )
     def post(self, request: Request) -> Response:
         data = self.validated(serializers.WebhookCreateSerializer, request.data)
-        endpoint = webhooks.webhook_endpoint_create(partner=self.partner, url=data["url"])
-        return Response(serializers.WebhookEndpointCreatedSerializer(endpoint).data, status=status.HTTP_201_CREATED)
+        created = webhooks.webhook_endpoint_create(partner=self.partner, url=data["url"])
+        answer = {**serializers.WebhookEndpointSerializer(created.endpoint).data, "secret": created.secret}
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class WebhookDetailView(PartnerView):

@@ -19,7 +19,7 @@ class Command(BaseCommand):
         found = Shoe.objects.filter(pk=shoe).first()
         if found is None:
             raise CommandError(f"no shoe with id {shoe}")
-        if not found.card_order:
+        if not found.has_card_order:
             raise CommandError(f"shoe {shoe} is a physical shoe: it has no committed order")
         if not found.revealed:
             raise CommandError(f"shoe {shoe} is {found.state}: its order and salt are revealed when it ends")
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         report = {
             "shoe": found.pk,
             "commitment": found.commitment,
-            "salt": found.salt,
+            "salt": found.reveal().salt,
             "commitment_ok": check.commitment_ok,
             "coups_checked": check.coups_checked,
             "mismatches": list(check.mismatches),
