@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import encrypt
+from casino.encryption import encrypt, reencrypt
 from roadmaps.events import table_event_send
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
@@ -449,6 +449,19 @@ def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
     new = shoe_prepare(table=table, actor=actor)
     audit_record(action="cards_replaced", actor=actor, table=table, obj=new, reason=reason)
     return new
+
+
+@transaction.atomic
+def shoe_secrets_reencrypt(*, actor: User | None = None) -> int:
+    """Key rotation: every RNG shoe's order, salt and burned cards encrypted again with the first key."""
+    shoes = list(Shoe.objects.select_for_update().exclude(card_order_encrypted="").order_by("pk"))
+    for shoe in shoes:
+        shoe.card_order_encrypted = reencrypt(shoe.card_order_encrypted)
+        shoe.salt_encrypted = reencrypt(shoe.salt_encrypted)
+        shoe.burned_cards_encrypted = reencrypt(shoe.burned_cards_encrypted)
+    Shoe.objects.bulk_update(shoes, ["card_order_encrypted", "salt_encrypted", "burned_cards_encrypted"])
+    audit_record(action="shoe_secrets_reencrypted", actor=actor, actor_label="system", after={"shoes": len(shoes)})
+    return len(shoes)
 
 
 # --- Coups -------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import decrypt, encrypt
+from casino.encryption import decrypt, encrypt, reencrypt
 from tables.audit import audit_record
 from tables.models import Coup
 from tables.selectors import coup_public
@@ -138,6 +138,19 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint
         after={"partner": partner.code, "url": url},
     )
     return NewWebhookEndpoint(endpoint=endpoint, secret=secret)
+
+
+@transaction.atomic
+def webhook_secrets_reencrypt(*, actor: User | None = None) -> int:
+    """Key rotation: every endpoint's signing secret encrypted again with the first key."""
+    endpoints = list(WebhookEndpoint.objects.select_for_update().order_by("pk"))
+    for endpoint in endpoints:
+        endpoint.secret_encrypted = reencrypt(endpoint.secret_encrypted)
+    WebhookEndpoint.objects.bulk_update(endpoints, ["secret_encrypted"])
+    audit_record(
+        action="webhook_secrets_reencrypted", actor=actor, actor_label="system", after={"endpoints": len(endpoints)}
+    )
+    return len(endpoints)
 
 
 @transaction.atomic

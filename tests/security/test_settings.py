@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from casino.encryption import key_generate
 from tests.factories import TableFactory
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCTION_ENV = {"PRODUCTION": "1", "ALLOWED_HOSTS": "punto.example", "DEBUG": "0"}
+PRODUCTION_ENV = {"PRODUCTION": "1", "ALLOWED_HOSTS": "punto.example", "DEBUG": "0", "ENCRYPTION_KEY": key_generate()}
+UNSET = ("SECRET_KEY", "DEBUG", "ENCRYPTION_KEY")
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {key: value for key, value in os.environ.items() if key not in ("SECRET_KEY", "DEBUG")}
+    environment = {key: value for key, value in os.environ.items() if key not in UNSET}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -30,7 +32,12 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_the_production_settings_pass_check_deploy():
     result = manage(
-        "check", "--deploy", "--fail-level", "WARNING", SECRET_KEY=secrets.token_urlsafe(64), **PRODUCTION_ENV
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        SECRET_KEY=secrets.token_urlsafe(64),
+        **PRODUCTION_ENV,
     )
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues" in result.stdout
@@ -48,6 +55,23 @@ def test_production_refuses_to_start_without_its_own_secret_key(secret_key):
     result = manage("check", **PRODUCTION_ENV, **({"SECRET_KEY": secret_key} if secret_key else {}))
     assert result.returncode != 0
     assert "PRODUCTION needs its own SECRET_KEY" in result.stderr
+
+
+@pytest.mark.parametrize("encryption_key", [None, ""])
+def test_production_refuses_to_start_without_an_encryption_key(encryption_key):
+    environment = {key: value for key, value in PRODUCTION_ENV.items() if key != "ENCRYPTION_KEY"}
+    if encryption_key is not None:
+        environment["ENCRYPTION_KEY"] = encryption_key
+    result = manage("check", "--deploy", SECRET_KEY=secrets.token_urlsafe(64), **environment)
+    assert result.returncode != 0
+    assert "PRODUCTION needs ENCRYPTION_KEY" in result.stderr
+
+
+@pytest.mark.parametrize("encryption_key", ["not-a-key", f"{key_generate()},too-short"])
+def test_a_malformed_encryption_key_is_refused_at_startup(encryption_key):
+    result = manage("check", ENCRYPTION_KEY=encryption_key)
+    assert result.returncode != 0
+    assert "ENCRYPTION_KEY holds comma-separated Fernet keys" in result.stderr
 
 
 def assert_security_headers(response) -> None:
