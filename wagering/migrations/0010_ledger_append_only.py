@@ -38,15 +38,15 @@ DECLARE
     stored numeric;
     newest numeric;
 BEGIN
-    -- The row as it is at commit: it may have changed again since this event.
-    SELECT balance INTO stored FROM wagering_account WHERE id = NEW.id;
-    IF NOT FOUND THEN
-        RETURN NULL;
-    END IF;
-    SELECT balance_after INTO newest FROM wagering_ledgerentry WHERE account_id = NEW.id ORDER BY id DESC LIMIT 1;
-    IF stored <> COALESCE(newest, 0) THEN
+    -- The row as it is at commit (it may have changed again since this event), in one query with its newest leg.
+    SELECT account.balance, COALESCE((
+        SELECT entry.balance_after FROM wagering_ledgerentry entry
+        WHERE entry.account_id = account.id ORDER BY entry.id DESC LIMIT 1
+    ), 0) INTO stored, newest
+    FROM wagering_account account WHERE account.id = NEW.id;
+    IF stored <> newest THEN
         RAISE EXCEPTION 'the balance of account % (%) is not its newest ledger leg''s balance_after (%)',
-            NEW.id, stored, COALESCE(newest, 0) USING ERRCODE = 'check_violation';
+            NEW.id, stored, newest USING ERRCODE = 'check_violation';
     END IF;
     RETURN NULL;
 END;
