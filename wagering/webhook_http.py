@@ -17,7 +17,7 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 
@@ -25,6 +25,7 @@ ATTEMPT_DEADLINE_SECONDS = 10.0
 MAX_HEAD_BYTES = 16 * 1024  # the status line and headers
 RESPONSE_EXCERPT_BYTES = 500  # of a failed answer's body, for the delivery's record
 _READ_SIZE = 4096
+_PRINTABLE_ASCII = "".join(map(chr, range(0x21, 0x7F)))
 
 
 class WebhookTargetRefused(ValueError):
@@ -45,8 +46,9 @@ class WebhookTarget:
 
     @property
     def request_target(self) -> str:
+        """The path and query, ASCII: anything else (an IRI's letters) percent-encoded as UTF-8."""
         parts = urlsplit(self.url)
-        return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""), safe=_PRINTABLE_ASCII)
 
     @property
     def host_header(self) -> str:
@@ -61,10 +63,11 @@ def webhook_target_resolve(url: str) -> WebhookTarget:
     parts = urlsplit(url)
     if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
         raise WebhookTargetRefused("a webhook URL must be https")
-    if any(character.isspace() for character in url):
-        raise WebhookTargetRefused("a webhook URL has no white space")
+    if not parts.hostname or any(character.isspace() for character in url):
+        raise WebhookTargetRefused("a webhook URL has a host name and no white space")
     try:
-        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+        host = (parts.hostname or "").encode("idna").decode("ascii")  # an international name as DNS has it
+        port = parts.port or (443 if parts.scheme == "https" else 80)
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError, ValueError) as error:
         raise WebhookTargetRefused(f"{parts.hostname} does not resolve: {error}") from None

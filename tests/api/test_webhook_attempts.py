@@ -140,6 +140,14 @@ def test_a_success_is_not_read_past_its_status(pending_delivery):
     assert (delivery.status, delivery.last_status_code, delivery.last_error) == ("delivered", 204, "")
 
 
+def test_an_international_path_is_sent_percent_encoded(pending_delivery):
+    with RawReceiver(lambda connection: connection.sendall(b"HTTP/1.1 200 OK\r\n\r\n")) as receiver:
+        delivery = pending_delivery(f"http://127.0.0.1:{receiver.port}/hooks/café?from=punto")
+        attempt(delivery)
+    assert delivery.status == "delivered"
+    assert receiver.requests[0].startswith(b"POST /hooks/caf%C3%A9?from=punto HTTP/1.1\r\n")
+
+
 def test_a_name_rebound_to_loopback_after_the_check_is_not_connected_to(
     short_deadline, pending_delivery, settings, monkeypatch
 ):
