@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from wagering.beat import BEAT_SCHEDULE
 
@@ -142,7 +143,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # A queue per kind of work, each with workers of its own (Procfile: worker, webhooks, reports), so a
 # partner's slow webhook receiver or a long report never delays a settlement. Every task is routed;
-# one left out would go to the reports queue, never to settlement's.
+# one left out would go to the reports queue, never to settlement's. The queues are declared (not
+# created on first use) so that every process knows all three: a purge empties them all.
+CELERY_TASK_QUEUES = [Queue("settlement"), Queue("webhooks"), Queue("reports")]
 CELERY_TASK_ROUTES = {
     "wagering.tasks.coup_settle": {"queue": "settlement"},
     "wagering.tasks.webhook_delivery_send": {"queue": "webhooks"},
