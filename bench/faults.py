@@ -1,13 +1,13 @@
 """Fault injection: ``.venv/bin/python bench/faults.py [--seconds 60] [--players 40]`` (PostgreSQL and Redis,
 its own database).
 
-A table's loop (``tests.faults.loop_process``: the table loop with fast timings) and a Celery worker run
-as processes while simulated players (threads calling the wagering services) bet on every coup. For
-``--seconds``, one of the two processes is killed (SIGKILL) at random every 0.5-3 s and started again a
-moment later. Then the table is closed, everything is let finish, and the database is checked: every
-coup settled or void, every card dealt once and in order, every bet settled or refunded once, every
-wallet = deposits - stakes + returns, every ledger transaction balanced. Prints the counts; exits 1 on
-any problem.
+A table's loop (``tests.faults.loop_process``: the table loop with fast timings) and a Celery worker of
+the settlement queue run as processes while simulated players (threads calling the wagering services)
+bet on every coup. For ``--seconds``, one of the two processes is killed (SIGKILL) at random every
+0.5-3 s and started again a moment later. Then the table is closed, everything is let finish, and the
+database is checked: every coup settled or void, every card dealt once and in order, every bet settled
+or refunded once, every wallet = deposits - stakes + returns, every ledger transaction balanced. Prints
+the counts; exits 1 on any problem.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def main() -> int:
     env = subprocess_env()
     starters = {
         "loop": lambda: python("-m", "tests.faults.loop_process", table.code, env=env),
-        "worker": lambda: celery_worker(env=env),
+        "worker": lambda: celery_worker(queues="settlement", env=env),
     }
     processes = {name: start() for name, start in starters.items()}
     stop, outcomes = threading.Event(), Outcomes()

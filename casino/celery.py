@@ -1,4 +1,4 @@
-"""The Celery application: settlement and game-history jobs."""
+"""The Celery application: settlement, webhook deliveries and game-history reports, a queue each (settings)."""
 
 import os
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from casino.encryption import keys_check
 from wagering.beat import BEAT_SCHEDULE
@@ -150,6 +151,24 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": 10,
     "unacked_restore_throttle": 1,
 }
+# A queue per kind of work, each with workers of its own (Procfile: worker, webhooks, reports), so a
+# partner's slow webhook receiver or a long report never delays a settlement. Every task is routed;
+# one left out would go to the reports queue, never to settlement's. The queues are declared (not
+# created on first use) so that every process knows all three: a purge empties them all.
+CELERY_TASK_QUEUES = [Queue("settlement"), Queue("webhooks"), Queue("reports")]
+CELERY_TASK_ROUTES = {
+    "wagering.tasks.coup_settle": {"queue": "settlement"},
+    "wagering.tasks.webhook_delivery_send": {"queue": "webhooks"},
+    "wagering.tasks.table_day_report_build": {"queue": "reports"},
+    "wagering.tasks.shoe_report_build": {"queue": "reports"},
+    "wagering.tasks.day_reports_build": {"queue": "reports"},
+}
+CELERY_TASK_DEFAULT_QUEUE = "reports"
+# Every task has limits (wagering.tasks sets tighter ones per task): past the soft limit the task gets
+# SoftTimeLimitExceeded (its transaction rolls back), past the hard one its pool child is killed.
+# Enforced by the prefork pool (the Procfile's workers), not by the solo pool.
+CELERY_TASK_SOFT_TIME_LIMIT = 120
+CELERY_TASK_TIME_LIMIT = 150
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

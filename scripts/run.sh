@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the platform: virtualenv, install, migrate, demo data, then the ASGI server with
 # demo tables that deal by themselves. With REDIS_URL set, honcho runs every process of
-# the Procfile (web, Celery worker and beat, table loops) instead.
+# the Procfile (web, a Celery worker per queue: settlement, webhooks, reports; beat; table loops) instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh

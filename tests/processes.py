@@ -84,14 +84,17 @@ def python(*args: str, env: dict[str, str]) -> Process:
     return Process([sys.executable, *args], env=env)
 
 
-def celery_worker(*, env: dict[str, str], pool: str = "solo") -> Process:
-    """A real ``celery -A casino worker``, one task at a time."""
+def celery_worker(*, queues: str, env: dict[str, str], pool: str = "solo") -> Process:
+    """A real ``celery -A casino worker`` on ``queues`` (comma-separated: settlement, webhooks, reports), one
+    task at a time. The solo pool enforces no time limit; ``pool="prefork"`` does, as the Procfile's workers."""
     return python(
         "-m",
         "celery",
         "-A",
         "casino",
         "worker",
+        "--queues",
+        queues,
         "--pool",
         pool,
         "--concurrency",
@@ -99,7 +102,7 @@ def celery_worker(*, env: dict[str, str], pool: str = "solo") -> Process:
         "--loglevel",
         "INFO",
         "--hostname",
-        f"faults-{os.getpid()}-{time.monotonic_ns()}@%h",
+        f"faults-{queues.replace(',', '-')}-{os.getpid()}-{time.monotonic_ns()}@%h",
         "--without-gossip",
         "--without-mingle",
         "--without-heartbeat",

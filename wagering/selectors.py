@@ -205,6 +205,7 @@ class LedgerCheck:
     mismatched_accounts: list[int]
     stale_accounts: list[int]
     broken_chains: list[int]
+    missing_guards: list[str]
 
     @property
     def problems(self) -> list[str]:
@@ -214,6 +215,7 @@ class LedgerCheck:
             "accounts whose balance is not the sum of their entries": self.mismatched_accounts,
             "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
             "entries that do not follow their account's previous entry": self.broken_chains,
+            "database guards missing or disabled": self.missing_guards,
         }
         return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
 
@@ -222,10 +224,26 @@ class LedgerCheck:
         return not self.problems
 
 
+# PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
+# wagering/0002, 0010): the ledger balanced and append-only, balances moving only by new legs.
+LEDGER_GUARDS = (
+    "tables_auditlog_append_only",
+    "tables_auditlog_no_truncate",
+    "wagering_ledgerentry_balanced",
+    "wagering_ledgertransaction_append_only",
+    "wagering_ledgertransaction_no_truncate",
+    "wagering_ledgerentry_append_only",
+    "wagering_ledgerentry_no_truncate",
+    "wagering_account_balance_inserted",
+    "wagering_account_balance_updated",
+)
+
+
 def ledger_check() -> LedgerCheck:
     """Every transaction's legs sum to zero; every account's balance is the sum of its legs and its last
     leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's ``balance_after``
-    (0 for the first) and its ``balance_after`` that plus its amount."""
+    (0 for the first) and its ``balance_after`` that plus its amount. On PostgreSQL, the triggers that
+    guard all this are installed and enabled."""
     money_field = DecimalField(**MONEY)
     sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
     unbalanced = sums.filter(_beyond_a_cent("total")).values_list("transaction_id", flat=True)
@@ -247,7 +265,20 @@ def ledger_check() -> LedgerCheck:
         mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
         stale_accounts=sorted(stale.values_list("pk", flat=True)),
         broken_chains=sorted(broken.values_list("pk", flat=True)),
+        missing_guards=_ledger_guards_missing(),
     )
+
+
+def _ledger_guards_missing() -> list[str]:
+    if connection.vendor != "postgresql":
+        return []  # SQLite has no such triggers
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = ANY(%s)",
+            [list(LEDGER_GUARDS)],
+        )
+        installed = {name for (name,) in cursor.fetchall()}
+    return [name for name in LEDGER_GUARDS if name not in installed]
 
 
 def _beyond_a_cent(name: str) -> Q:

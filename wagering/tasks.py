@@ -1,14 +1,19 @@
-"""Celery tasks: each only calls a service (settlement, game-history reports, webhook deliveries)."""
+"""Celery tasks: each only calls a service (settlement, game-history reports, webhook deliveries).
+
+Each queue has workers of its own (``CELERY_TASK_ROUTES``, the ``Procfile``): settlement, webhooks and
+reports never wait for one another. Every task has a soft and a hard time limit that fit its work.
+"""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import OperationalError
 from django.utils import timezone
 
-from wagering import services, webhooks
+from wagering import services, webhook_http, webhooks
 
 RETRYING = {
     "acks_late": True,
@@ -18,32 +23,42 @@ RETRYING = {
     "retry_jitter": True,
     "max_retries": 10,
 }
+# A settlement is one transaction: a soft limit rolls it back whole and the task is retried (it is
+# idempotent). Past the hard limit the pool child is killed, its connection (and transaction) with it;
+# the table loop sends a coup left resolved again after 30 s (tables.loop).
+SETTLEMENT_LIMITS = {"soft_time_limit": 30, "time_limit": 45}
+REPORT_LIMITS = {"soft_time_limit": 300, "time_limit": 360}
+# Just above an attempt's own deadline (connect, TLS, request and answer).
+WEBHOOK_LIMITS = {
+    "soft_time_limit": webhook_http.ATTEMPT_DEADLINE_SECONDS + 5,
+    "time_limit": webhook_http.ATTEMPT_DEADLINE_SECONDS + 10,
+}
 
 
-@shared_task(**RETRYING)
+@shared_task(**{**RETRYING, "autoretry_for": (OperationalError, SoftTimeLimitExceeded)}, **SETTLEMENT_LIMITS)
 def coup_settle(coup_id: int) -> None:
     """Settle a resolved coup; enqueued on commit by the table services. Idempotent."""
     services.coup_settle(coup_id=coup_id)
 
 
-@shared_task(**RETRYING)
+@shared_task(**RETRYING, **REPORT_LIMITS)
 def table_day_report_build(table_id: int, day_iso: str) -> None:
     services.table_day_report_build(table_id=table_id, day=date.fromisoformat(day_iso))
 
 
-@shared_task(**RETRYING)
+@shared_task(**RETRYING, **REPORT_LIMITS)
 def shoe_report_build(shoe_id: int) -> None:
     services.shoe_report_build(shoe_id=shoe_id)
 
 
-@shared_task(**RETRYING)
+@shared_task(**RETRYING, **REPORT_LIMITS)
 def day_reports_build(day_iso: str | None = None, days_ago: int = 0) -> None:
     """Every table's and shoe's report for a day: ``day_iso``, else today (UTC) minus ``days_ago``."""
     day = date.fromisoformat(day_iso) if day_iso else timezone.now().date() - timedelta(days=days_ago)
     services.day_reports_build(day=day)
 
 
-@shared_task(bind=True, acks_late=True, max_retries=webhooks.WEBHOOK_ATTEMPTS - 1)
+@shared_task(bind=True, acks_late=True, max_retries=webhooks.WEBHOOK_ATTEMPTS - 1, **WEBHOOK_LIMITS)
 def webhook_delivery_send(self, delivery_id: int) -> None:
     """POST one signed webhook event; enqueued on commit. A failed attempt is retried with exponential backoff."""
     final = self.request.retries >= self.max_retries

@@ -10,27 +10,27 @@ Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SH
 ``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt). The secret is shown
 to the partner once, at registration, and stored encrypted (casino.encryption): only signing decrypts it.
 
-Targets are https URLs of public addresses only, checked at registration and again before every
-attempt (a name may come to resolve elsewhere): the platform never posts into its own network.
-``WEBHOOK_ALLOW_PRIVATE_TARGETS`` lifts both rules, for development and tests.
+Targets are https URLs of public addresses only, checked at registration and again at every attempt,
+which connects to the address it checked (``wagering.webhook_http``: a name may come to resolve
+elsewhere): the platform never posts into its own network. ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` lifts both
+rules, for development and tests. An attempt has one deadline (connect, TLS, request and answer) and
+reads a bounded answer, and the deliveries have a Celery queue and workers of their own (``webhooks``):
+a slow receiver never holds up a settlement.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
 import random
 import secrets
-import socket
 import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
-from http.client import HTTPConnection, HTTPException, HTTPSConnection
-from urllib.parse import urlsplit
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -44,16 +44,15 @@ from tables.models import Coup
 from tables.selectors import coup_public
 from wagering.models import Account, Bet, Partner, WebhookDelivery, WebhookEndpoint
 from wagering.partners import PartnerRejected, partner_actor_label
+from wagering.webhook_http import WebhookTargetRefused, webhook_post, webhook_target_resolve
 
 User = AbstractBaseUser
 SIGNATURE_HEADER = "Punto-Signature"
 WEBHOOK_ATTEMPTS = 8
 RETRY_BASE_SECONDS = 30  # then 60, 120, ... up to RETRY_MAX_SECONDS: about an hour over the 8 attempts
 RETRY_MAX_SECONDS = 30 * 60
-REQUEST_TIMEOUT_SECONDS = 10
 MAX_ACTIVE_ENDPOINTS = 10
 MAX_URL_LENGTH = 500
-RESPONSE_EXCERPT_CHARS = 500
 SETTLEMENT, VOID = "settlement", "void"
 EVENT_TYPES = {SETTLEMENT: WebhookDelivery.EventType.ROUND_SETTLED, VOID: WebhookDelivery.EventType.ROUND_VOIDED}
 _CLOSED_BET_STATE = {SETTLEMENT: Bet.State.SETTLED, VOID: Bet.State.REFUNDED}
@@ -74,26 +73,10 @@ def webhook_retry_delay(retries: int) -> int:
 # --- Targets -------------------------------------------------------------------------------------
 
 
-class WebhookTargetRefused(ValueError):
-    """The URL may not be posted to: not https, or a name that resolves to a non-public address."""
-
-
 def webhook_target_check(url: str) -> None:
-    """Refuse a target inside the platform's network (SSRF): every address the host resolves to must
-    be public, and the scheme https, unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS``."""
-    if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
-        return
-    parts = urlsplit(url)
-    if parts.scheme != "https":
-        raise WebhookTargetRefused("a webhook URL must be https")
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as error:
-        raise WebhookTargetRefused(f"{parts.hostname} does not resolve: {error}") from None
-    for *_, address in infos:
-        ip = ipaddress.ip_address(address[0].split("%", 1)[0])
-        if not ip.is_global or ip.is_multicast:
-            raise WebhookTargetRefused(f"{parts.hostname} resolves to {ip}, which is not a public address")
+    """Refuse a target inside the platform's network (SSRF), at registration: see ``webhook_target_resolve``."""
+    if not settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
+        webhook_target_resolve(url)
 
 
 # --- Endpoints -----------------------------------------------------------------------------------
@@ -298,31 +281,11 @@ def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
             secret=decrypt(delivery.endpoint.secret_encrypted), timestamp=int(time.time()), body=body
         ),
     }
-    status_code, error = _post(url=delivery.endpoint.url, body=body, headers=headers)
+    try:
+        status_code, error = webhook_post(url=delivery.endpoint.url, body=body, headers=headers)
+    except SoftTimeLimitExceeded:  # the task's soft limit (a name slow to resolve): a failed attempt
+        status_code, error = None, "the attempt overran the task's time limit"
     return _attempt_record(delivery_id=delivery_id, status_code=status_code, error=error, final=final)
-
-
-def _post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
-    """The status code (None without an answer) and, unless 2xx, what went wrong. Redirects are not followed."""
-    try:
-        webhook_target_check(url)
-    except WebhookTargetRefused as error:
-        return None, f"refused: {error}"
-    parts = urlsplit(url)
-    connection_class = HTTPSConnection if parts.scheme == "https" else HTTPConnection
-    connection = connection_class(parts.hostname, parts.port, timeout=REQUEST_TIMEOUT_SECONDS)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    try:
-        connection.request("POST", target, body=body, headers=headers)
-        response = connection.getresponse()
-        excerpt = response.read(RESPONSE_EXCERPT_CHARS).decode(errors="replace")
-    except (OSError, HTTPException) as error:
-        return None, f"{type(error).__name__}: {error}"
-    finally:
-        connection.close()
-    if 200 <= response.status < 300:
-        return response.status, ""
-    return response.status, f"HTTP {response.status} {response.reason}: {excerpt}".strip()
 
 
 @transaction.atomic

@@ -16,7 +16,7 @@ from django.urls import reverse
 from tables import services as table_services
 from tests.api.conftest import idempotency_key, player_make
 from tests.factories import UserFactory, coup_resolve
-from wagering import services, webhooks
+from wagering import services, webhook_http, webhooks
 from wagering.models import WebhookDelivery, WebhookEndpoint
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
@@ -127,7 +127,7 @@ def test_an_invalid_url_is_400(api, url):
 def resolving_to(monkeypatch, address: str) -> None:
     """The partner's name resolves to ``address`` (there is no DNS on the test machines)."""
     info = [(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 443))]
-    monkeypatch.setattr(webhooks.socket, "getaddrinfo", lambda *args, **kwargs: info)
+    monkeypatch.setattr(webhook_http.socket, "getaddrinfo", lambda *args, **kwargs: info)
 
 
 @pytest.mark.parametrize(

@@ -36,8 +36,8 @@ def processes(transactional_db):
             started.append(python("-m", "tests.faults.loop_process", code, *args, env=subprocess_env(**env)))
             return started[-1]
 
-        def worker(self, *, pool: str = "solo", **env: str) -> Process:
-            started.append(celery_worker(env=subprocess_env(**env), pool=pool))
+        def worker(self, *, queues: str = "settlement", pool: str = "solo", **env: str) -> Process:
+            started.append(celery_worker(queues=queues, env=subprocess_env(**env), pool=pool))
             return started[-1]
 
     yield Starter()
@@ -47,11 +47,11 @@ def processes(transactional_db):
 
 @pytest.fixture(scope="module")
 def settlement_worker(django_db_setup):
-    """A Celery worker for the module's tests, on a broker emptied of earlier tests' tasks."""
+    """A Celery worker of the settlement queue for the module's tests, on a broker emptied of earlier tests' tasks."""
     from casino import celery_app
 
     celery_app.control.purge()
-    worker = celery_worker(env=subprocess_env())
+    worker = celery_worker(queues="settlement", env=subprocess_env())
     yield worker
     worker.kill()
 

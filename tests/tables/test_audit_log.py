@@ -38,3 +38,13 @@ def test_postgresql_refuses_raw_sql_too(entry, sql):
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(sql, [entry.pk])
     assert AuditLog.objects.get(pk=entry.pk).reason == "opening"
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
+@pytest.mark.django_db(transaction=True)  # committed: PostgreSQL refuses TRUNCATE with checks pending anyway
+def test_postgresql_refuses_to_truncate_the_log():
+    entry = audit_record(action="table_opened", actor_label="test", reason="opening")
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("TRUNCATE tables_auditlog CASCADE")
+    assert AuditLog.objects.get(pk=entry.pk).reason == "opening"

@@ -1,5 +1,7 @@
 import json
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
@@ -12,6 +14,25 @@ postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",
     reason="needs PostgreSQL: SQLite has neither row locks, concurrent writers nor deferred constraint triggers",
 )
+
+
+@contextmanager
+def ledger_tampered() -> Iterator[None]:
+    """Corrupt the ledger on purpose (to test ``ledger_check``) as only a superuser can on PostgreSQL: in a
+    replica session, which fires none of the triggers that keep it append-only and balances on their legs.
+    The checks deferred until now run first, as at a commit: they would see the corruption otherwise."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        cursor.execute("SET session_replication_role = replica")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET session_replication_role = origin")
 
 
 def fund(user, amount) -> None:

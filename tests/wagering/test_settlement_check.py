@@ -6,6 +6,7 @@ import pytest
 
 from tables.models import Coup, DealtCard
 from tests.factories import CoupFactory, coup_resolve
+from tests.wagering.conftest import ledger_tampered
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
 from wagering import services
 from wagering.models import Account, Bet
@@ -54,7 +55,8 @@ def test_cards_out_of_order_are_named(settled_coup):
 
 def test_a_wallet_that_does_not_add_up_is_named(settled_coup):
     wallet = Account.objects.filter(kind=Account.Kind.PLAYER).first()
-    Account.objects.filter(pk=wallet.pk).update(balance=wallet.balance + 1)
+    with ledger_tampered():
+        Account.objects.filter(pk=wallet.pk).update(balance=wallet.balance + 1)
     (problem,) = settlement_check().problems
     assert problem.startswith(f"wallet of user {wallet.user_id}: {wallet.balance + 1}, expected {wallet.balance}")
 
