@@ -339,7 +339,8 @@ class AuditLog(models.Model):
     """Append-only record of every significant event: who, what, when, before and after."""
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
-    actor_label = models.CharField(max_length=80, help_text="the user, or the process (table loop, settlement)")
+    # Text, not a bounded column: a username holds 150 characters, a partner player's up to 141.
+    actor_label = models.TextField(help_text="the user, or the process (table loop, settlement)")
     action = models.CharField(max_length=40, db_index=True)
     table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
     object_type = models.CharField(max_length=40, blank=True)
