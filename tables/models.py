@@ -15,6 +15,7 @@ from django.db.models import Q
 from tables.game import rules as game_rules
 from tables.game.cards import Card
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
     (game_rules.CUT_ONE_MORE_COUP, "Finish the coup and play one more"),
@@ -365,3 +366,16 @@ class AuditLog(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionDenied("the audit log is append-only")
+
+
+class PlayerProfile(models.Model):
+    """What other players see of a player (``tables.players``): the nickname they chose, if any."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player_profile"
+    )
+    nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

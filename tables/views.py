@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 
 from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.models import Table
+from tables.selectors import player_display_name
 from wagering.selectors import wallet_balance
 
 CHIPS = (1, 5, 10, 25, 100)  # seed 004
@@ -27,5 +28,6 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         # The betting timer counts down to the server's deadline: the page learns the server's clock.
         "server_now": timezone.now().isoformat(timespec="milliseconds"),
         "chat_max_length": CHAT_MAX_LENGTH,
+        "display_name": player_display_name(user=request.user),  # as the table's events name this player
     }
     return render(request, "table.html", context)
