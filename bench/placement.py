@@ -273,6 +273,8 @@ def database_only_tps(*, seconds: int) -> float:
     assert last_user - first_user + 1 == users, "the bench's players have consecutive ids"
     values = {
         "total": "1.00",
+        "largest_return": "9.00",
+        "max_balance": "999999999999.99",
         "user": ":user",
         "username": "'bench'",
         "table": ":table",

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from casino import views
+from tables.views import account_page
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,6 +10,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("console/", include("tables.console_urls")),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("account/", account_page, name="account"),
     path("tables/", include("tables.player_urls")),
     path("tables/", include("wagering.urls")),
     path("api/", include("wagering.api.urls")),

@@ -2,8 +2,9 @@
 
 Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``),
 ``snapshot`` (the snapshot again, e.g. after a reconnect) and ``chat`` (``text``: a signed-in
-player's message to the table, sent to everyone there as a ``chat`` event with ``user`` and
-``text``). Anything else, or a chat message refused, gets one ``error`` message and changes nothing.
+player's message to the table, sent to everyone there as a ``chat`` event with ``user`` (the
+sender's display name, ``tables.players``: never a username) and ``text``). Anything else, or a
+chat message refused, gets one ``error`` message and changes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.core.cache import cache
 from roadmaps.events import EVENT_VERSION, live_message, table_group, user_group
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
+from tables.selectors import player_display_name
 
 MAX_MESSAGE_BYTES = 4096
 NOT_FOUND = 4404
@@ -90,11 +92,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not await cache.aadd(f"chat:{user.pk}", True, timeout=CHAT_INTERVAL_SECONDS):
             await self.send_error("chat_too_fast", "one chat message a second, please")
             return
+        name = await database_sync_to_async(player_display_name)(user=user)
         event = {
             "type": "chat",
             "version": EVENT_VERSION,
             "table": self.table_code,
-            "data": {"user": user.get_username(), "text": line},
+            "data": {"user": name, "text": line},
         }
         await self.channel_layer.group_send(table_group(self.table_code), live_message(event))
 

@@ -17,6 +17,7 @@ from casino.encryption import decrypt
 from tables.game import rules as game_rules
 from tables.game.cards import Card
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
     (game_rules.CUT_ONE_MORE_COUP, "Finish the coup and play one more"),
@@ -366,7 +367,8 @@ class AuditLog(models.Model):
     """Append-only record of every significant event: who, what, when, before and after."""
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
-    actor_label = models.CharField(max_length=80, help_text="the user, or the process (table loop, settlement)")
+    # Text, not a bounded column: a username holds 150 characters, a partner player's up to 141.
+    actor_label = models.TextField(help_text="the user, or the process (table loop, settlement)")
     action = models.CharField(max_length=40, db_index=True)
     table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="audit_entries")
     object_type = models.CharField(max_length=40, blank=True)
@@ -391,3 +393,16 @@ class AuditLog(models.Model):
 
     def delete(self, *args, **kwargs):
         raise PermissionDenied("the audit log is append-only")
+
+
+class PlayerProfile(models.Model):
+    """What other players see of a player (``tables.players``): the nickname they chose, if any."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player_profile"
+    )
+    nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

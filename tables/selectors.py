@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
 
 from tables.game.cards import Card
 from tables.game.coup import CoupDeal
 from tables.game.fairness import commitment_matches
 from tables.game.rules import TableRules
-from tables.models import Coup, DealerSession, Shoe, Table
+from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
+from tables.players import default_display_name
 
 
 def coup_rules_snapshot(*, table: Table) -> dict:
@@ -71,6 +75,22 @@ def table_shoe_in_play(*, table: Table) -> Shoe | None:
 
 def table_dealer(*, table: Table) -> DealerSession | None:
     return table.dealer_sessions.filter(ended_at__isnull=True).select_related("dealer").first()
+
+
+def player_display_names(*, users: Iterable[AbstractBaseUser]) -> dict[int, str]:
+    """How each player appears to the others (``tables.players``), by user id: one query."""
+    users = {user.pk: user for user in users}
+    nicknames = dict(
+        PlayerProfile.objects.filter(user_id__in=users).exclude(nickname="").values_list("user_id", "nickname")
+    )
+    return {
+        user_id: nicknames.get(user_id) or default_display_name(user_id=user_id, username=user.get_username())
+        for user_id, user in users.items()
+    }
+
+
+def player_display_name(*, user: AbstractBaseUser) -> str:
+    return player_display_names(users=[user])[user.pk]
 
 
 def coup_public(*, coup: Coup) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -23,8 +24,26 @@ from tables.game.cards import Card
 from tables.game.coup import DealingError
 from tables.game.fairness import new_salt, shoe_commitment
 from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
-from tables.models import BetLimit, Coup, DealerSession, DealtCard, PersonalLimitMarker, Seat, Shoe, Table
-from tables.selectors import coup_deal_state, coup_public, coup_rules_snapshot, table_live_coup, table_shoe_in_play
+from tables.models import (
+    BetLimit,
+    Coup,
+    DealerSession,
+    DealtCard,
+    PersonalLimitMarker,
+    PlayerProfile,
+    Seat,
+    Shoe,
+    Table,
+)
+from tables.players import nickname_problem
+from tables.selectors import (
+    coup_deal_state,
+    coup_public,
+    coup_rules_snapshot,
+    player_display_names,
+    table_live_coup,
+    table_shoe_in_play,
+)
 from wagering.webhooks import VOID, webhook_events_enqueue
 
 User = AbstractBaseUser
@@ -314,6 +333,30 @@ def dealer_logout(*, table: Table, actor: User | None = None) -> DealerSession:
     return session
 
 
+@transaction.atomic
+def player_nickname_set(*, user: User, nickname: str) -> PlayerProfile:
+    """The name the player appears under to other players (``tables.players``); an empty one
+    goes back to the masked default. Anything else refused (``TableError``) changes nothing."""
+    if not isinstance(nickname, str):
+        raise TableError("a nickname is text")
+    nickname = nickname.strip()
+    if not user.is_authenticated or user.is_staff:
+        raise TableError("only players have a nickname")
+    if nickname:
+        staff = get_user_model().objects.filter(is_staff=True).values_list("username", flat=True)
+        problem = nickname_problem(nickname, staff_usernames={username.casefold() for username in staff})
+        if problem:
+            raise TableError(problem)
+    profile, _ = PlayerProfile.objects.select_for_update().get_or_create(user=user)
+    before = profile.nickname
+    profile.nickname = nickname
+    profile.save(update_fields=["nickname", "updated_at"])
+    audit_record(
+        action="player_nickname_set", actor=user, obj=profile, before={"nickname": before}, after={"nickname": nickname}
+    )
+    return profile
+
+
 def dealer_display_name(dealer: User) -> str:
     return dealer.get_short_name() or dealer.get_username()
 
@@ -569,10 +612,10 @@ def coup_close_betting(*, coup: Coup, actor: User | None = None) -> Coup:
 
 
 def _shown_by(coup: Coup) -> dict:
-    return {
-        hand: user.get_username() if user else "dealer"
-        for hand, user in (("player", coup.player_shown_by), ("banker", coup.banker_shown_by))
-    }
+    """Who shows each hand, as the table sees them: players by display name, never by username."""
+    shown_by = {"player": coup.player_shown_by, "banker": coup.banker_shown_by}
+    names = player_display_names(users=[user for user in shown_by.values() if user is not None])
+    return {hand: names[user.pk] if user else "dealer" for hand, user in shown_by.items()}
 
 
 class _UnrestorableDealingError(Exception):

@@ -199,7 +199,14 @@ class Bet(models.Model):
             models.UniqueConstraint(fields=["batch", "bet_type"], name="one_bet_per_type_per_batch"),
         ]
         # (user, coup): a player's bets by round, newest first, and their stakes on one coup.
-        indexes = [models.Index(fields=["coup", "state", "bet_type"]), models.Index(fields=["user", "coup"])]
+        # bet_open_by_user: a player's bets not yet settled, which every placement and deposit sums (their
+        # largest returns must fit the wallet) without reading the player's whole history. Partial: a
+        # settled bet leaves it, so settlement writes no entry to it.
+        indexes = [
+            models.Index(fields=["coup", "state", "bet_type"]),
+            models.Index(fields=["user", "coup"]),
+            models.Index(fields=["user"], condition=Q(state="accepted"), name="bet_open_by_user"),
+        ]
         ordering = ["-id"]
 
     def __str__(self) -> str:

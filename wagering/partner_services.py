@@ -46,6 +46,7 @@ from wagering.services import (
     PlacedBatch,
     amount_checked,
     bet_batch_place,
+    deposit_bound_check,
     ledger_post,
     wallet_event_send,
     wallet_locked_for_transfer,
@@ -246,6 +247,8 @@ def _wallet_transfer(
     wallet = wallet_locked_for_transfer(player.user, kind=kind, amount=amount)
     partner_float = _partner_float_locked(partner)
     before = wallet.balance
+    if kind == LedgerTransaction.Kind.DEPOSIT:
+        deposit_bound_check(wallet=wallet, amount=amount)
     signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
     wallet_after, float_after = wallet.balance + signed, partner_float.balance - signed
     if max(abs(wallet_after), abs(float_after)) > MAX_AMOUNT:

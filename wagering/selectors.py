@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -79,24 +80,63 @@ def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decima
     return {bet_type: money(total) for bet_type, total in rows}
 
 
-# The table's running totals and the player's own stakes: one round trip, under the coup's lock in
-# every placement (the ORM's two queries cost more CPU than the statement).
+# The table's running totals and the player's open stakes (on this coup and any other): one round trip,
+# under the coup's lock in every placement (the ORM's two queries cost more CPU than the statement).
+# ``bet_open_by_user`` indexes exactly the second part's rows: a player's bets not yet settled.
 TOTALS_WITH_OWN_SQL = """
-SELECT 'table', bet_type, total FROM wagering_coupstaketotal WHERE coup_id = %(coup)s AND total > 0
+SELECT NULL, bet_type, total FROM wagering_coupstaketotal WHERE coup_id = %(coup)s AND total > 0
 UNION ALL
-SELECT 'own', bet_type, SUM(stake) FROM wagering_bet
-WHERE user_id = %(user)s AND coup_id = %(coup)s AND state = 'accepted' GROUP BY bet_type
+SELECT coup_id, bet_type, SUM(stake) FROM wagering_bet
+WHERE user_id = %(user)s AND state = 'accepted' GROUP BY coup_id, bet_type
 """
 
 
-def coup_bet_totals_with_own(*, coup: Coup, user: User) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
-    """``coup_bet_totals`` of the whole table and of one player, in one query."""
-    totals: dict[str, dict[str, Decimal]] = {"table": {}, "own": {}}
+@dataclass(frozen=True)
+class CoupStakes:
+    """A placement's view of the stakes: the whole table's on the coup, the player's own on it, and the
+    player's open stakes on other coups (by coup id), which can still win."""
+
+    table: dict[str, Decimal]
+    own: dict[str, Decimal]
+    elsewhere: dict[int, dict[str, Decimal]]
+
+
+def coup_bet_totals_with_own(*, coup: Coup, user: User) -> CoupStakes:
+    """``coup_bet_totals`` of the whole table and of one player, and the player's open stakes elsewhere:
+    one query."""
+    stakes = CoupStakes(table={}, own={}, elsewhere=defaultdict(dict))
     with connection.cursor() as cursor:
         cursor.execute(TOTALS_WITH_OWN_SQL, {"coup": coup.pk, "user": user.pk})
-        for whose, bet_type, total in cursor.fetchall():
-            totals[whose][bet_type] = money(total)
-    return totals["table"], totals["own"]
+        for coup_id, bet_type, total in cursor.fetchall():
+            whose = stakes.table if coup_id is None else stakes.own if coup_id == coup.pk else stakes.elsewhere[coup_id]
+            whose[bet_type] = money(total)
+    return stakes
+
+
+def largest_return(*, rules: dict, stakes: Mapping[str, Decimal]) -> Decimal:
+    """The most these stakes on one coup can bring back, by the coup's paytables (``rules``: its snapshot)."""
+    paytables = rules_from_snapshot(rules).paytables()
+    return sum((paytables[bet_type].largest_return(stake) for bet_type, stake in stakes.items()), ZERO)
+
+
+def open_bets_largest_return(*, stakes_by_coup: Mapping[int, Mapping[str, Decimal]]) -> Decimal:
+    """The most a player's open stakes on these coups can bring back, each by its coup's paytables: one
+    query for the coups' rules (none without stakes)."""
+    if not stakes_by_coup:
+        return ZERO
+    rules = dict(Coup.objects.filter(pk__in=stakes_by_coup).values_list("pk", "rules"))
+    return sum(
+        (largest_return(rules=rules[coup_id], stakes=stakes) for coup_id, stakes in stakes_by_coup.items()), ZERO
+    )
+
+
+def wallet_open_largest_return(*, user_id: int) -> Decimal:
+    """The most the player's open bets (on any coup not yet settled) can still bring back to the wallet."""
+    rows = Bet.objects.filter(user_id=user_id, state=Bet.State.ACCEPTED).values_list("coup_id", "bet_type")
+    stakes_by_coup: dict[int, dict[str, Decimal]] = defaultdict(dict)
+    for coup_id, bet_type, total in rows.annotate(total=Sum("stake")).order_by():
+        stakes_by_coup[coup_id][bet_type] = money(total)
+    return open_bets_largest_return(stakes_by_coup=stakes_by_coup)
 
 
 def coup_bets(*, coup: Coup) -> QuerySet[Bet]:

@@ -10,6 +10,7 @@ negative wallet. Amounts are ``Decimal`` to the cent, never floats.
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,8 +52,11 @@ from wagering.selectors import (
     coup_bet_totals_with_own,
     coup_limits,
     coup_max_differential,
+    largest_return,
+    open_bets_largest_return,
     personal_limit_marker,
     wallet_balance,
+    wallet_open_largest_return,
 )
 from wagering.webhooks import SETTLEMENT as SETTLEMENT_EVENT
 from wagering.webhooks import webhook_events_enqueue
@@ -63,6 +67,7 @@ MAX_IDEMPOTENCY_KEY = 100
 SETTLEMENT = "settlement"
 CASHIER = "cashier"
 REBET_MULTIPLIERS = (1, 2)
+logger = logging.getLogger(__name__)
 
 
 # --- Amounts -------------------------------------------------------------------------------
@@ -204,6 +209,23 @@ def _balances_store(ledger_transaction: LedgerTransaction) -> None:
     )
 
 
+def deposit_bound_check(*, wallet: Account, amount: Decimal) -> None:
+    """A deposit leaves room in the (locked) wallet for all its open bets may return (``_BalanceBound``)."""
+    open_return = wallet_open_largest_return(user_id=wallet.user_id)
+    if wallet.balance + amount + open_return > MAX_AMOUNT:
+        raise WalletRejected(
+            "amount_too_large",
+            f"a deposit of {amount} would take the balance of {wallet.balance}, with up to {open_return} "
+            f"its open bets may return, past {MAX_AMOUNT}, the most a wallet holds",
+            {
+                "balance": str(wallet.balance),
+                "amount": str(amount),
+                "open_largest_return": str(open_return),
+                "max_balance": str(MAX_AMOUNT),
+            },
+        )
+
+
 def wallet_event_send(*, user_id: int, balance: Decimal) -> None:
     """The wallet's new balance to its player's browsers, on commit."""
     user_event_send(user_id=user_id, event_type="wallet", data={"balance": str(balance)})
@@ -257,12 +279,8 @@ def _wallet_move(
             return _idempotent_replay(key=idempotency_key, request=request)
         wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount)
         before = wallet.balance
-        if kind == LedgerTransaction.Kind.DEPOSIT and before + amount > MAX_AMOUNT:
-            raise WalletRejected(
-                "amount_too_large",
-                f"a deposit of {amount} would take the balance past {MAX_AMOUNT}",
-                {"balance": str(before), "amount": str(amount), "max_balance": str(MAX_AMOUNT)},
-            )
+        if kind == LedgerTransaction.Kind.DEPOSIT:
+            deposit_bound_check(wallet=wallet, amount=amount)
         signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
         ledger_transaction = ledger_post(
             kind=kind,
@@ -353,7 +371,8 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
                 f"{_label(bet_type)} is not offered on coup {coup.round_id}",
                 {"bet_type": bet_type, "offered": ", ".join(limits)},
             )
-    table_before, own_before = coup_bet_totals_with_own(coup=coup, user=user)
+    open_stakes = coup_bet_totals_with_own(coup=coup, user=user)
+    table_before, own_before = open_stakes.table, open_stakes.own
     table_after = _added(table_before, stakes)
     own_after = _added(own_before, stakes)
     if coup.rules.get("forbid_player_and_banker", True) and own_after.get(PLAYER) and own_after.get(BANKER):
@@ -373,15 +392,14 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
         )
     _differential_check(coup=coup, before=table_before, after=table_after)
     total = money(sum(stakes.values()))
+    bound = _BalanceBound(
+        on_coup=largest_return(rules=coup.rules, stakes=own_after),
+        elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
+    )
     write = _placement_write_in_one_statement if connection.vendor == "postgresql" else _placement_write
-    placed = write(user=user, coup=coup, stakes=stakes, total=total, action=action)
+    placed = write(user=user, coup=coup, stakes=stakes, total=total, action=action, bound=bound)
     if placed is None:
-        balance = wallet_balance(user=user)
-        raise BetRejected(
-            "insufficient_funds",
-            f"the bets total {total} but the balance is {balance}: short by {total - balance}",
-            {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
-        )
+        _placement_refusal_raise(user=user, total=total, bound=bound)
     batch, bets, balance = placed
     _bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=table_after)
     return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=own_after)
@@ -390,13 +408,58 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
 _PlacementWritten = tuple[BetBatch, list[Bet], Decimal]
 
 
+@dataclass(frozen=True)
+class _BalanceBound:
+    """The most the player's open bets could bring back: on the coup (this batch included), and elsewhere.
+
+    A wallet holds at most ``MAX_AMOUNT`` (its column's ``numeric(14, 2)``): a bet is accepted only if the
+    balance after it, plus all this, fits. Then no settlement can take a wallet past what it holds.
+    """
+
+    on_coup: Decimal
+    elsewhere: Decimal
+
+    @property
+    def largest_return(self) -> Decimal:
+        return self.on_coup + self.elsewhere
+
+    def fits(self, *, balance: Decimal, total: Decimal) -> bool:
+        return balance - total + self.largest_return <= MAX_AMOUNT
+
+
+def _placement_refusal_raise(*, user: User, total: Decimal, bound: _BalanceBound) -> None:
+    """Why the placement wrote nothing (the wallet is short, or could not hold what the bets may return)."""
+    balance = wallet_balance(user=user)
+    if total > balance:
+        raise BetRejected(
+            "insufficient_funds",
+            f"the bets total {total} but the balance is {balance}: short by {total - balance}",
+            {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
+        )
+    over_by = balance - total + bound.largest_return - MAX_AMOUNT
+    raise BetRejected(
+        "balance_limit",
+        f"these bets could bring the balance of {balance - total} up by {bound.largest_return} (your bets on this "
+        f"coup {bound.on_coup}, your open bets elsewhere {bound.elsewhere}), past {MAX_AMOUNT}, the most a wallet "
+        f"holds, by {over_by}: bet less or withdraw first",
+        {
+            "balance": str(balance),
+            "required": str(total),
+            "largest_return": str(bound.on_coup),
+            "open_largest_return": str(bound.elsewhere),
+            "max_balance": str(MAX_AMOUNT),
+            "over_by": str(over_by),
+        },
+    )
+
+
 def _placement_write(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: _BalanceBound
 ) -> _PlacementWritten | None:
     """The placement's rows, model by model: the wallet locked and debited, the ledger, the batch, its
-    bets, the audit row. ``None`` (nothing written) when the wallet is short."""
+    bets, the audit row. ``None`` (nothing written) when the wallet is short or could not hold the bound."""
     wallet = _wallet_locked(user)
-    if wallet is None or total > wallet.balance:
+    if wallet is None or total > wallet.balance or not bound.fits(balance=wallet.balance, total=total):
         return None
     placement = ledger_post(
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
@@ -446,12 +509,15 @@ def _stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
 
 # The same rows as _placement_write, in one round trip (PostgreSQL): the coup's lock, which every
 # placement at the table queues for, is held for three statements instead of twelve. The wallet is
-# debited only if it holds the total (nothing else is written if not), then the table's bets-in-play
-# account (created by the first bet at the table); the deferred trigger checks the legs at commit.
+# debited only if it holds the total and can hold what the open bets may return (``_BalanceBound``,
+# checked against the balance under the wallet's row lock); nothing else is written if not. Then the
+# table's bets-in-play account (created by the first bet at the table); the deferred trigger checks the
+# legs at commit.
 PLACEMENT_SQL = """
 WITH wallet AS (
     UPDATE wagering_account SET balance = balance - %(total)s
     WHERE kind = 'player' AND user_id = %(user)s AND balance >= %(total)s
+        AND balance - %(total)s + %(largest_return)s <= %(max_balance)s
     RETURNING id, balance
 ), in_play AS (
     INSERT INTO wagering_account (kind, partner_code, table_id, balance, created_at)
@@ -495,7 +561,7 @@ FROM batch, placement, wallet
 
 
 def _placement_write_in_one_statement(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: _BalanceBound
 ) -> _PlacementWritten | None:
     now = timezone.now()
     with connection.cursor() as cursor:
@@ -503,6 +569,8 @@ def _placement_write_in_one_statement(
             PLACEMENT_SQL,
             {
                 "total": total,
+                "largest_return": bound.largest_return,
+                "max_balance": MAX_AMOUNT,
                 "user": user.pk,
                 "username": user.get_username(),
                 "table": coup.table_id,
@@ -800,10 +868,12 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
     by_user = _by_user(closed)
     returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
     wallets = _wallets_locked(set(by_user))
-    staked, paid = sum(bet.stake for bet in bets), sum(returned_by_user.values())
+    withheld = _payouts_withheld(coup=coup, wallets=wallets, returned_by_user=returned_by_user)
+    paid_by_user = {user_id: amount for user_id, amount in returned_by_user.items() if user_id not in withheld}
+    staked, paid = sum(bet.stake for bet in bets), sum(paid_by_user.values())
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.SETTLEMENT,
-        wallet_legs={wallets[user_id]: amount for user_id, amount in returned_by_user.items()},
+        wallet_legs={wallets[user_id]: amount for user_id, amount in paid_by_user.items()},
         system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
         coup=coup,
     )
@@ -817,6 +887,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
                 "balance": str(wallet.balance),
                 "staked": str(money(sum(each.bet.stake for each in by_user[user_id]))),
                 "returned": str(returned_by_user[user_id]),
+                "withheld": str(withheld.get(user_id, ZERO)),
                 "bets": [
                     {
                         "bet_type": each.bet.bet_type,
@@ -831,6 +902,42 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
         },
     )
     return ledger_transaction, money(paid)
+
+
+def _payouts_withheld(
+    *, coup: Coup, wallets: Mapping[int, Account], returned_by_user: Mapping[int, Decimal]
+) -> dict[int, Decimal]:
+    """The players whose wallet cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
+
+    Placements and deposits leave room for every open bet's largest return (``_BalanceBound``), so this
+    stays empty; should a wallet be full all the same, its payout is withheld rather than fail the
+    coup's whole settlement (a ``numeric`` overflow, again on every retry, and nobody at the coup paid).
+    Each bet still records what it returned; the amount stays with the house, and an audit row and an
+    error in the log tell the cashier what the player is owed (``settlement_check`` reports the wallet).
+    """
+    withheld = {
+        user_id: amount
+        for user_id, amount in returned_by_user.items()
+        if amount and wallets[user_id].balance + amount > MAX_AMOUNT
+    }
+    for user_id, amount in withheld.items():
+        wallet = wallets[user_id]
+        logger.error("coup %s: payout of %s to user %s withheld: the wallet is full", coup.round_id, amount, user_id)
+        audit_record(
+            action="settlement_payout_withheld",
+            actor_label=SETTLEMENT,
+            table=coup.table,
+            obj=wallet,
+            after={
+                "round_id": coup.round_id,
+                "user_id": user_id,
+                "withheld": str(amount),
+                "balance": str(wallet.balance),
+                "max_balance": str(MAX_AMOUNT),
+            },
+            reason=f"the wallet cannot hold a payout of {amount}: owed to the player, to be paid by the cashier",
+        )
+    return withheld
 
 
 def _bets_close(*, coup: Coup, closed: list[_ClosedBet], ledger_transaction: LedgerTransaction, state: str) -> None:

@@ -32,6 +32,11 @@ class Paytable:
         """What goes back to the player for ``stake``: stake plus winnings, the stake on a push, else 0."""
         return stake * (1 + self.net(result))
 
+    def largest_return(self, stake: Decimal) -> Decimal:
+        """The most ``stake`` can bring back, by the table's best event (at least nothing): the bound
+        the wallet must be able to hold before the bet is accepted."""
+        return stake * max(1 + max(self.pays.values(), default=LOSE), Decimal(0))
+
     def odds_label(self) -> str:
         """Short human-readable payout, e.g. '11:1' or '0.95:1'."""
         best = max(self.pays.values())

@@ -86,14 +86,14 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
     bob.get_by_label("Message to the table").fill("<b>good luck</b>")
     bob.get_by_role("button", name="Send", exact=True).click()
     message = alice.locator("[data-chat-log] li").last
-    expect(message).to_contain_text("bob")
+    expect(message).to_contain_text("bo***")  # a display name: never the username
     expect(message.locator(".chat-text")).to_have_text("<b>good luck</b>")
     expect(alice.locator("[data-chat-log] b")).to_have_count(0)
     screenshot(alice, "table-desktop-betting")
 
     # No more bets: the board locks; the highest bet on each hand shows it.
     for page in (alice, bob):
-        expect(page.locator('[data-shown-by="player"]')).to_have_text("Shown by alice")
+        expect(page.locator('[data-shown-by="player"]')).to_have_text("Shown by al***")
         expect(page.locator('[data-shown-by="banker"]')).to_have_text("Shown by the dealer")
     expect(alice.locator("[data-board]")).to_have_attribute("data-locked", "true")
     expect(alice.get_by_role("button", name="Confirm", exact=True)).to_be_disabled()

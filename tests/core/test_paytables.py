@@ -99,3 +99,29 @@ def test_table_rules_choose_the_paytables():
 def test_bad_rules_are_refused(kwargs):
     with pytest.raises(ValueError):
         TableRules(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("bet", "rules", "expected"),
+    [
+        ("player", {}, D("200")),
+        ("banker", {}, D("195")),
+        ("banker", {"commission": False}, D("200")),  # the commission-free banker's best pays 1:1
+        ("tie", {}, D("900")),
+        ("tie", {"tie_pays": 9}, D("1000")),
+        ("player_pair", {"side_bets": ("player_pair",)}, D("1200")),
+        ("perfect_pair", {"side_bets": ("perfect_pair",)}, D("2600")),
+        ("player_bonus", {"side_bets": ("player_bonus",)}, D("3100")),  # won by 9: 30:1
+        ("big", {"side_bets": ("big",)}, D("154")),
+    ],
+)
+def test_the_largest_return_of_a_bet_is_its_best_payout_with_the_stake(bet, rules, expected):
+    assert TableRules(**rules).paytables()[bet].largest_return(D("100")) == expected
+
+
+def test_every_bet_returns_at_most_its_largest_return_whatever_the_cards():
+    shoes = [PLAYER_NATURAL_9, BANKER_SIX, TIE_NATURAL, "4S 7H 4S 7D", "JS 2H JD 3C 5S 9D", "9S 2H 9D 4C"]
+    for tie_pays in (8, 9):
+        for paytable in build_paytables(tie_pays=tie_pays).values():
+            returns = [paytable.returned(D("10"), resolve(parse_cards(cards))) for cards in shoes]
+            assert max(returns) <= paytable.largest_return(D("10"))

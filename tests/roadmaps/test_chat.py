@@ -71,7 +71,7 @@ async def test_a_message_reaches_everyone_at_the_table_and_nobody_else(tables, a
         "type": "chat",
         "version": 1,
         "table": "chat1",
-        "data": {"user": "alice", "text": "good luck <b>all</b>"},
+        "data": {"user": "al***", "text": "good luck <b>all</b>"},
     }
     for ws in (sender, player, spectator):
         assert await ws.receive_json_from() == expected
@@ -116,8 +116,8 @@ async def test_one_message_a_second_per_player_across_connections(tables, alice,
     await second.send_json_to({"type": "chat", "text": "two, too soon"})
     await refused(second, "chat_too_fast")
     await other.send_json_to({"type": "chat", "text": "bob is not held back"})
-    assert (await other.receive_json_from())["data"]["user"] == "bob"
-    assert (await first.receive_json_from())["data"]["user"] == "bob"
+    assert (await other.receive_json_from())["data"]["user"] == "bo***"
+    assert (await first.receive_json_from())["data"]["user"] == "bo***"
     await asyncio.sleep(1.1)
     await second.send_json_to({"type": "chat", "text": "three"})
     assert (await second.receive_json_from())["data"]["text"] == "three"

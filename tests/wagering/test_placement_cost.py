@@ -18,7 +18,8 @@ from wagering.selectors import ledger_check, wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
-# A placement's queries: the marker, the coup lock, the totals, then on PostgreSQL one statement for the
+# A placement's queries: the marker, the coup lock, the totals (the table's, and the player's open stakes
+# on every coup: what they could win must fit the wallet), then on PostgreSQL one statement for the
 # wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
 # savepoint or BEGIN/COMMIT around them.
@@ -96,6 +97,15 @@ def test_a_placement_costs_the_same_queries_however_many_bets_and_players(
     services.bet_batch_place(user=players[0], coup=coup, bets={"player": "10"})
     with django_assert_max_num_queries(SERVICE_QUERIES):
         services.bet_batch_place(user=players[0], coup=coup, bets=bets)
+
+
+def test_open_bets_at_another_table_cost_one_query_more(tables, players, django_assert_max_num_queries):
+    """Their coup's paytables bound what they could win: its rules are read with one query."""
+    coups = [CoupFactory(table=table) for table in tables]
+    services.bet_batch_place(user=players[0], coup=coups[1], bets={"tie": "10"})
+    services.bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
+    with django_assert_max_num_queries(SERVICE_QUERIES + 1):
+        services.bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
 
 
 def test_the_ui_endpoint_costs_a_bounded_number_of_queries(tables, players, django_assert_max_num_queries):
