@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0004_shoe_cut_card_rule'),
+        ('tables', '0008_audit_log_no_truncate'),
     ]
 
     operations = [

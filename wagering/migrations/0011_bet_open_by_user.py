@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wagering', '0007_coup_stake_totals'),
+        ('wagering', '0010_ledger_append_only'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
