@@ -14,6 +14,8 @@ from django.urls import path
 from casino.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
+# Channels' default of 1 s fails a sign-in POST (a password hash) on a loaded 2-core machine.
+RESPONSE_SECONDS = 10
 
 
 def http(method: str, path: str, body: bytes = b"", headers: tuple = ()) -> HttpCommunicator:
@@ -28,7 +30,7 @@ def headers_of(response: dict) -> dict[bytes, list[bytes]]:
 
 
 async def test_a_request_is_answered_with_its_status_headers_and_body():
-    response = await http("GET", "/healthz").get_response()
+    response = await http("GET", "/healthz").get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200
     assert json.loads(response["body"])["status"] == "ok"
     headers = headers_of(response)
@@ -38,7 +40,7 @@ async def test_a_request_is_answered_with_its_status_headers_and_body():
 
 
 async def test_cookies_are_sent_as_set_cookie_headers():
-    response = await http("GET", "/accounts/login/").get_response()
+    response = await http("GET", "/accounts/login/").get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200
     cookies = headers_of(response)[b"set-cookie"]
     assert any(cookie.startswith(b"csrftoken=") for cookie in cookies)
@@ -46,12 +48,12 @@ async def test_cookies_are_sent_as_set_cookie_headers():
 
 
 async def test_a_post_body_reaches_the_view():
-    page = await http("GET", "/accounts/login/").get_response()
+    page = await http("GET", "/accounts/login/").get_response(timeout=RESPONSE_SECONDS)
     cookie = next(c for c in headers_of(page)[b"set-cookie"] if c.startswith(b"csrftoken=")).split(b";")[0]
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"]).group(1)
     body = b"csrfmiddlewaretoken=" + token + b"&username=nobody&password=wrong"
     form = ((b"content-type", b"application/x-www-form-urlencoded"), (b"cookie", cookie))
-    response = await http("POST", "/accounts/login/", body, headers=form).get_response()
+    response = await http("POST", "/accounts/login/", body, headers=form).get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200  # the form again, with its error: the fields were read
     assert b"correct username and password" in response["body"]
 
@@ -69,7 +71,7 @@ async def test_the_request_starts_and_finishes_in_the_worker_thread_that_serves_
     signals.request_started.connect(started)
     signals.request_finished.connect(finished)
     try:
-        response = await http("GET", "/healthz").get_response()
+        response = await http("GET", "/healthz").get_response(timeout=RESPONSE_SECONDS)
     finally:
         signals.request_started.disconnect(started)
         signals.request_finished.disconnect(finished)
@@ -86,6 +88,6 @@ urlpatterns = [path("streamed/", streamed)]
 
 @override_settings(ROOT_URLCONF=__name__)
 async def test_a_streaming_response_is_read_whole_in_the_thread_and_sent():
-    response = await http("GET", "/streamed/").get_response()
+    response = await http("GET", "/streamed/").get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200
     assert response["body"] == b"part 0;part 1;part 2;"
