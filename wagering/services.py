@@ -27,6 +27,7 @@ from django.utils import timezone
 from roadmaps.events import table_event_send, user_event_send, user_events_send
 from tables.audit import audit_record
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from tables.game.paytables import Paytable
 from tables.game.rules import MAIN_BETS, SIDE_BETS
 from tables.models import AMOUNT_TEXT, Coup, PersonalLimitMarker, Shoe
 from tables.selectors import rules_from_snapshot
@@ -116,7 +117,7 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Acc
     return wallet
 
 
-def _wallets_locked(user_ids: set[int]) -> dict[int, Account]:
+def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
     wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
     return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
 
@@ -783,6 +784,11 @@ def _by_user(closed: list[_ClosedBet]) -> dict[int, list[_ClosedBet]]:
     return by_user
 
 
+def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[str, Decimal]:
+    """A bet's outcome by the result and what it returns, winnings rounded down to the cent."""
+    return _outcome(paytable.net(result)), paytable.returned(stake, result).quantize(CENT, rounding=ROUND_DOWN)
+
+
 def _outcome(net: Decimal) -> str:
     if net > 0:
         return BetSettlement.Outcome.WIN
@@ -794,12 +800,10 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
     paytables = rules_from_snapshot(coup.rules).paytables()
     closed = []
     for bet in bets:
-        paytable = paytables[bet.bet_type]
-        returned = paytable.returned(bet.stake, result).quantize(CENT, rounding=ROUND_DOWN)
-        closed.append(_ClosedBet(bet, _outcome(paytable.net(result)), returned))
+        closed.append(_ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))
     by_user = _by_user(closed)
     returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
-    wallets = _wallets_locked(set(by_user))
+    wallets = wallets_locked(set(by_user))
     staked, paid = sum(bet.stake for bet in bets), sum(returned_by_user.values())
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.SETTLEMENT,
@@ -859,7 +863,7 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             return None
         closed = [_ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
         refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in _by_user(closed).items()}
-        wallets = _wallets_locked(set(refunds))
+        wallets = wallets_locked(set(refunds))
         total = money(sum(refunds.values()))
         ledger_transaction = ledger_post(
             kind=LedgerTransaction.Kind.REFUND,
