@@ -33,7 +33,8 @@ from wagering.models import (
     PlayerAdjustment,
     money,
 )
-from wagering.services import bet_paid, ledger_post, wallets_locked
+from wagering.selectors import bet_paid
+from wagering.services import ledger_post, wallets_locked
 
 User = AbstractBaseUser
 

@@ -14,20 +14,19 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from functools import reduce
 from operator import or_
 from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Model, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Model, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from roadmaps.events import table_event_send, user_event_send, user_events_send
 from tables.audit import audit_record
 from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
-from tables.game.paytables import Paytable
 from tables.game.rules import MAIN_BETS, SIDE_BETS
 from tables.models import AMOUNT_TEXT, Coup, PersonalLimitMarker, Shoe
 from tables.selectors import rules_from_snapshot
@@ -37,6 +36,7 @@ from wagering.models import (
     ZERO,
     Account,
     Bet,
+    BetAdjustment,
     BetBatch,
     BetSettlement,
     IdempotencyKey,
@@ -48,6 +48,7 @@ from wagering.models import (
 )
 from wagering.selectors import (
     BetLimitSnapshot,
+    bet_paid,
     coup_bet_totals,
     coup_bet_totals_with_own,
     coup_limits,
@@ -784,17 +785,6 @@ def _by_user(closed: list[_ClosedBet]) -> dict[int, list[_ClosedBet]]:
     return by_user
 
 
-def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[str, Decimal]:
-    """A bet's outcome by the result and what it returns, winnings rounded down to the cent."""
-    return _outcome(paytable.net(result)), paytable.returned(stake, result).quantize(CENT, rounding=ROUND_DOWN)
-
-
-def _outcome(net: Decimal) -> str:
-    if net > 0:
-        return BetSettlement.Outcome.WIN
-    return BetSettlement.Outcome.LOSE if net < 0 else BetSettlement.Outcome.PUSH
-
-
 def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
     """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
     paytables = rules_from_snapshot(coup.rules).paytables()
@@ -938,7 +928,10 @@ def _report_values(coups: QuerySet[Coup]) -> dict:
             returned=Sum("returned"),
         )
     )
-    staked, returned = money(paid["staked"]), money(paid["returned"])
+    corrected = BetAdjustment.objects.filter(bet__coup__in=coups).aggregate(
+        total=Sum(F("returned_after") - F("returned_before"))
+    )
+    staked, returned = money(paid["staked"]), money(paid["returned"]) + money(corrected["total"])
     house_win = staked - returned
     return {
         **counts,
