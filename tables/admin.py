@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
 from casino.admin_base import StrictLookupsMixin, StrictModelAdmin
-from tables import services
+from tables import corrections, services
 from tables.forms import (
     RULES_TAKE_EFFECT,
     BetLimitForm,
@@ -29,10 +29,21 @@ from tables.forms import (
     LimitMarkerGrantForm,
     NoBetCoupsForm,
     ReasonForm,
+    ResultCorrectionForm,
     TableCreateForm,
     TableRulesForm,
 )
-from tables.models import AuditLog, BetLimit, Coup, DealerSession, DealtCard, PersonalLimitMarker, Shoe, Table
+from tables.models import (
+    AuditLog,
+    BetLimit,
+    Coup,
+    DealerSession,
+    DealtCard,
+    PersonalLimitMarker,
+    ResultCorrection,
+    Shoe,
+    Table,
+)
 from tables.selectors import table_dealer
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
@@ -308,6 +319,12 @@ class DealtCardInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+class ResultCorrectionInline(ReadOnlyInline):
+    model = ResultCorrection
+    fields = ("state", "player_cards", "banker_cards", "reason", "requested_by", "decided_by", "decided_at")
+    readonly_fields = fields
+
+
 @admin.register(Coup)
 class CoupAdmin(ReadOnlyAdmin):
     list_display = (
@@ -326,15 +343,79 @@ class CoupAdmin(ReadOnlyAdmin):
     list_select_related = ("table", "shoe")
     search_fields = ("round_id",)
     date_hierarchy = "opened_at"
-    inlines = (DealtCardInline,)
-    actions = ("void_coups",)
+    inlines = (DealtCardInline, ResultCorrectionInline)
+    actions = ("void_coups", "request_result_correction")
 
     def has_void_coup_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.void_coup")
 
+    def has_correct_result_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.correct_result")
+
     @confirmed_action(description="Void the selected coups and refund all their bets", permission="void_coup")
     def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
         services.coup_void(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Request a correction of the result (another staff member approves it)",
+        permission="correct_result",
+        form_class=ResultCorrectionForm,
+        one_at_a_time=True,
+    )
+    def request_result_correction(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        corrections.result_correction_request(
+            coup=coup,
+            player_cards=data["player_cards"],
+            banker_cards=data["banker_cards"],
+            reason=data["reason"],
+            actor=request.user,
+        )
+
+
+@admin.register(ResultCorrection)
+class ResultCorrectionAdmin(ReadOnlyAdmin):
+    """Requested from the coup's page; approved or rejected here by someone other than the requester."""
+
+    list_display = (
+        "__str__",
+        "state",
+        "result_before",
+        "result_after",
+        "requested_by",
+        "requested_at",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = ("state", "coup__table")
+    list_select_related = ("coup", "requested_by", "decided_by")
+    search_fields = ("coup__round_id",)
+    actions = ("approve_corrections", "reject_corrections")
+
+    @admin.display(description="before")
+    def result_before(self, correction: ResultCorrection) -> str:
+        return _result_text(correction.before)
+
+    @admin.display(description="after")
+    def result_after(self, correction: ResultCorrection) -> str:
+        return _result_text(correction.after)
+
+    def has_correct_result_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.correct_result")
+
+    @confirmed_action(
+        description="Approve the selected corrections (re-settles their coups)", permission="correct_result"
+    )
+    def approve_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
+        corrections.result_correction_approve(correction=correction, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Reject the selected corrections", permission="correct_result")
+    def reject_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
+        corrections.result_correction_reject(correction=correction, actor=request.user, reason=data["reason"])
+
+
+def _result_text(result: dict) -> str:
+    player, banker = " ".join(result["player"]), " ".join(result["banker"])
+    return f"{result['winner']} {result['player_total']}-{result['banker_total']} (P {player}, B {banker})"
 
 
 @admin.register(Shoe)

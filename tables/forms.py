@@ -32,6 +32,18 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text=REASON_HELP)
 
 
+class ResultCorrectionForm(ReasonForm):
+    field_order = ("player_cards", "banker_cards", "reason")
+    player_cards = forms.CharField(
+        max_length=20,
+        help_text="The player's cards in the order dealt, e.g. 'KS 4H 9D' (rank A 2-9 T J Q K, suit S H D C).",
+    )
+    banker_cards = forms.CharField(
+        max_length=20,
+        help_text="The banker's cards in the order dealt, e.g. '7C QD'. The result is computed from them.",
+    )
+
+
 class NoBetCoupsForm(ReasonForm):
     field_order = ("count", "reason")
     count = forms.IntegerField(

@@ -16,7 +16,7 @@ from django.db.models import Q
 from casino.encryption import decrypt
 from tables.game import rules as game_rules
 from tables.game.cards import Card
-from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from tables.game.coup import BANKER, PLAYER, TIE, CoupResult, resolve_hands
 from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
@@ -255,6 +255,9 @@ class Coup(models.Model):
     resolved_at = models.DateTimeField(null=True, blank=True)
     settled_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
+    corrected_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a result correction was last approved: the result is its cards"
+    )
 
     class Meta:
         constraints = [
@@ -267,7 +270,10 @@ class Coup(models.Model):
         ]
         indexes = [models.Index(fields=["table", "-opened_at"])]
         ordering = ["-opened_at", "-id"]
-        permissions = [("void_coup", "Can void a coup and refund its bets")]
+        permissions = [
+            ("void_coup", "Can void a coup and refund its bets"),
+            ("correct_result", "Can request and approve (four eyes) the correction of a recorded result"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.round_id} ({self.state})"
@@ -277,13 +283,66 @@ class Coup(models.Model):
         return f"{table_code.upper()}-{secrets.token_hex(5).upper()}"
 
     def result(self) -> CoupResult | None:
-        """The result from the cards actually dealt (seed 000 §7.1), once the coup is complete."""
+        """The result from the cards actually dealt (seed 000 §7.1), once the coup is complete; after an
+        approved result correction, from the corrected cards (the dealt cards stay as they were recorded)."""
+        if self.corrected_at is not None:
+            return self.corrections.filter(state=ResultCorrection.State.APPROVED).latest("decided_at", "pk").result()
         cards = list(self.cards.all())
         if not cards:
             return None
         return CoupResult(
             player=tuple(Card.parse(c.card) for c in cards if c.hand == PLAYER),
             banker=tuple(Card.parse(c.card) for c in cards if c.hand == BANKER),
+        )
+
+
+class ResultCorrection(models.Model):
+    """A recorded result changed by four eyes: one staff member requests it with the corrected cards,
+    another approves (or rejects) it, once. ``before`` and ``after`` are the results as the game core
+    computes them from the cards (``CoupResult.as_dict``)."""
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
+    player_cards = models.CharField(max_length=8, help_text="the player's corrected cards, codes in dealing order")
+    banker_cards = models.CharField(max_length=8, help_text="the banker's corrected cards, codes in dealing order")
+    before = models.JSONField(help_text="the result being corrected")
+    after = models.JSONField(help_text="the corrected result")
+    reason = models.TextField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["coup"], condition=Q(state="pending"), name="one_pending_correction"),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
+                name="correction_four_eyes",
+            ),
+            models.CheckConstraint(
+                condition=Q(state="pending", decided_by__isnull=True, decided_at__isnull=True)
+                | (~Q(state="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
+                name="correction_decided_once",
+            ),
+        ]
+        ordering = ["-requested_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"correction {self.pk} of {self.coup.round_id} ({self.state})"
+
+    def result(self) -> CoupResult:
+        return resolve_hands(
+            [Card.parse(code) for code in self.player_cards.split()],
+            [Card.parse(code) for code in self.banker_cards.split()],
         )
 
 

@@ -17,12 +17,14 @@ _FLOOR_MODELS = (
     "personallimitmarker",
     "dealersession",
     "auditlog",
+    "resultcorrection",
 )
 _PIT_BOSS_EXTRA = (
     "tables.operate_table",
     "tables.order_no_bet_coups",
     "tables.replace_cards",
     "tables.void_coup",
+    "tables.correct_result",
     "tables.deal",
     "tables.add_personallimitmarker",
     "tables.change_personallimitmarker",

@@ -95,7 +95,13 @@ def player_display_name(*, user: AbstractBaseUser) -> str:
 
 def coup_public(*, coup: Coup) -> dict:
     """A coup as players see it: never the shoe's card order."""
-    cards = list(coup.cards.all())
+    if coup.corrected_at is not None:  # the corrected cards; the dealt ones stay on record in the admin
+        cards = [
+            {"position": position, "hand": hand, "card": card.code}
+            for position, (hand, card) in enumerate(coup.result().dealing_order())
+        ]
+    else:
+        cards = [{"position": c.position, "hand": c.hand, "card": c.card} for c in coup.cards.all()]
     return {
         "round_id": coup.round_id,
         "number": coup.number,
@@ -103,7 +109,7 @@ def coup_public(*, coup: Coup) -> dict:
         "state": coup.state,
         "no_bet": coup.no_bet,
         "betting_closes_at": coup.betting_closes_at.isoformat() if coup.betting_closes_at else None,
-        "cards": [{"position": c.position, "hand": c.hand, "card": c.card} for c in cards],
+        "cards": cards,
         "player_total": coup.player_total,
         "banker_total": coup.banker_total,
         "winner": coup.winner or None,

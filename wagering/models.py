@@ -15,7 +15,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
-from tables.models import BET_TYPE_CHOICES, MONEY, Coup, Shoe, Table
+from tables.models import BET_TYPE_CHOICES, MONEY, Coup, ResultCorrection, Shoe, Table
 
 ZERO = Decimal("0.00")
 CENT = Decimal("0.01")
@@ -32,6 +32,8 @@ class Account(models.Model):
         HOUSE = "house"
         BETS_IN_PLAY = "bets_in_play", "Bets in play"
         PARTNER_FLOAT = "partner_float", "Partner float"
+        # Minus what players owe after result corrections their wallets could not cover (see PlayerAdjustment).
+        PLAYER_DEBT = "player_debt", "Owed by players (result corrections)"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     user = models.OneToOneField(
@@ -98,6 +100,7 @@ class LedgerTransaction(models.Model):
         BET_CANCEL = "bet_cancel", "Bet cancelled (undo, remove)"
         SETTLEMENT = "settlement"
         REFUND = "refund", "Refund (void coup)"
+        CORRECTION = "correction", "Result correction (re-settlement)"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions")
@@ -255,6 +258,57 @@ class BetSettlement(models.Model):
         return f"{self.outcome} {self.returned}"
 
 
+class BetAdjustment(models.Model):
+    """A settled bet re-settled by an approved result correction: what it returned before and now.
+
+    The bet's ``BetSettlement`` stays as it was; what the bet returns is that of its latest adjustment."""
+
+    correction = models.ForeignKey(ResultCorrection, on_delete=models.PROTECT, related_name="bet_adjustments")
+    bet = models.ForeignKey(Bet, on_delete=models.PROTECT, related_name="adjustments")
+    outcome_before = models.CharField(max_length=6, choices=BetSettlement.Outcome.choices)
+    returned_before = models.DecimalField(**MONEY)
+    outcome_after = models.CharField(max_length=6, choices=BetSettlement.Outcome.choices)
+    returned_after = models.DecimalField(**MONEY)
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="bet_adjustments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["correction", "bet"], name="one_adjustment_per_bet_and_correction"),
+            models.CheckConstraint(
+                condition=Q(returned_before__gte=0) & Q(returned_after__gte=0), name="adjusted_returns_not_negative"
+            ),
+        ]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"bet {self.bet_id}: {self.returned_before} -> {self.returned_after}"
+
+
+class PlayerAdjustment(models.Model):
+    """A player's share of a re-settlement: the net ``adjustment`` of their bets, and how it was paid.
+
+    The wallet leg is ``adjustment + owed_change``: a debit the wallet cannot cover is owed (``owed_change``
+    positive, the rest of the wallet taken); a credit first pays back what the player owes (negative)."""
+
+    correction = models.ForeignKey(ResultCorrection, on_delete=models.PROTECT, related_name="player_adjustments")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="result_adjustments")
+    adjustment = models.DecimalField(**MONEY)
+    owed_change = models.DecimalField(**MONEY)
+    balance_after = models.DecimalField(**MONEY)
+    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="player_adjustments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["correction", "user"], name="one_adjustment_per_player_and_correction")
+        ]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.adjustment:+} (owed {self.owed_change:+})"
+
+
 class GameReport(models.Model):
     """Drop/win of a set of coups: results, stakes, what went back to players, the house's win."""
 
@@ -407,6 +461,7 @@ class WebhookDelivery(models.Model):
     class EventType(models.TextChoices):
         ROUND_SETTLED = "round.settled"
         ROUND_VOIDED = "round.voided"
+        ROUND_CORRECTED = "round.corrected"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (retrying)"
@@ -417,6 +472,9 @@ class WebhookDelivery(models.Model):
     event_id = models.UUIDField(unique=True)
     event_type = models.CharField(max_length=20, choices=EventType.choices)
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="webhook_deliveries")
+    correction = models.ForeignKey(
+        ResultCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
+    )
     payload = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -428,7 +486,17 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["endpoint", "coup", "event_type"], name="one_event_per_endpoint_coup")
+            models.UniqueConstraint(
+                fields=["endpoint", "coup", "event_type"],
+                condition=Q(correction__isnull=True),
+                name="one_event_per_endpoint_coup",
+            ),
+            # A coup corrected twice notifies twice: once per correction.
+            models.UniqueConstraint(
+                fields=["endpoint", "correction"],
+                condition=Q(correction__isnull=False),
+                name="one_event_per_endpoint_correction",
+            ),
         ]
         indexes = [models.Index(fields=["status", "-id"])]
         ordering = ["-id"]

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -14,23 +14,36 @@ from django.db import connection
 from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, Window
 from django.db.models.functions import Coalesce, Lag
 
-from tables.game.coup import BANKER, PLAYER
+from tables.game.coup import BANKER, PLAYER, CoupResult
+from tables.game.paytables import Paytable
 from tables.models import MONEY, Coup, DealtCard, PersonalLimitMarker, Table
 from tables.selectors import rules_from_snapshot
 from wagering.models import (
+    CENT,
     ZERO,
     Account,
     Bet,
+    BetAdjustment,
     BetSettlement,
     CoupStakeTotal,
     LedgerEntry,
     LedgerTransaction,
+    PlayerAdjustment,
     money,
 )
 
 User = AbstractBaseUser
 # A stored amount is exact to the cent; anything further off is a real difference (SQLite sums floats).
 HALF_CENT = Decimal("0.005")
+
+
+def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[str, Decimal]:
+    """A bet's outcome by the result and what it returns, winnings rounded down to the cent (settlement's rule)."""
+    net = paytable.net(result)
+    outcome = (
+        BetSettlement.Outcome.WIN if net > 0 else BetSettlement.Outcome.LOSE if net < 0 else BetSettlement.Outcome.PUSH
+    )
+    return outcome, paytable.returned(stake, result).quantize(CENT, rounding=ROUND_DOWN)
 
 
 @dataclass(frozen=True)
@@ -336,14 +349,15 @@ class SettlementCheck:
 def settlement_check(*, finished: bool = True) -> SettlementCheck:
     """After faults: each coup's cards dealt once and in order, each bet closed once by its coup's one
     settlement or refund, each wallet = deposits - withdrawals - stakes + returns, each table's bets in
-    play = its accepted stakes, each coup's running stake totals = its bets not cancelled. ``finished``:
+    play = its accepted stakes, each coup's running stake totals = its bets not cancelled, each corrected
+    coup's bets returning what its corrected result pays and the players' debt account = what they owe. ``finished``:
     every coup must also be settled or void (none left open or awaiting settlement)."""
     coups = dict(Coup.objects.values_list("state").annotate(n=Count("pk")).order_by())
     problems = []
     if finished and set(coups) - {Coup.State.SETTLED, Coup.State.VOID}:
         problems.append(f"coups neither settled nor void: {coups}")
     problems += _card_problems() + _bet_problems() + _wallet_problems() + _bets_in_play_problems()
-    problems += _stake_total_problems()
+    problems += _stake_total_problems() + _correction_problems()
     bets = dict(Bet.objects.values_list("state").annotate(n=Count("pk")).order_by())
     return SettlementCheck(coups=coups, bets=bets, problems=problems)
 
@@ -388,6 +402,12 @@ def _wallet_problems() -> list[str]:
     returned = BetSettlement.objects.values_list("bet__user_id").annotate(total=Sum("returned")).order_by()
     for user_id, amount in returned:
         expected[user_id] += amount
+    adjusted = BetAdjustment.objects.values_list("bet__user_id").annotate(
+        total=Sum(F("returned_after") - F("returned_before"))
+    )
+    owed = PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change"))
+    for user_id, amount in [*adjusted.order_by(), *owed.order_by()]:
+        expected[user_id] += amount
     wallets = Account.objects.filter(kind=Account.Kind.PLAYER).values_list("user_id", "balance")
     return [
         f"wallet of user {user_id}: {balance}, expected {money(expected[user_id])}"
@@ -406,6 +426,35 @@ def _bets_in_play_problems() -> list[str]:
         for table_id in sorted(in_play.keys() | staked.keys(), key=str)
         if in_play.get(table_id, ZERO) != staked.get(table_id, ZERO)
     ]
+
+
+def _correction_problems() -> list[str]:
+    """After result corrections: each settled bet of a corrected coup returns (its latest adjustment, else its
+    settlement) what the corrected result pays; each player's adjustment is the sum of their bets'; nobody owes
+    a negative amount; the players' debt account holds minus what they owe."""
+    problems = []
+    corrected = Coup.objects.filter(corrected_at__isnull=False, state=Coup.State.SETTLED)
+    for coup in corrected:
+        result, paytables = coup.result(), rules_from_snapshot(coup.rules).paytables()
+        latest = {each.bet_id: each for each in BetAdjustment.objects.filter(bet__coup=coup).order_by("pk")}
+        for bet in coup.bets.filter(state=Bet.State.SETTLED).select_related("settlement"):
+            returned = latest[bet.pk].returned_after if bet.pk in latest else bet.settlement.returned
+            expected = bet_paid(paytables[bet.bet_type], bet.stake, result)[1]
+            if money(returned) != expected:
+                problems.append(f"bet {bet.pk}: returns {money(returned)}, its corrected result pays {expected}")
+    by_bets = BetAdjustment.objects.values_list("correction_id", "bet__user_id").annotate(
+        total=Sum(F("returned_after") - F("returned_before"))
+    )
+    bets_total = {(correction, user): money(total) for correction, user, total in by_bets.order_by()}
+    for each in PlayerAdjustment.objects.all():
+        if bets_total.get((each.correction_id, each.user_id), ZERO) != money(each.adjustment):
+            problems.append(f"player adjustment {each.pk}: {each.adjustment}, its bets' adjustments differ")
+    owed = dict(PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change")).order_by())
+    problems += [f"user {user_id} owes {money(total)}" for user_id, total in owed.items() if money(total) < 0]
+    debt = Account.objects.filter(kind=Account.Kind.PLAYER_DEBT).values_list("balance", flat=True).first() or ZERO
+    if money(debt) != -money(sum(owed.values(), ZERO)):
+        problems.append(f"players' debt account {debt}, players owe {money(sum(owed.values(), ZERO))}")
+    return problems
 
 
 def _stake_total_problems() -> list[str]:

@@ -15,14 +15,14 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from functools import reduce
 from operator import or_
 from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Model, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Model, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from roadmaps.events import table_event_send, user_event_send, user_events_send
@@ -37,6 +37,7 @@ from wagering.models import (
     ZERO,
     Account,
     Bet,
+    BetAdjustment,
     BetBatch,
     BetSettlement,
     IdempotencyKey,
@@ -48,6 +49,7 @@ from wagering.models import (
 )
 from wagering.selectors import (
     BetLimitSnapshot,
+    bet_paid,
     coup_bet_totals,
     coup_bet_totals_with_own,
     coup_limits,
@@ -121,7 +123,7 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Acc
     return wallet
 
 
-def _wallets_locked(user_ids: set[int]) -> dict[int, Account]:
+def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
     wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
     return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
 
@@ -851,23 +853,15 @@ def _by_user(closed: list[_ClosedBet]) -> dict[int, list[_ClosedBet]]:
     return by_user
 
 
-def _outcome(net: Decimal) -> str:
-    if net > 0:
-        return BetSettlement.Outcome.WIN
-    return BetSettlement.Outcome.LOSE if net < 0 else BetSettlement.Outcome.PUSH
-
-
 def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
     """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
     paytables = rules_from_snapshot(coup.rules).paytables()
     closed = []
     for bet in bets:
-        paytable = paytables[bet.bet_type]
-        returned = paytable.returned(bet.stake, result).quantize(CENT, rounding=ROUND_DOWN)
-        closed.append(_ClosedBet(bet, _outcome(paytable.net(result)), returned))
+        closed.append(_ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))
     by_user = _by_user(closed)
     returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
-    wallets = _wallets_locked(set(by_user))
+    wallets = wallets_locked(set(by_user))
     withheld = _payouts_withheld(coup=coup, wallets=wallets, returned_by_user=returned_by_user)
     paid_by_user = {user_id: amount for user_id, amount in returned_by_user.items() if user_id not in withheld}
     staked, paid = sum(bet.stake for bet in bets), sum(paid_by_user.values())
@@ -966,7 +960,7 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             return None
         closed = [_ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
         refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in _by_user(closed).items()}
-        wallets = _wallets_locked(set(refunds))
+        wallets = wallets_locked(set(refunds))
         total = money(sum(refunds.values()))
         ledger_transaction = ledger_post(
             kind=LedgerTransaction.Kind.REFUND,
@@ -1041,7 +1035,10 @@ def _report_values(coups: QuerySet[Coup]) -> dict:
             returned=Sum("returned"),
         )
     )
-    staked, returned = money(paid["staked"]), money(paid["returned"])
+    corrected = BetAdjustment.objects.filter(bet__coup__in=coups).aggregate(
+        total=Sum(F("returned_after") - F("returned_before"))
+    )
+    staked, returned = money(paid["staked"]), money(paid["returned"]) + money(corrected["total"])
     house_win = staked - returned
     return {
         **counts,

@@ -1,4 +1,5 @@
-"""Webhooks: a partner's endpoints, and a signed event for every settlement and void of its players' bets.
+"""Webhooks: a partner's endpoints, and a signed event for every settlement, void and result correction
+of its players' bets.
 
 The events are written in the transaction that settles or voids the coup (an outbox: no event
 for a settlement that rolled back, none lost for one that committed) and sent once it commits,
@@ -40,9 +41,9 @@ from django.utils import timezone
 
 from casino.encryption import decrypt, encrypt, reencrypt
 from tables.audit import audit_record
-from tables.models import Coup
+from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_public
-from wagering.models import Account, Bet, Partner, WebhookDelivery, WebhookEndpoint
+from wagering.models import Account, Bet, BetAdjustment, Partner, PlayerAdjustment, WebhookDelivery, WebhookEndpoint
 from wagering.partners import PartnerRejected, partner_actor_label
 from wagering.webhook_http import WebhookTargetRefused, webhook_post, webhook_target_resolve
 
@@ -196,6 +197,93 @@ def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
         delivery_ids = [delivery.pk for delivery in deliveries]
         transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
     return deliveries
+
+
+def webhook_correction_enqueue(*, correction: ResultCorrection) -> list[WebhookDelivery]:
+    """Write the ``round.corrected`` event of an approved correction for every partner whose players' bets
+    it re-settled, one delivery per active endpoint, sent on commit. Once per correction: a coup corrected
+    twice notifies twice."""
+    event_type = WebhookDelivery.EventType.ROUND_CORRECTED
+    with transaction.atomic():
+        if WebhookDelivery.objects.filter(correction=correction).exists():
+            return []
+        coup = Coup.objects.select_related("table", "shoe").get(pk=correction.coup_id)
+        adjusted = (
+            BetAdjustment.objects.filter(correction=correction, bet__user__partner_player__isnull=False)
+            .select_related("bet__user__partner_player__partner")
+            .order_by("bet_id")
+        )
+        by_partner: dict[Partner, list[BetAdjustment]] = defaultdict(list)
+        for adjustment in adjusted:
+            by_partner[adjustment.bet.user.partner_player.partner].append(adjustment)
+        players = {
+            each.user_id: each
+            for each in PlayerAdjustment.objects.filter(correction=correction).select_related("user__partner_player")
+        }
+        endpoints = WebhookEndpoint.objects.filter(partner__in=list(by_partner), is_active=True).order_by("pk")
+        deliveries = []
+        for endpoint in endpoints:
+            event_id = uuid.uuid4()
+            payload = _correction_event(event_id, coup, correction, by_partner[endpoint.partner], players)
+            deliveries.append(
+                WebhookDelivery.objects.create(
+                    endpoint=endpoint,
+                    event_id=event_id,
+                    event_type=event_type,
+                    coup=coup,
+                    correction=correction,
+                    payload=payload,
+                )
+            )
+        delivery_ids = [delivery.pk for delivery in deliveries]
+        transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
+    return deliveries
+
+
+def _correction_event(
+    event_id: uuid.UUID,
+    coup: Coup,
+    correction: ResultCorrection,
+    adjusted: list[BetAdjustment],
+    players: dict[int, PlayerAdjustment],
+) -> dict:
+    user_ids = sorted({adjustment.bet.user_id for adjustment in adjusted})
+    return {
+        "id": str(event_id),
+        "type": WebhookDelivery.EventType.ROUND_CORRECTED,
+        "created_at": timezone.now().isoformat(),
+        "data": {
+            "round": {**coup_public(coup=coup), "table": coup.table.code},
+            "correction": {
+                "id": correction.pk,
+                "reason": correction.reason,
+                "before": correction.before,
+                "after": correction.after,
+            },
+            "bets": [
+                {
+                    "bet_id": adjustment.bet_id,
+                    "player_id": adjustment.bet.user.partner_player.external_id,
+                    "bet_type": adjustment.bet.bet_type,
+                    "stake": str(adjustment.bet.stake),
+                    "outcome_before": adjustment.outcome_before,
+                    "returned_before": str(adjustment.returned_before),
+                    "outcome": adjustment.outcome_after,
+                    "returned": str(adjustment.returned_after),
+                }
+                for adjustment in adjusted
+            ],
+            "players": [
+                {
+                    "player_id": players[user_id].user.partner_player.external_id,
+                    "adjustment": str(players[user_id].adjustment),
+                    "owed_change": str(players[user_id].owed_change),
+                    "balance": str(players[user_id].balance_after),
+                }
+                for user_id in user_ids
+            ],
+        },
+    }
 
 
 def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], balances: dict) -> dict:

@@ -89,6 +89,11 @@ class CoupResult:
         """Player wins with a three-card 8 (EZ Baccarat's 'Panda 8')."""
         return self.winner == PLAYER and self.player_total == 8 and len(self.player) == 3
 
+    def dealing_order(self) -> list[tuple[str, Card]]:
+        """The cards as they are dealt: P, B, P, B, then the player's third, then the banker's."""
+        order = [(PLAYER, self.player[0]), (BANKER, self.banker[0]), (PLAYER, self.player[1]), (BANKER, self.banker[1])]
+        return order + [(PLAYER, card) for card in self.player[2:]] + [(BANKER, card) for card in self.banker[2:]]
+
     def as_dict(self) -> dict:
         return {
             "player": [card.code for card in self.player],
@@ -166,4 +171,17 @@ def resolve(cards: list[Card] | tuple[Card, ...]) -> CoupResult:
             raise DealingError(f"{len(cards)} cards are too few: the {deal.next_hand()} hand takes another") from None
     if len(deal.order) != len(cards):
         raise DealingError(f"{len(cards)} cards given but the coup takes {len(deal.order)}")
+    return deal.result()
+
+
+def resolve_hands(player: list[Card] | tuple[Card, ...], banker: list[Card] | tuple[Card, ...]) -> CoupResult:
+    """Resolve a coup from each hand's cards: two or three each, and a third card only where the tableau draws it."""
+    for name, cards in ((PLAYER, player), (BANKER, banker)):
+        if not 2 <= len(cards) <= 3:
+            raise DealingError(f"the {name} hand has {len(cards)} cards: a hand has two or three")
+    deal = CoupDeal()
+    for hand, card in CoupResult(player=tuple(player), banker=tuple(banker)).dealing_order():
+        if deal.complete:
+            raise DealingError(f"the {hand} hand cannot take a third card ({card.code}): the tableau stands")
+        deal.add(card, hand)
     return deal.result()

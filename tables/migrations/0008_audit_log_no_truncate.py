@@ -23,6 +23,6 @@ def _on_postgresql(sql):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("tables", "0005_shoe_secrets_encrypted")]
+    dependencies = [("tables", "0007_result_correction")]
 
     operations = [migrations.RunPython(_on_postgresql(CREATE), _on_postgresql(DROP))]

@@ -14,8 +14,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from tables import corrections
 from tables import services as floor
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tests.factories import CoupFactory, TableFactory, coup_resolve
 from wagering import partner_services, services, webhooks
 from wagering.api.throttling import PartnerRateThrottle
 from wagering.models import WebhookDelivery
@@ -37,6 +39,8 @@ class Floor:
     staffed_dealer_table: object
     unstaffed_dealer_table: object
     live_coup: object
+    settled_coup: object
+    pending_correction: object
     marker: object
     partner: object
     partner_player: object
@@ -76,6 +80,15 @@ def floor_state(db) -> Floor:
     services.table_day_report_build(table_id=open_table.pk, day=timezone.now().date())
     services.shoe_report_build(shoe_id=live_coup.shoe_id)
     closed_table = floor.table_create(code="pb2", name="Punto 2", actor=boss)
+    settled_table = TableFactory(code="pb3")
+    settled_coup, corrected_coup = (_settled_coup(settled_table, users[PLAYER]) for _ in range(2))
+    pending_correction = corrections.result_correction_request(
+        coup=corrected_coup,
+        player_cards="TS 2D 2S",
+        banker_cards="6H KC",
+        reason="card misread",
+        actor=_user("second-pit-boss", PIT_BOSS_ROLE),
+    )
     staffed, unstaffed = (
         floor.table_open(table=floor.table_create(code=code, name=code, actor=boss, dealing_mode="dealer"), actor=boss)
         for code in ("d1", "d2")
@@ -117,6 +130,8 @@ def floor_state(db) -> Floor:
         staffed_dealer_table=staffed,
         unstaffed_dealer_table=unstaffed,
         live_coup=live_coup,
+        settled_coup=settled_coup,
+        pending_correction=pending_correction,
         marker=marker,
         partner=partner,
         partner_player=partner_player,
@@ -126,6 +141,14 @@ def floor_state(db) -> Floor:
         failed_delivery=failed_delivery,
         sign_in_attempt=sign_in_attempt,
     )
+
+
+def _settled_coup(table, player):
+    coup = CoupFactory(table=table)
+    services.bet_batch_place(user=player, coup=coup, bets={"player": "10.00"})
+    coup_resolve(coup, "9S 2H KD 3C")
+    services.coup_settle(coup_id=coup.pk)
+    return coup
 
 
 @pytest.fixture
@@ -153,10 +176,13 @@ WATCHED_MODELS = (
     "tables.DealerSession",
     "tables.PersonalLimitMarker",
     "tables.AuditLog",
+    "tables.ResultCorrection",
     "wagering.Account",
     "wagering.LedgerTransaction",
     "wagering.LedgerEntry",
     "wagering.Bet",
+    "wagering.BetAdjustment",
+    "wagering.PlayerAdjustment",
     "wagering.TableDayReport",
     "wagering.ShoeReport",
     "wagering.Partner",

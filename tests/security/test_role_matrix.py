@@ -55,6 +55,15 @@ ADMIN_ACTIONS = {
     ),
     ("tables.table", "log_dealer_out"): AdminAction(FLOOR_BOSSES, lambda f: f.staffed_dealer_table, {}),
     ("tables.coup", "void_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.live_coup, REASON),
+    ("tables.coup", "request_result_correction"): AdminAction(
+        FLOOR_BOSSES, lambda f: f.settled_coup, {"player_cards": "TS 2D 2S", "banker_cards": "6H KC", **REASON}
+    ),
+    ("tables.resultcorrection", "approve_corrections"): AdminAction(
+        FLOOR_BOSSES, lambda f: f.pending_correction, REASON
+    ),
+    ("tables.resultcorrection", "reject_corrections"): AdminAction(
+        FLOOR_BOSSES, lambda f: f.pending_correction, REASON
+    ),
     ("tables.personallimitmarker", "revoke_markers"): AdminAction(FLOOR_BOSSES, lambda f: f.marker, REASON),
     ("wagering.tabledayreport", "export_csv"): AdminAction(
         VIEWERS, lambda f: f.open_table.day_reports.get(), changes=False
@@ -164,6 +173,7 @@ def test_admin_changelist_and_add_pages(floor_state, client_as, label, role):
 SENSITIVE_OBJECTS = {
     "tables.table": lambda f: f.open_table,
     "tables.coup": lambda f: f.live_coup,
+    "tables.resultcorrection": lambda f: f.pending_correction,
     "tables.personallimitmarker": lambda f: f.marker,
     "tables.auditlog": lambda f: f.open_table.audit_entries.first(),
     "wagering.account": lambda f: f.users[PLAYER].wallet,

@@ -84,6 +84,6 @@ def _on_postgresql(sql):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("wagering", "0008_webhook_secret_encrypted")]
+    dependencies = [("wagering", "0009_result_correction")]
 
     operations = [migrations.RunPython(_on_postgresql(CREATE), _on_postgresql(DROP))]

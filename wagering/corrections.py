@@ -1,0 +1,166 @@
+"""Re-settlement of a settled coup whose result was corrected: compensating transactions, never edits.
+
+``BetSettlement`` rows and ledger entries stay as they were written. Each settled bet is paid again
+by the corrected result (the coup's paytables snapshot, rounded down to the cent as at settlement);
+the difference with what it returned so far is one ``BetAdjustment``, and all of them one ``correction``
+ledger transaction: a leg per player wallet, the house's leg and the player-debt leg.
+
+A wallet never goes below zero: a debit it cannot cover takes what it holds and the rest is owed
+(``PlayerAdjustment.owed_change``; the player-debt account's balance is minus what players owe), so the
+house's leg is always the full difference and the ledger stays balanced. A later credit from a
+correction pays back what the player owes first.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Sum
+
+from roadmaps.events import user_events_send
+from tables.game.coup import CoupResult
+from tables.models import Coup, ResultCorrection
+from tables.selectors import rules_from_snapshot
+from wagering.models import (
+    ZERO,
+    Account,
+    Bet,
+    BetAdjustment,
+    LedgerTransaction,
+    PlayerAdjustment,
+    money,
+)
+from wagering.selectors import bet_paid
+from wagering.services import ledger_post, wallets_locked
+
+User = AbstractBaseUser
+
+
+@dataclass(frozen=True)
+class _Change:
+    bet: Bet
+    outcome_before: str
+    returned_before: Decimal
+    outcome_after: str
+    returned_after: Decimal
+
+    @property
+    def difference(self) -> Decimal:
+        return self.returned_after - self.returned_before
+
+
+def coup_resettle(
+    *, correction: ResultCorrection, coup: Coup, result: CoupResult, actor: User
+) -> LedgerTransaction | None:
+    """Pay the coup's settled bets by the corrected ``result``, inside the caller's transaction with the
+    coup's row locked. None when no bet returns anything different."""
+    changes = _changes(coup=coup, result=result)
+    if not changes:
+        return None
+    by_user: dict[int, list[_Change]] = defaultdict(list)
+    for change in changes:
+        by_user[change.bet.user_id].append(change)
+    wallets = wallets_locked(set(by_user))
+    owed = dict(
+        PlayerAdjustment.objects.filter(user_id__in=by_user)
+        .values_list("user_id")
+        .annotate(total=Sum("owed_change"))
+        .order_by()
+    )
+    adjustments, owed_changes = {}, {}
+    for user_id, mine in by_user.items():
+        adjustment = money(sum(change.difference for change in mine))
+        if adjustment < 0:  # what the wallet cannot cover is owed
+            owed_changes[user_id] = -adjustment - min(wallets[user_id].balance, -adjustment)
+        else:  # a credit pays back what the player owes first
+            owed_changes[user_id] = -min(money(owed.get(user_id)), adjustment)
+        adjustments[user_id] = adjustment
+    ledger_transaction = ledger_post(
+        kind=LedgerTransaction.Kind.CORRECTION,
+        wallet_legs={wallets[user_id]: adjustments[user_id] + owed_changes[user_id] for user_id in by_user},
+        system_legs={
+            Account.Kind.HOUSE: -sum(adjustments.values(), ZERO),
+            Account.Kind.PLAYER_DEBT: -sum(owed_changes.values(), ZERO),
+        },
+        coup=coup,
+        actor=actor,
+        reason=f"result correction {correction.pk}: {correction.reason}",
+    )
+    BetAdjustment.objects.bulk_create(
+        BetAdjustment(
+            correction=correction,
+            bet=change.bet,
+            outcome_before=change.outcome_before,
+            returned_before=change.returned_before,
+            outcome_after=change.outcome_after,
+            returned_after=change.returned_after,
+            transaction=ledger_transaction,
+        )
+        for change in changes
+    )
+    PlayerAdjustment.objects.bulk_create(
+        PlayerAdjustment(
+            correction=correction,
+            user_id=user_id,
+            adjustment=adjustments[user_id],
+            owed_change=owed_changes[user_id],
+            balance_after=wallets[user_id].balance,
+            transaction=ledger_transaction,
+        )
+        for user_id in by_user
+    )
+    user_events_send(
+        event_type="result_corrected",
+        data_by_user={
+            user_id: {
+                "round_id": coup.round_id,
+                "before": _result_summary(correction.before),
+                "after": _result_summary(correction.after),
+                "adjustment": str(adjustments[user_id]),
+                "owed": str(money(owed.get(user_id)) + owed_changes[user_id]),
+                "balance": str(wallets[user_id].balance),
+                "bets": [
+                    {
+                        "bet_type": change.bet.bet_type,
+                        "stake": str(change.bet.stake),
+                        "outcome_before": change.outcome_before,
+                        "returned_before": str(change.returned_before),
+                        "outcome": change.outcome_after,
+                        "returned": str(change.returned_after),
+                    }
+                    for change in mine
+                ],
+            }
+            for user_id, mine in by_user.items()
+        },
+    )
+    return ledger_transaction
+
+
+def _changes(*, coup: Coup, result: CoupResult) -> list[_Change]:
+    """The coup's settled bets whose return the corrected result changes, with what they return so far:
+    their settlement's, or their latest adjustment's."""
+    paytables = rules_from_snapshot(coup.rules).paytables()
+    bets = Bet.objects.filter(coup=coup, state=Bet.State.SETTLED).select_related("settlement").order_by("pk")
+    latest = {
+        adjustment.bet_id: adjustment for adjustment in BetAdjustment.objects.filter(bet__coup=coup).order_by("pk")
+    }
+    changes = []
+    for bet in bets:
+        adjusted = latest.get(bet.pk)
+        outcome_before, returned_before = (
+            (adjusted.outcome_after, adjusted.returned_after)
+            if adjusted is not None
+            else (bet.settlement.outcome, bet.settlement.returned)
+        )
+        outcome_after, returned_after = bet_paid(paytables[bet.bet_type], bet.stake, result)
+        if (outcome_after, returned_after) != (outcome_before, returned_before):
+            changes.append(_Change(bet, outcome_before, returned_before, outcome_after, returned_after))
+    return changes
+
+
+def _result_summary(result: dict) -> dict:
+    return {name: result[name] for name in ("player", "banker", "player_total", "banker_total", "winner")}
