@@ -1,13 +1,16 @@
 from django.contrib import admin
+from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
 from casino import views
+from casino.two_factor import PlayerAuthenticationForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("console/", include("tables.console_urls")),
+    path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("tables/", include("tables.player_urls")),
     path("tables/", include("wagering.urls")),

@@ -8,7 +8,10 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.utils import timezone
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casino.two_factor import staff_device
 from tables.game.cards import parse_cards
 from tables.game.coup import CoupDeal
 from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
@@ -31,6 +34,17 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"player{n}")
     password = factory.LazyFunction(lambda: make_password(None))  # unusable, and no slow hashing
+
+
+def staff_login(client, user):
+    """Sign a staff user in as the staff sign-in leaves them: a session verified by their TOTP device
+    (given one, unaudited, if they have none). Answers the client."""
+    device = staff_device(user=user) or TOTPDevice.objects.create(user=user, name="tests", confirmed=True)
+    client.force_login(user)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+    session.save()
+    return client
 
 
 class TableFactory(factory.django.DjangoModelFactory):
