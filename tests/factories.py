@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 
 import factory
@@ -9,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.utils import timezone
 from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casino.two_factor import staff_device
@@ -45,6 +47,14 @@ def staff_login(client, user):
     session[DEVICE_ID_SESSION_KEY] = device.persistent_id
     session.save()
     return client
+
+
+def totp_code(device: TOTPDevice, steps_ahead: int = 0) -> str:
+    """The device's code now, or ``steps_ahead`` 30-second steps later (a code is accepted once, so a
+    test signing in again uses a later one, as a person would a little later)."""
+    totp = TOTP(device.bin_key, device.step, device.t0, device.digits)
+    totp.time = time.time() + steps_ahead * device.step
+    return f"{totp.token():0{device.digits}d}"
 
 
 class TableFactory(factory.django.DjangoModelFactory):
