@@ -227,7 +227,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
-# The cache shared by every process (the API's rate limits): Redis when there is one.
+# Table sockets one signed-in user, or one anonymous address, may hold at once (0: no limit); counted
+# in the cache below, so across processes with Redis (roadmaps/connections.py).
+WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=5)
+WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
+# The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
