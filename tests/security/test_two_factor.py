@@ -232,3 +232,14 @@ def test_the_run_script_asks_for_local_demo_data_only():
     script = (settings.BASE_DIR / "scripts" / "run.sh").read_text()
     assert "manage.py demo_data --only-local" in script
     assert script.count("demo_data") == 1
+
+
+def test_guessing_codes_is_slowed_down(boss):
+    """Someone who has the password cannot try codes quickly: each wrong one doubles the wait (django-otp)."""
+    right = totp_code(boss.device)
+    wrong = f"{(int(right) + 1) % 1_000_000:06d}"
+    staff_sign_in(Client(), wrong)
+    client = Client()
+    response = staff_sign_in(client, right)
+    assert response.status_code == 200 and not signed_in(client)
+    assert "Too many wrong codes" in response.content.decode()
