@@ -125,7 +125,13 @@ def web_command(port: int) -> list[str]:
 
 def server_start(port: int, log) -> subprocess.Popen:
     command = web_command(port)
-    server = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "WS_MAX_CONNECTIONS_PER_ADDRESS": "0"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:

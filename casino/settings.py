@@ -41,7 +41,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "te
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "casino.apps.StaffAdminConfig",  # django.contrib.admin, its site asking staff for a TOTP code
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -53,6 +53,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "casino.apps.CasinoConfig",
     "tables",
     "wagering",
     "roadmaps",
@@ -65,6 +68,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "casino.two_factor.StaffSessionMiddleware",  # unverified staff are anonymous; staff idle expiry
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "casino.security.ContentSecurityPolicyMiddleware",
@@ -180,18 +185,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Sign-in lock-out (django-axes): 5 failures for one username from one address lock that pair out
-# for SIGN_IN_LOCKOUT_MINUTES; a success resets the count. REMOTE_ADDR is the client's address:
-# behind the proxy, uvicorn --proxy-headers (Procfile) puts the forwarded address there.
+# Sign-in lock-out (django-axes): SIGN_IN_FAILURE_LIMIT failures for one username (from any addresses),
+# or from one address (over any usernames), lock that username, or that address, out for
+# SIGN_IN_LOCKOUT_MINUTES. A success forgets that username's failures from that address only
+# (casino.two_factor.sign_in_failures_reset). REMOTE_ADDR is the client's address: behind the proxy,
+# uvicorn --proxy-headers (Procfile) puts the forwarded address there.
 PERMISSION_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that knows groups (User.with_perm)
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", PERMISSION_BACKEND]
 AXES_FAILURE_LIMIT = env.int("SIGN_IN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGN_IN_LOCKOUT_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = False
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_LOCKOUT_CALLABLE = "casino.security.sign_in_locked_out"
 AXES_VERBOSE = False
+# Staff sign in with a TOTP code too (casino/two_factor.py); their sessions end after this many idle minutes.
+OTP_TOTP_ISSUER = "Punto"
+STAFF_SESSION_IDLE_MINUTES = env.int("STAFF_SESSION_IDLE_MINUTES", default=30)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -246,7 +256,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
-# The cache shared by every process (the API's rate limits): Redis when there is one.
+# Table sockets one signed-in user, or one anonymous address, may hold at once (0: no limit); counted
+# in the cache below, so across processes with Redis (roadmaps/connections.py).
+WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=5)
+WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
+# The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:

@@ -1,7 +1,9 @@
 from django.contrib import admin
+from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
 from casino import views
+from casino.two_factor import PlayerAuthenticationForm
 from tables.views import account_page
 
 urlpatterns = [
@@ -9,6 +11,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("console/", include("tables.console_urls")),
+    path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_page, name="account"),
     path("tables/", include("tables.player_urls")),

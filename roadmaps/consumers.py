@@ -5,23 +5,36 @@ Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``),
 player's message to the table, sent to everyone there as a ``chat`` event with ``user`` (the
 sender's display name, ``tables.players``: never a username) and ``text``). Anything else, or a
 chat message refused, gets one ``error`` message and changes nothing.
+
+Abuse limits: a frame over ``WS_MAX_FRAME_BYTES`` closes the socket with 1009 (the servers refuse it
+first: ``--ws-max-size``); snapshot requests are rate-limited per socket; a user (or an anonymous
+address) holds at most ``WS_MAX_CONNECTIONS_PER_USER`` (``..._PER_ADDRESS``) sockets, the next one
+being closed with 4429.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 
+from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
 from roadmaps.events import EVENT_VERSION, live_message, table_group, user_group
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
 from tables.selectors import player_display_name
 
 MAX_MESSAGE_BYTES = 4096
+WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, manage.py serve)
+MESSAGE_TOO_BIG = 1009
 NOT_FOUND = 4404
+TOO_MANY_CONNECTIONS = 4429
+SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
+SNAPSHOTS_PER_SECOND = 1
 CHAT_MAX_LENGTH = 200
 CHAT_INTERVAL_SECONDS = 1  # one message a second per player (across connections sharing the cache)
 
@@ -38,12 +51,26 @@ def _chat_line(text: object) -> str:
 
 
 class TableConsumer(AsyncWebsocketConsumer):
+    connection_slot: str | None = None
+    slot_keeper: asyncio.Task | None = None
+
     async def connect(self) -> None:
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
         table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
         if table is None:
             await self.close(code=NOT_FOUND)
             return
+        owner, limit = connection_owner(self.scope)
+        if limit:
+            self.connection_slot = await connection_slot_take(owner=owner, limit=limit, channel_name=self.channel_name)
+            if self.connection_slot is None:
+                await self.accept()  # so that the browser sees the close code
+                await self.close(code=TOO_MANY_CONNECTIONS)
+                return
+            self.slot_keeper = asyncio.create_task(
+                connection_slot_keep(key=self.connection_slot, channel_name=self.channel_name)
+            )
+        self.snapshot_allowance, self.snapshot_allowance_at = float(SNAPSHOT_BURST), time.monotonic()
         self.groups_joined = [table_group(table.code)]
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
@@ -56,6 +83,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        if self.slot_keeper is not None:
+            self.slot_keeper.cancel()
+        if self.connection_slot is not None:
+            await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
 
     async def send_snapshot(self) -> None:
         table = await database_sync_to_async(Table.objects.get)(code=self.table_code)
@@ -63,6 +94,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=_message("snapshot", snapshot))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if len(text_data.encode() if text_data is not None else bytes_data or b"") > WS_MAX_FRAME_BYTES:
+            await self.close(code=MESSAGE_TOO_BIG)
+            return
         message = self._parse(text_data, bytes_data)
         if isinstance(message, str):
             await self.send_error("bad_message", message)
@@ -70,11 +104,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         if message["type"] == "ping":
             await self.send(text_data=_message("pong", {}))
         elif message["type"] == "snapshot":
-            await self.send_snapshot()
+            if self.snapshot_allowed():
+                await self.send_snapshot()
+            else:
+                await self.send_error("snapshot_too_fast", "one snapshot a second, please")
         elif message["type"] == "chat":
             await self.chat(message.get("text"))
         else:
             await self.send_error("unknown_message", "unknown message type")
+
+    def snapshot_allowed(self) -> bool:
+        """A token bucket: SNAPSHOT_BURST at once, refilled at SNAPSHOTS_PER_SECOND."""
+        now = time.monotonic()
+        elapsed, self.snapshot_allowance_at = now - self.snapshot_allowance_at, now
+        self.snapshot_allowance = min(SNAPSHOT_BURST, self.snapshot_allowance + elapsed * SNAPSHOTS_PER_SECOND)
+        if self.snapshot_allowance < 1:
+            return False
+        self.snapshot_allowance -= 1
+        return True
 
     async def send_error(self, code: str, message: str) -> None:
         await self.send(text_data=_message("error", {"code": code, "message": message}))

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Run the platform: virtualenv, install, migrate, demo data, then the ASGI server with
 # demo tables that deal by themselves. With REDIS_URL set, honcho runs every process of
-# the Procfile (web, a Celery worker per queue: settlement, webhooks, reports; beat; table loops) instead.
+# the Procfile (web, a Celery worker per queue: settlement, webhooks, reports; beat; table loops)
+# instead. With REDIS_URL or PRODUCTION set no demo data is loaded (its users' password is public).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 .venv/bin/python manage.py migrate --noinput
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
-.venv/bin/python manage.py demo_data
+.venv/bin/python manage.py demo_data --only-local
 host=${HOST:-127.0.0.1}
 port=${PORT:-8000}
 if [ -n "${REDIS_URL:-}" ]; then

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.utils import timezone
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casino.two_factor import staff_device
 from tables.game.cards import parse_cards
 from tables.game.coup import CoupDeal
 from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
@@ -31,6 +36,25 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"player{n}")
     password = factory.LazyFunction(lambda: make_password(None))  # unusable, and no slow hashing
+
+
+def staff_login(client, user):
+    """Sign a staff user in as the staff sign-in leaves them: a session verified by their TOTP device
+    (given one, unaudited, if they have none). Answers the client."""
+    device = staff_device(user=user) or TOTPDevice.objects.create(user=user, name="tests", confirmed=True)
+    client.force_login(user)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+    session.save()
+    return client
+
+
+def totp_code(device: TOTPDevice, steps_ahead: int = 0) -> str:
+    """The device's code now, or ``steps_ahead`` 30-second steps later (a code is accepted once, so a
+    test signing in again uses a later one, as a person would a little later)."""
+    totp = TOTP(device.bin_key, device.step, device.t0, device.digits)
+    totp.time = time.time() + steps_ahead * device.step
+    return f"{totp.token():0{device.digits}d}"
 
 
 class TableFactory(factory.django.DjangoModelFactory):

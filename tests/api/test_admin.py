@@ -7,15 +7,14 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from tables.models import AuditLog
-from tests.factories import UserFactory
+from tests.factories import UserFactory, staff_login
 from wagering import webhooks
 from wagering.models import Account, Partner, PartnerApiKey
 
 
 @pytest.fixture
 def admin_client(client, db):
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
+    return staff_login(client, UserFactory(is_staff=True, is_superuser=True))
 
 
 def test_a_partner_added_in_the_admin_gets_its_float_and_an_audit_row(admin_client):
@@ -65,7 +64,7 @@ def test_an_api_key_created_in_the_admin_is_shown_once_and_works_until_revoked(a
 
 
 def test_a_staff_member_without_the_permission_cannot_create_keys(client, partner):
-    client.force_login(UserFactory(is_staff=True))
+    staff_login(client, UserFactory(is_staff=True))
     response = client.post(
         reverse("admin:wagering_partner_changelist"), {"action": "api_key_create", "_selected_action": [partner.pk]}
     )

@@ -113,9 +113,9 @@ def test_the_schema_and_its_docs_page_are_public(db):
 
 def test_a_partner_key_is_not_a_session(api, client):
     """The API never reads cookies: a signed-in staff session is not a partner."""
-    from tests.factories import UserFactory
+    from tests.factories import UserFactory, staff_login
 
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    staff_login(client, UserFactory(is_staff=True, is_superuser=True))
     assert client.get("/api/v1/tables/").status_code == 401
 
 

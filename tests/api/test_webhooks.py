@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from tables import services as table_services
 from tests.api.conftest import idempotency_key, player_make
-from tests.factories import UserFactory, coup_resolve
+from tests.factories import UserFactory, coup_resolve, staff_login
 from wagering import services, webhook_http, webhooks
 from wagering.models import WebhookDelivery, WebhookEndpoint
 
@@ -336,7 +336,7 @@ def test_deliveries_and_their_failures_are_in_the_admin_and_a_failed_one_can_be_
         with django_capture_on_commit_callbacks(execute=True):
             settle(coup)
         delivery = WebhookDelivery.objects.get()
-        client.force_login(UserFactory(is_staff=True, is_superuser=True))
+        staff_login(client, UserFactory(is_staff=True, is_superuser=True))
         changelist = client.get(reverse("admin:wagering_webhookdelivery_changelist"))
         assert changelist.status_code == 200 and str(delivery.event_id) in changelist.content.decode()
         detail = client.get(reverse("admin:wagering_webhookdelivery_change", args=[delivery.pk])).content.decode()

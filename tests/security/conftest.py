@@ -17,7 +17,7 @@ from django.utils import timezone
 from tables import corrections
 from tables import services as floor
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
 from wagering import partner_services, services, webhooks
 from wagering.api.throttling import PartnerRateThrottle
 from wagering.models import WebhookDelivery
@@ -160,7 +160,9 @@ def client_as(floor_state):
             issued = floor_state.api_key if role == PARTNER else floor_state.other_api_key
             return Client(HTTP_AUTHORIZATION=f"Bearer {issued.key}")
         client = Client()
-        if role != ANONYMOUS:
+        if role in STAFF_ROLES:
+            staff_login(client, floor_state.users[role])
+        elif role != ANONYMOUS:
             client.force_login(floor_state.users[role])
         return client
 

@@ -1,4 +1,7 @@
-"""Brute-force lock-out on the players' and the staff's sign-in (django-axes, settings in casino/settings.py)."""
+"""Brute-force lock-out on the players' and the staff's sign-in (django-axes, settings in casino/settings.py):
+by username across addresses, and by address across usernames."""
+
+import itertools
 
 import pytest
 from axes.models import AccessAttempt
@@ -6,7 +9,8 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.test import Client
 
-from tests.factories import UserFactory
+from casino.two_factor import staff_totp_device_issue
+from tests.factories import UserFactory, totp_code
 
 pytestmark = pytest.mark.django_db
 
@@ -26,13 +30,24 @@ def sign_in(request):
     """Post a sign-in from an address; answers the response and whether a session was opened."""
     url = SIGN_INS[request.param]
     staff = request.param == "staff"
+    devices, later_codes = {}, itertools.count()
 
     def post(username: str, password: str, *, address: str = "203.0.113.7", **headers) -> tuple[object, bool]:
+        """Staff also send their device's next unused code: only the password is under test here."""
         client = Client(REMOTE_ADDR=address, **headers)
-        response = client.post(url, {"username": username, "password": password})
+        form = {"username": username, "password": password}
+        if username in devices and password == PASSWORD:
+            form["otp_token"] = totp_code(devices[username], steps_ahead=next(later_codes))
+        response = client.post(url, form)
         return response, "_auth_user_id" in client.session
 
-    post.make_user = lambda username: UserFactory(username=username, is_staff=staff, password=make_password(PASSWORD))
+    def make_user(username: str):
+        user = UserFactory(username=username, is_staff=staff, password=make_password(PASSWORD))
+        if staff:
+            devices[username] = staff_totp_device_issue(user=user, actor_label="tests")
+        return user
+
+    post.make_user = make_user
     return post
 
 
@@ -75,12 +90,38 @@ def test_a_success_resets_the_count(sign_in):
     assert sign_in("alice", PASSWORD)[1]
 
 
-def test_other_users_and_other_addresses_are_not_locked_out(sign_in):
+def test_a_locked_out_username_leaves_other_users_at_other_addresses_alone(sign_in):
     sign_in.make_user("alice")
     sign_in.make_user("bob")
     lock_out(sign_in, "alice")
-    assert sign_in("bob", PASSWORD)[1]
-    assert sign_in("alice", PASSWORD, address="198.51.100.2")[1]
+    assert sign_in("bob", PASSWORD, address="198.51.100.2")[1]
+
+
+def test_one_username_tried_from_many_addresses_is_locked_out(sign_in):
+    """A botnet guessing one account's password, each address trying once."""
+    sign_in.make_user("alice")
+    for number in range(1, LIMIT):
+        fail(sign_in, "alice", 1, address=f"198.51.100.{number}")
+    assert_locked_out(*sign_in("alice", "wrong", address="198.51.100.99"))
+    assert_locked_out(*sign_in("alice", PASSWORD, address="192.0.2.50"))
+
+
+def test_one_address_spraying_a_password_over_many_usernames_is_locked_out(sign_in):
+    sign_in.make_user("bob")
+    for number in range(1, LIMIT):
+        fail(sign_in, f"user{number}", 1)
+    assert_locked_out(*sign_in("user99", "wrong"))
+    assert_locked_out(*sign_in("bob", PASSWORD))
+    assert sign_in("bob", PASSWORD, address="198.51.100.2")[1]
+
+
+def test_signing_in_to_ones_own_account_does_not_clear_the_address_count(sign_in):
+    """The sprayer signs in to an account of their own between tries: that forgets only their own failures."""
+    sign_in.make_user("mallory")
+    for number in range(1, LIMIT):
+        fail(sign_in, f"user{number}", 1)
+    assert sign_in("mallory", PASSWORD)[1]
+    assert_locked_out(*sign_in("user99", "wrong"))
 
 
 def test_the_lock_out_expires_after_the_cool_off(sign_in):

@@ -11,6 +11,7 @@ from django.urls import reverse
 from tables import services
 from tables.models import AuditLog, Coup, DealerSession, PersonalLimitMarker, Shoe, Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tests.factories import staff_login
 from wagering.selectors import wallet_balance
 from wagering.services import bet_batch_place, wallet_deposit
 
@@ -29,8 +30,7 @@ def staff_client(db):
         else:
             user = users.create_user(username=username, password="x", is_staff=True)
             user.groups.add(groups[role])
-        client = Client()
-        client.force_login(user)
+        client = staff_login(Client(), user)
         client.user = user
         return client
 

@@ -8,6 +8,7 @@ from django.urls import include, path, reverse
 
 from tables.models import AuditLog, Coup, Shoe
 from tables.roles import DEALER, SURVEILLANCE, roles_ensure
+from tests.factories import staff_login
 
 # The console as the project mounts it, with the admin for its login page.
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("tables.console_urls"))]
@@ -17,9 +18,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 def staff_client(username: str, role: str) -> Client:
     user = get_user_model().objects.create_user(username=username, password="x", is_staff=True)
     user.groups.add(roles_ensure()[role])
-    client = Client()
-    client.force_login(user)
-    return client
+    return staff_login(Client(), user)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.factories import CoupFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
 from tests.wagering.conftest import fund
 from wagering import services
 from wagering.models import Account, Bet, LedgerTransaction, ShoeReport, TableDayReport
@@ -21,8 +21,7 @@ D = Decimal
 
 @pytest.fixture
 def admin_client(client, db):
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    return client
+    return staff_login(client, UserFactory(is_staff=True, is_superuser=True))
 
 
 @pytest.fixture
@@ -142,7 +141,7 @@ def test_a_reason_is_required(admin_client, wallet):
 def test_moving_money_needs_the_permission(client, wallet):
     staff = UserFactory(is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_account"))
-    client.force_login(staff)
+    staff_login(client, staff)
     url = reverse("admin:wagering_account_move_money", args=[wallet.pk])
     assert client.get(url).status_code == 403
     staff.user_permissions.add(Permission.objects.get(codename="move_money"))

@@ -1,11 +1,14 @@
-"""Demo data (idempotent): staff roles and users, demo players with money, and demo tables."""
+"""Demo data (idempotent): staff roles and users with their two-factor devices, demo players with money,
+and demo tables. Never in production: the demo users' password is public."""
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from casino.two_factor import device_secret, staff_device, staff_totp_device_issue
 from tables import services
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
@@ -30,8 +33,26 @@ DEMO_TABLES = (
 class Command(BaseCommand):
     help = "Load demo data: roles, staff, players with wallets, and tables (safe to run again)."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--only-local",
+            action="store_true",
+            help="load nothing (and say so) when the settings are a deployment's: REDIS_URL or PRODUCTION set",
+        )
+
+    def handle(self, *args, only_local: bool, **options) -> None:
+        if only_local and (settings.PRODUCTION or settings.REDIS_URL):
+            self.stdout.write(
+                "No demo data loaded (REDIS_URL or PRODUCTION is set): create staff with 'manage.py createsuperuser' "
+                "and give each its two-factor device with 'manage.py staff_otp_device USERNAME'."
+            )
+            return
+        if settings.PRODUCTION:
+            raise CommandError("demo users are never created in production (PRODUCTION=1): their password is public")
+        self.load()
+
     @transaction.atomic
-    def handle(self, *args, **options) -> None:
+    def load(self) -> None:
         groups = roles_ensure()
         users = get_user_model()
         admin, created = users.objects.get_or_create(
@@ -46,6 +67,8 @@ class Command(BaseCommand):
                 user.set_password(DEMO_PASSWORD)
                 user.save()
                 user.groups.add(groups[role])
+        staff = [admin, *users.objects.filter(username__in=[username for username, _ in STAFF]).order_by("pk")]
+        devices = {user.username: staff_device(user=user) or staff_totp_device_issue(user=user) for user in staff}
         for username in PLAYERS:
             player, created = users.objects.get_or_create(username=username)
             if created:
@@ -65,5 +88,8 @@ class Command(BaseCommand):
                     services.table_open(table=table, actor=admin, reason="demo")
         self.stdout.write(
             f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, dealer, surveillance; "
-            f"password {DEMO_PASSWORD!r} for all."
+            f"password {DEMO_PASSWORD!r} for all.\nStaff sign in with a two-factor code too: add these secrets to an "
+            "authenticator app (demo only):"
         )
+        for username, device in devices.items():
+            self.stdout.write(f"  {username}: {device_secret(device)}  {device.config_url}")

@@ -9,6 +9,7 @@ import threading
 import uvicorn
 from django.core.management.base import BaseCommand, CommandParser
 
+from roadmaps.consumers import WS_MAX_FRAME_BYTES
 from tables.loop import start_table_threads
 from tables.models import Table
 
@@ -29,6 +30,13 @@ class Command(BaseCommand):
         base = f"http://{host}:{port}"
         self.stdout.write(f"\nPunto is running: open {base}/  (pit-boss admin: {base}/admin/)\n")
         try:
-            uvicorn.run("casino.asgi:application", host=host, port=port, log_level="warning", lifespan="off")
+            uvicorn.run(
+                "casino.asgi:application",
+                host=host,
+                port=port,
+                log_level="warning",
+                lifespan="off",
+                ws_max_size=WS_MAX_FRAME_BYTES,
+            )
         finally:
             stop.set()

@@ -1,0 +1,19 @@
+from django.apps import AppConfig
+from django.contrib.admin.apps import AdminConfig
+
+
+class CasinoConfig(AppConfig):
+    name = "casino"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        from casino.two_factor import sign_in_failures_reset
+
+        user_logged_in.connect(sign_in_failures_reset, dispatch_uid="casino.sign_in_failures_reset")
+
+
+class StaffAdminConfig(AdminConfig):
+    """The admin with its two-factor sign-in; ``admin.site`` (and ``@admin.register``) is that site."""
+
+    default_site = "casino.two_factor.StaffAdminSite"
