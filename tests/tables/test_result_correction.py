@@ -24,7 +24,7 @@ from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import TableError
 from tests.api.conftest import partner_make, player_make
 from tests.api.test_webhooks import Receiver, signature_ok
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
 from tests.security.conftest import database_state
 from tests.wagering.conftest import fund
 from wagering import services, webhooks
@@ -74,7 +74,7 @@ def live_events(monkeypatch):
 
 def client_for(user) -> Client:
     client = Client()
-    client.force_login(user)
+    staff_login(client, user)
     return client
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from tables.models import AuditLog, PlayerProfile
 from tables.selectors import player_display_name
-from tests.factories import UserFactory
+from tests.factories import UserFactory, staff_login
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +41,6 @@ def test_the_table_page_knows_the_players_display_name(player_client, table):
 def test_anonymous_visitors_sign_in_first_and_staff_have_no_nickname(client):
     assert client.get("/account/").status_code == 302
     assert client.post("/account/", {"nickname": "Lucky"}).status_code == 302
-    client.force_login(UserFactory(username="pitboss", is_staff=True))
+    staff_login(client, UserFactory(username="pitboss", is_staff=True))
     assert client.post("/account/", {"nickname": "Lucky"}).status_code == 403
     assert not PlayerProfile.objects.exists()
