@@ -17,18 +17,30 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
-from tables import services
+from tables import holds, services
 from tables.forms import (
     RULES_TAKE_EFFECT,
     BetLimitForm,
     DealerLoginForm,
+    KeepForNextCoupForm,
     LimitMarkerGrantForm,
     NoBetCoupsForm,
     ReasonForm,
     TableCreateForm,
     TableRulesForm,
+    VoidForm,
 )
-from tables.models import AuditLog, BetLimit, Coup, DealerSession, DealtCard, PersonalLimitMarker, Shoe, Table
+from tables.models import (
+    AuditLog,
+    BetLimit,
+    Coup,
+    DealerSession,
+    DealtCard,
+    HeldCard,
+    PersonalLimitMarker,
+    Shoe,
+    Table,
+)
 from tables.selectors import table_dealer
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
@@ -295,13 +307,21 @@ class TableAdmin(FloorAdmin):
         services.dealer_logout(table=table, actor=request.user)
 
 
-# --- Coups and shoes: read-only, but a coup can be voided -----------------------------------
+# --- Coups and shoes: read-only, but a coup can be held, decided and voided -----------------------
 
 
 class DealtCardInline(ReadOnlyInline):
     model = DealtCard
     fields = ("position", "hand", "card", "shoe_position", "entered_by", "dealt_at")
     readonly_fields = fields
+
+
+class HeldCardInline(ReadOnlyInline):
+    model = HeldCard
+    fk_name = "coup"
+    fields = ("card", "entered_for", "next_hand", "shoe_position", "entered_by", "outcome", "decided_by", "decided_at")
+    readonly_fields = fields
+    verbose_name_plural = "cards entered for the wrong hand"
 
 
 @admin.register(Coup)
@@ -316,21 +336,55 @@ class CoupAdmin(ReadOnlyAdmin):
         "winner",
         "player_total",
         "banker_total",
+        "held_reason",
         "opened_at",
     )
     list_filter = ("state", "no_bet", "table")
     list_select_related = ("table", "shoe")
     search_fields = ("round_id",)
     date_hierarchy = "opened_at"
-    inlines = (DealtCardInline,)
-    actions = ("void_coups",)
+    inlines = (DealtCardInline, HeldCardInline)
+    actions = (
+        "hold_coups",
+        "release_coups",
+        "deal_held_card_in_this_coup",
+        "keep_held_card_for_next_coup",
+        "void_coups",
+    )
 
     def has_void_coup_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.void_coup")
 
-    @confirmed_action(description="Void the selected coups and refund all their bets", permission="void_coup")
+    def has_resolve_dealing_error_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.resolve_dealing_error")
+
+    @confirmed_action(description="Hold the selected coups for the pit", permission="resolve_dealing_error")
+    def hold_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_hold(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Release the selected held coups", permission="resolve_dealing_error")
+    def release_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_release(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: deal it in proper order in this coup (§4.3)", permission="resolve_dealing_error"
+    )
+    def deal_held_card_in_this_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_deal_in_this_coup(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: keep it as the next coup's first card (§4.3)",
+        permission="resolve_dealing_error",
+        form_class=KeepForNextCoupForm,
+    )
+    def keep_held_card_for_next_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_keep_for_next_coup(coup=coup, actor=request.user, no_bet=data["no_bet"], reason=data["reason"])
+
+    @confirmed_action(
+        description="Void the selected coups and refund all their bets", permission="void_coup", form_class=VoidForm
+    )
     def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
-        services.coup_void(coup=coup, actor=request.user, reason=data["reason"])
+        services.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
 
 
 @admin.register(Shoe)
