@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from tables import holds
 from tables import services as floor
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from wagering import partner_services, services, webhooks
@@ -37,6 +38,8 @@ class Floor:
     staffed_dealer_table: object
     unstaffed_dealer_table: object
     live_coup: object
+    held_coup: object  # held by a card entered for the wrong hand
+    coup_held_by_hand: object
     marker: object
     partner: object
     partner_player: object
@@ -81,6 +84,9 @@ def floor_state(db) -> Floor:
         for code in ("d1", "d2")
     )
     floor.dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
+    held_coup, coup_held_by_hand = (
+        _coup_held(table, boss, wrong_hand) for table, wrong_hand in ((staffed, True), (unstaffed, False))
+    )
     marker = floor.limit_marker_grant(
         table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
     )
@@ -117,6 +123,8 @@ def floor_state(db) -> Floor:
         staffed_dealer_table=staffed,
         unstaffed_dealer_table=unstaffed,
         live_coup=live_coup,
+        held_coup=held_coup,
+        coup_held_by_hand=coup_held_by_hand,
         marker=marker,
         partner=partner,
         partner_player=partner_player,
@@ -126,6 +134,18 @@ def floor_state(db) -> Floor:
         failed_delivery=failed_delivery,
         sign_in_attempt=sign_in_attempt,
     )
+
+
+def _coup_held(table, boss, wrong_hand: bool):
+    """A dealer table's coup after no more bets, held by a first card for the wrong hand, or by hand."""
+    floor.shoe_start(shoe=floor.shoe_prepare(table=table, actor=boss), actor=boss, burn_card="5H")
+    coup = floor.coup_close_betting(coup=floor.coup_open(table=table, actor=boss), actor=boss)
+    if wrong_hand:
+        floor.coup_deal_card(coup=coup, card="9S", hand="banker", actor=boss)
+    else:
+        holds.coup_hold(coup=coup, actor=boss, reason="surveillance asked")
+    coup.refresh_from_db()
+    return coup
 
 
 @pytest.fixture
@@ -150,6 +170,7 @@ WATCHED_MODELS = (
     "tables.Shoe",
     "tables.Coup",
     "tables.DealtCard",
+    "tables.HeldCard",
     "tables.DealerSession",
     "tables.PersonalLimitMarker",
     "tables.AuditLog",
