@@ -19,7 +19,7 @@ from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
 from tables.game import rules as game_rules
 from tables.game.cards import Card
-from tables.game.coup import CoupDeal
+from tables.game.coup import HANDS, CoupDeal
 from tables.game.fairness import new_salt, shoe_commitment
 from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from tables.models import (
@@ -591,6 +591,8 @@ def coup_deal_card(
     """
     from tables.holds import coup_hold_for_card
 
+    if hand not in (None, *HANDS):
+        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}")
     coup = _locked_coup(coup)
     if coup.state not in (Coup.State.NO_MORE_BETS, Coup.State.DEALING):
         raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt")

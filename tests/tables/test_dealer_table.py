@@ -139,6 +139,9 @@ def test_the_tableau_says_what_comes_next(coup_dealt_four, pit_boss):
 def test_bad_cards_change_nothing(coup_dealt_four, pit_boss):
     with pytest.raises(InvalidCardError):
         services.coup_deal_card(coup=coup_dealt_four, card="1X", actor=pit_boss)
+    with pytest.raises(services.TableError, match="not 'tie'"):
+        services.coup_deal_card(coup=coup_dealt_four, card="4H", hand="tie", actor=pit_boss)
+    assert not HeldCard.objects.exists()
     assert coup_dealt_four.cards.count() == 4
     with pytest.raises(services.TableError, match="not complete"):
         services.coup_resolve(coup=coup_dealt_four)
