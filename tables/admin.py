@@ -21,17 +21,19 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
 from casino.admin_base import StrictLookupsMixin, StrictModelAdmin
-from tables import corrections, services
+from tables import corrections, holds, services
 from tables.forms import (
     RULES_TAKE_EFFECT,
     BetLimitForm,
     DealerLoginForm,
+    KeepForNextCoupForm,
     LimitMarkerGrantForm,
     NoBetCoupsForm,
     ReasonForm,
     ResultCorrectionForm,
     TableCreateForm,
     TableRulesForm,
+    VoidForm,
 )
 from tables.models import (
     AuditLog,
@@ -39,6 +41,7 @@ from tables.models import (
     Coup,
     DealerSession,
     DealtCard,
+    HeldCard,
     PersonalLimitMarker,
     ResultCorrection,
     Shoe,
@@ -310,7 +313,7 @@ class TableAdmin(FloorAdmin):
         services.dealer_logout(table=table, actor=request.user)
 
 
-# --- Coups and shoes: read-only, but a coup can be voided -----------------------------------
+# --- Coups and shoes: read-only, but a coup can be held, decided and voided -----------------------
 
 
 class DealtCardInline(ReadOnlyInline):
@@ -325,6 +328,14 @@ class ResultCorrectionInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+class HeldCardInline(ReadOnlyInline):
+    model = HeldCard
+    fk_name = "coup"
+    fields = ("card", "entered_for", "next_hand", "shoe_position", "entered_by", "outcome", "decided_by", "decided_at")
+    readonly_fields = fields
+    verbose_name_plural = "cards entered for the wrong hand"
+
+
 @admin.register(Coup)
 class CoupAdmin(ReadOnlyAdmin):
     list_display = (
@@ -337,14 +348,22 @@ class CoupAdmin(ReadOnlyAdmin):
         "winner",
         "player_total",
         "banker_total",
+        "held_reason",
         "opened_at",
     )
     list_filter = ("state", "no_bet", "table")
     list_select_related = ("table", "shoe")
     search_fields = ("round_id",)
     date_hierarchy = "opened_at"
-    inlines = (DealtCardInline, ResultCorrectionInline)
-    actions = ("void_coups", "request_result_correction")
+    inlines = (DealtCardInline, HeldCardInline, ResultCorrectionInline)
+    actions = (
+        "hold_coups",
+        "release_coups",
+        "deal_held_card_in_this_coup",
+        "keep_held_card_for_next_coup",
+        "void_coups",
+        "request_result_correction",
+    )
 
     def has_void_coup_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.void_coup")
@@ -352,9 +371,36 @@ class CoupAdmin(ReadOnlyAdmin):
     def has_correct_result_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.correct_result")
 
-    @confirmed_action(description="Void the selected coups and refund all their bets", permission="void_coup")
+    def has_resolve_dealing_error_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.resolve_dealing_error")
+
+    @confirmed_action(description="Hold the selected coups for the pit", permission="resolve_dealing_error")
+    def hold_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_hold(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Release the selected held coups", permission="resolve_dealing_error")
+    def release_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_release(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: deal it in proper order in this coup (§4.3)", permission="resolve_dealing_error"
+    )
+    def deal_held_card_in_this_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_deal_in_this_coup(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: keep it as the next coup's first card (§4.3)",
+        permission="resolve_dealing_error",
+        form_class=KeepForNextCoupForm,
+    )
+    def keep_held_card_for_next_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_keep_for_next_coup(coup=coup, actor=request.user, no_bet=data["no_bet"], reason=data["reason"])
+
+    @confirmed_action(
+        description="Void the selected coups and refund all their bets", permission="void_coup", form_class=VoidForm
+    )
     def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
-        services.coup_void(coup=coup, actor=request.user, reason=data["reason"])
+        services.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
 
     @confirmed_action(
         description="Request a correction of the result (another staff member approves it)",

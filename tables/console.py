@@ -25,7 +25,7 @@ from tables.game import rules as game_rules
 from tables.game.cards import hand_total
 from tables.game.coup import BANKER, PLAYER, CoupDeal
 from tables.game.tableau import is_natural
-from tables.models import Coup, Shoe, Table
+from tables.models import Coup, HeldCard, Shoe, Table
 from tables.selectors import coup_deal_state, table_current_coup, table_dealer, table_live_coup, table_shoe_in_play
 
 
@@ -45,6 +45,20 @@ def dealer_required(view: Callable) -> Callable:
 
 def _dealer_table(code: str) -> Table:
     return get_object_or_404(Table, code=code, dealing_mode=Table.DealingMode.DEALER)
+
+
+def _deals_here(request: HttpRequest, table: Table) -> bool:
+    """The signed-in user is the dealer logged in at this table (tables.deal alone, as a pit boss has, is not)."""
+    session = table_dealer(table=table)
+    return session is not None and session.dealer_id == request.user.pk
+
+
+def _my_table(request: HttpRequest, code: str) -> Table:
+    """The table a console step acts on: only the one where the signed-in dealer's session is open."""
+    table = _dealer_table(code)
+    if not _deals_here(request, table):
+        raise PermissionDenied
+    return table
 
 
 def next_step(deal: CoupDeal) -> str:
@@ -78,22 +92,26 @@ def table_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def table_console(request: HttpRequest, code: str) -> HttpResponse:
     table = _dealer_table(code)
+    deals_here = _deals_here(request, table)
     shoe = table_shoe_in_play(table=table)
     coup = table_current_coup(table=table)
     deal = coup_deal_state(coup=coup) if coup is not None else None
     state = coup.state if coup is not None else None
     live = state in Coup.LIVE_STATES
-    dealing = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING) and not deal.complete
+    in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
+    dealing = in_hand and not deal.complete
     this_coup = {"round_id": coup.round_id} if live else None
     between_coups = shoe is not None and not live
     shoe_over = between_coups and services.shoe_is_finished(shoe=shoe)
     context = {
         "table": table,
         "dealer": table_dealer(table=table),
+        "deals_here": deals_here,
+        "held": state == Coup.State.HELD,
         "shoe": shoe,
         "coup": coup,
         "hands": _hands(deal) if deal is not None else [],
-        "next_step": next_step(deal) if live and state != Coup.State.BETTING else "",
+        "next_step": next_step(deal) if in_hand else "",
         "shoe_form": ShoeStartForm() if shoe is None else None,
         "burn_by_card": table.burn_procedure == game_rules.BURN_CARD,
         "cut_card_in_shoe": shoe is not None and shoe.last_coup is None,
@@ -103,7 +121,20 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "card_form": CardForm(initial=this_coup) if dealing else None,
         "resolve_form": CoupStepForm(initial=this_coup) if state == Coup.State.DEALING and deal.complete else None,
     }
+    if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
+        context.update(dict.fromkeys(FORMS, None))
     return render(request, "console/table.html", context)
+
+
+FORMS = (
+    "shoe_form",
+    "cut_card_in_shoe",
+    "can_open_coup",
+    "can_finish_shoe",
+    "close_betting_form",
+    "card_form",
+    "resolve_form",
+)
 
 
 def _hands(deal: CoupDeal) -> list[dict]:
@@ -126,7 +157,9 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
         messages.error(request, _errors_text(form))
     else:
         try:
-            messages.success(request, step(form.cleaned_data))
+            done = step(form.cleaned_data)
+            if done:
+                messages.success(request, done)
         except ValueError as error:  # TableError, DealingError and InvalidCardError are ValueErrors
             messages.error(request, str(error))
     return redirect("console:table", code=table.code)
@@ -149,7 +182,7 @@ def _shoe_in_play(table: Table) -> Shoe:
 @dealer_required
 @require_POST
 def shoe_start(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         with transaction.atomic():  # a shoe that cannot start is not left prepared
@@ -166,7 +199,7 @@ def shoe_start(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def coup_open(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         coup = services.coup_open(table=table, actor=request.user)
@@ -178,7 +211,7 @@ def coup_open(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def coup_close_betting(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         services.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
@@ -190,13 +223,19 @@ def coup_close_betting(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def coup_card(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         coup = _coup_on_page(table, data["round_id"])
         dealt = services.coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
-        moved = f" (entered for the {data['hand']}: put back in order)" if dealt.hand != data["hand"] else ""
-        return f"{dealt.card} to the {dealt.hand}{moved}."
+        if isinstance(dealt, HeldCard):
+            messages.warning(
+                request,
+                f"{dealt.card} entered for the {dealt.entered_for}, but the {dealt.next_hand} hand was next: "
+                "the coup is held until a pit boss decides (seed 000 §4.3). Leave the card where it is.",
+            )
+            return ""
+        return f"{dealt.card} to the {dealt.hand}."
 
     return _carry_out(request, table, CardForm(request.POST), step)
 
@@ -204,7 +243,7 @@ def coup_card(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def coup_resolve(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         coup = services.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
@@ -216,7 +255,7 @@ def coup_resolve(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def shoe_cut_card_out(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         shoe = services.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
@@ -228,7 +267,7 @@ def shoe_cut_card_out(request: HttpRequest, code: str) -> HttpResponse:
 @dealer_required
 @require_POST
 def shoe_finish(request: HttpRequest, code: str) -> HttpResponse:
-    table = _dealer_table(code)
+    table = _my_table(request, code)
 
     def step(data: dict) -> str:
         shoe = services.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")

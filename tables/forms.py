@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from tables.game import rules as game_rules
-from tables.models import AMOUNT_TEXT, HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table
+from tables.models import AMOUNT_TEXT, HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table, VoidReason
 from tables.services import RULE_FIELDS
 
 POSITIVE_AMOUNT = {"min_value": Decimal("0.01"), "max_digits": 14, "decimal_places": 2}
@@ -41,6 +41,36 @@ class ResultCorrectionForm(ReasonForm):
     banker_cards = forms.CharField(
         max_length=20,
         help_text="The banker's cards in the order dealt, e.g. '7C QD'. The result is computed from them.",
+    )
+
+
+class VoidForm(forms.Form):
+    """Seed 000 §4, §3.3: once a card is out, a coup is void only for a listed dealing error."""
+
+    dealing_error = forms.ChoiceField(
+        choices=[("", "---------"), *VoidReason.choices],
+        required=False,
+        help_text="Required once the coup's first card is out (dealing or held).",
+    )
+    reason = forms.CharField(
+        label="Reason or note",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Before the first card: any reason. After it: an optional note. Recorded in the audit log.",
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if not cleaned.get("dealing_error") and not cleaned.get("reason", "").strip():
+            raise forms.ValidationError("Choose a dealing error or write a reason.")
+        return cleaned
+
+
+class KeepForNextCoupForm(ReasonForm):
+    no_bet = forms.BooleanField(
+        label="The next coup takes no bets",
+        required=False,
+        help_text="Seed 000 §4.3: the pit decides whether the coup this card opens takes bets.",
     )
 
 

@@ -56,6 +56,8 @@ def table_step(*, table_id: int) -> Step:
 
 
 def _advance_coup(coup: Coup) -> Step:
+    if coup.state == Coup.State.HELD:  # the pit decides; the loop carries on once it has
+        return Step(f"{coup.round_id}: held for the pit", 1.0)
     now = timezone.now()
     if coup.state == Coup.State.BETTING:
         if coup.betting_closes_at and coup.betting_closes_at > now:

@@ -220,11 +220,13 @@ class Coup(models.Model):
         BETTING = "betting"
         NO_MORE_BETS = "no_more_bets", "No more bets"
         DEALING = "dealing"
+        HELD = "held", "Held for the pit"
         RESOLVED = "resolved"
         SETTLED = "settled"
         VOID = "void"
 
-    LIVE_STATES = (State.BETTING, State.NO_MORE_BETS, State.DEALING)
+    # A held coup stays the table's coup: betting, dealing and settlement wait for the pit's decision.
+    LIVE_STATES = (State.BETTING, State.NO_MORE_BETS, State.DEALING, State.HELD)
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="coups")
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
@@ -250,6 +252,9 @@ class Coup(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="dealt_coups"
     )
     void_reason = models.TextField(blank=True)
+    held_from = models.CharField(max_length=14, choices=State.choices, blank=True, help_text="the state it was held in")
+    held_reason = models.TextField(blank=True)
+    held_at = models.DateTimeField(null=True, blank=True)
     opened_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
@@ -264,7 +269,7 @@ class Coup(models.Model):
             models.UniqueConstraint(fields=["shoe", "number"], name="coup_number_per_shoe"),
             models.UniqueConstraint(
                 fields=["table"],
-                condition=Q(state__in=["betting", "no_more_bets", "dealing"]),
+                condition=Q(state__in=["betting", "no_more_bets", "dealing", "held"]),
                 name="one_live_coup_per_table",
             ),
         ]
@@ -272,6 +277,7 @@ class Coup(models.Model):
         ordering = ["-opened_at", "-id"]
         permissions = [
             ("void_coup", "Can void a coup and refund its bets"),
+            ("resolve_dealing_error", "Can hold a coup and decide a dealing error"),
             ("correct_result", "Can request and approve (four eyes) the correction of a recorded result"),
         ]
 
@@ -367,6 +373,60 @@ class DealtCard(models.Model):
 
     def __str__(self) -> str:
         return f"{self.card} to {self.hand}"
+
+
+class VoidReason(models.TextChoices):
+    """Why a coup whose first card is out may be void (seed 000 §4, §3.3): nothing else voids it."""
+
+    ORDER_NOT_RESTORABLE = "order_not_restorable", "Proper order cannot be restored (§4.2)"
+    CARDS_REPLACED = "cards_replaced", "Cards replaced (§3.3)"
+    CARD_EXPOSED = "card_exposed", "Card exposed"
+    SHOE_OR_CARD_DEFECT = "shoe_or_card_defect", "Shoe or card defect"
+    CARD_COUNT = "card_count", "Too many or too few cards"
+
+
+class HeldCard(models.Model):
+    """A card entered for the wrong hand: it has left the shoe, and the pit decides where it goes (seed 000 §4.3).
+
+    Pending while its coup is held; then dealt in proper order in that coup, kept as the next
+    coup's first card, or discarded with the coup when the pit voids it. Never burned.
+    """
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", "Waiting for the pit"
+        NEXT_COUP = "next_coup", "Kept for the next coup"
+        DEALT = "dealt", "Dealt in proper order"
+        DISCARDED = "discarded", "Discarded with a void coup"
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="held_cards")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="held_cards")
+    shoe_position = models.PositiveSmallIntegerField(help_text="index in the shoe, burn included")
+    card = models.CharField(max_length=2)
+    entered_for = models.CharField(max_length=6, choices=HAND_CHOICES)
+    next_hand = models.CharField(max_length=6, choices=HAND_CHOICES, help_text="the hand whose card it was")
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    entered_at = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING)
+    dealt_card = models.OneToOneField(
+        DealtCard, null=True, blank=True, on_delete=models.PROTECT, related_name="held_card"
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["shoe", "shoe_position"], name="held_card_once_per_shoe"),
+            models.UniqueConstraint(fields=["coup"], condition=Q(outcome="pending"), name="one_pending_card_per_coup"),
+            models.UniqueConstraint(fields=["shoe"], condition=Q(outcome="next_coup"), name="one_card_kept_per_shoe"),
+        ]
+        ordering = ["-entered_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.card} entered for the {self.entered_for} ({self.get_outcome_display()})"
 
 
 class PersonalLimitMarker(models.Model):

@@ -159,3 +159,8 @@ def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
         coups_checked=len(coups),
         mismatches=tuple(mismatches),
     )
+
+
+def coups_held() -> list[Coup]:
+    """Coups held for the pit's decision, oldest first, with their table: the admin's and consoles' alert."""
+    return list(Coup.objects.filter(state=Coup.State.HELD).select_related("table").order_by("held_at", "pk"))

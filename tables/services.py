@@ -21,7 +21,7 @@ from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
 from tables.game import rules as game_rules
 from tables.game.cards import Card
-from tables.game.coup import DealingError
+from tables.game.coup import HANDS, CoupDeal
 from tables.game.fairness import new_salt, shoe_commitment
 from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from tables.models import (
@@ -29,11 +29,13 @@ from tables.models import (
     Coup,
     DealerSession,
     DealtCard,
+    HeldCard,
     PersonalLimitMarker,
     PlayerProfile,
     Seat,
     Shoe,
     Table,
+    VoidReason,
 )
 from tables.players import nickname_problem
 from tables.selectors import (
@@ -463,6 +465,9 @@ def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False,
         raise TableError(f"shoe {shoe.number} is already {shoe.state}")
     if shoe.coups.filter(state__in=Coup.LIVE_STATES).exists():
         raise TableError(f"shoe {shoe.number} has a coup in progress")
+    from tables.holds import kept_card_discard
+
+    kept_card_discard(shoe=shoe, actor=actor)
     shoe.state = Shoe.State.DISCARDED if discard else Shoe.State.FINISHED
     shoe.finished_at = timezone.now()
     shoe.save(update_fields=["state", "finished_at"])
@@ -479,13 +484,16 @@ def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False,
 
 @transaction.atomic
 def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
-    """Replace the cards (seed 000 §3.3 A): void a coup in progress, discard the shoe, prepare a new one."""
+    """Replace the cards (seed 000 §3.3 A): void a coup in progress, discard the shoe, prepare a new one.
+
+    A coup in progress is void for the listed dealing error "cards replaced", the reason as its note.
+    """
     if not reason:
         raise TableError("replacing the cards needs a reason")
     table = _locked(table)
     live = table_live_coup(table=table)
     if live is not None:
-        coup_void(coup=live, actor=actor, reason=f"cards replaced: {reason}")
+        coup_void(coup=live, actor=actor, dealing_error=VoidReason.CARDS_REPLACED, reason=reason)
     shoe = table_shoe_in_play(table=table)
     if shoe is not None:
         shoe_finish(shoe=shoe, actor=actor, discard=True, reason=reason)
@@ -594,6 +602,7 @@ def _locked_coup(coup: Coup) -> Coup:
 @transaction.atomic
 def coup_close_betting(*, coup: Coup, actor: User | None = None) -> Coup:
     """'No more bets' (seed 000 §6.1.4): from now bets can be neither made, changed nor removed."""
+    from tables.holds import kept_card_deal
     from wagering.selectors import coup_top_bettors
 
     coup = _locked_coup(coup)
@@ -608,6 +617,7 @@ def coup_close_betting(*, coup: Coup, actor: User | None = None) -> Coup:
         event_type="no_more_bets",
         data={"round_id": coup.round_id, "shown_by": _shown_by(coup)},
     )
+    kept_card_deal(coup=coup)  # a card the pit kept for this coup (seed 000 §4.3) is its first
     return coup
 
 
@@ -618,57 +628,30 @@ def _shown_by(coup: Coup) -> dict:
     return {hand: names[user.pk] if user else "dealer" for hand, user in shown_by.items()}
 
 
-class _UnrestorableDealingError(Exception):
-    def __init__(self, message: str, *, card: Card) -> None:
-        super().__init__(message)
-        self.card = card
-
-
+@transaction.atomic
 def coup_deal_card(
     *, coup: Coup, card: str | None = None, hand: str | None = None, actor: User | None = None
-) -> DealtCard:
+) -> DealtCard | HeldCard:
     """Deal the next card: from the RNG shoe, or as a dealer enters it (``card``, ``hand``).
 
-    A card entered for the wrong hand during the first four cards is put back in the
-    proper order (seed 000 §4.3: face down, the order can be restored). A third card to the
-    wrong hand cannot be restored: it has left the shoe but counts for no hand, and the coup
-    is void (§4.2); ``DealingError`` is raised.
+    A card entered for the wrong hand is not re-ordered here: it has left the shoe, and the coup is
+    held until a pit boss decides (seed 000 §4.2-4.3, ``tables.holds``); it is returned as a ``HeldCard``.
     """
-    try:
-        return _coup_deal_card(coup=coup, card=card, hand=hand, actor=actor)
-    except _UnrestorableDealingError as error:
-        with transaction.atomic():
-            _shoe_card_discard(coup=coup, card=error.card, actor=actor)
-            coup_void(coup=coup, actor=actor, reason=f"dealing error: {error}")
-        raise DealingError(f"{error}: the coup is void") from None
+    from tables.holds import coup_hold_for_card
 
-
-def _shoe_card_discard(*, coup: Coup, card: Card, actor: User | None) -> None:
-    shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
-    shoe.position += 1
-    shoe.save(update_fields=["position"])
-    audit_record(
-        action="card_discarded",
-        actor=actor,
-        table=coup.table,
-        obj=coup,
-        after={"card": card.code, "shoe_position": shoe.position - 1},
-    )
-
-
-@transaction.atomic
-def _coup_deal_card(*, coup: Coup, card: str | None, hand: str | None, actor: User | None) -> DealtCard:
+    if hand not in (None, *HANDS):
+        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}")
     coup = _locked_coup(coup)
     if coup.state not in (Coup.State.NO_MORE_BETS, Coup.State.DEALING):
-        raise TableError(f"coup {coup.round_id} is {coup.state}: no card can be dealt")
+        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt")
     shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
     deal = coup_deal_state(coup=coup)
     expected = deal.next_hand()
     if expected is None:
         raise TableError(f"coup {coup.round_id} is complete: resolve it")
     if shoe.has_card_order:
-        if card is not None:
-            raise TableError("an automatic table deals from its RNG shoe")
+        if card is not None or hand is not None:
+            raise TableError("an automatic table deals from its RNG shoe: no card is entered")
         dealer = _shoe_dealer(shoe, cards_in_coup=len(deal.order))
         drawn = dealer.draw()
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
@@ -676,19 +659,11 @@ def _coup_deal_card(*, coup: Coup, card: str | None, hand: str | None, actor: Us
         if card is None:
             raise TableError("enter the card dealt")
         drawn = Card.parse(card)
+        _card_copies_check(shoe=shoe, card=drawn)
         if hand not in (None, expected):
-            if len(deal.order) < 4:
-                audit_record(
-                    action="card_order_restored",
-                    actor=actor,
-                    table=coup.table,
-                    obj=coup,
-                    after={"card": drawn.code, "entered_for": hand, "dealt_to": expected},
-                )
-            else:
-                raise _UnrestorableDealingError(
-                    f"{drawn.code} dealt to the {hand} hand, but the {expected} hand was next", card=drawn
-                )
+            return coup_hold_for_card(
+                coup=coup, shoe=shoe, card=drawn, entered_for=hand, next_hand=expected, actor=actor
+            )
         if actor is not None:
             audit_record(
                 action="card_entered",
@@ -714,21 +689,38 @@ def _coup_deal_card(*, coup: Coup, card: str | None, hand: str | None, actor: Us
         coup.save(update_fields=["state"])
     if shoe.last_coup is not None and shoe.last_coup == coup.number and len(deal.order) == 1:
         audit_record(action="cut_card_out", table=coup.table, obj=shoe, after={"last_coup": shoe.last_coup})
-    player, banker = deal.player, deal.banker
+    card_event_send(coup=coup, dealt=dealt, deal=deal)
+    return dealt
+
+
+def _card_copies_check(*, shoe: Shoe, card: Card) -> None:
+    """A physical shoe holds ``decks`` copies of each card: one more cannot have come out of it."""
+    out = (
+        DealtCard.objects.filter(shoe=shoe, card=card.code).count()
+        + HeldCard.objects.filter(shoe=shoe, card=card.code, dealt_card__isnull=True).count()
+        + (shoe.burn_shown == card.code)
+    )
+    if out >= shoe.decks:
+        raise TableError(
+            f"{card.code} cannot come out of shoe {shoe.number}: its {shoe.decks} decks hold {shoe.decks} "
+            f"and {out} are already out"
+        )
+
+
+def card_event_send(*, coup: Coup, dealt: DealtCard, deal: CoupDeal) -> None:
     table_event_send(
         table_code=coup.table.code,
         event_type="card",
         data={
             "round_id": coup.round_id,
             "position": dealt.position,
-            "hand": expected,
-            "card": drawn.code,
-            "player_total": sum(c.value for c in player) % 10,
-            "banker_total": sum(c.value for c in banker) % 10,
+            "hand": dealt.hand,
+            "card": dealt.card,
+            "player_total": sum(c.value for c in deal.player) % 10,
+            "banker_total": sum(c.value for c in deal.banker) % 10,
             "next": deal.next_hand(),
         },
     )
-    return dealt
 
 
 @transaction.atomic
@@ -766,18 +758,37 @@ def coup_mark_settled(*, coup: Coup) -> Coup:
 
 
 @transaction.atomic
-def coup_void(*, coup: Coup, actor: User | None, reason: str) -> Coup:
-    """Void a coup and refund every bet on it. A settled coup is final."""
+def coup_void(*, coup: Coup, actor: User | None, reason: str = "", dealing_error: str = "") -> Coup:
+    """Void a coup and refund every bet on it, as far as its result's lifecycle allows.
+
+    Before its first card: for any reason. Once a card is out (dealing, or held): only for a listed
+    dealing error (``VoidReason``, seed 000 §4, §3.3), ``reason`` being an optional note. Once the
+    result is recorded (resolved, settled): never; only a result correction changes it.
+    """
+    from tables.holds import held_card_discard
     from wagering.services import coup_bets_refund
 
-    if not reason:
-        raise TableError("voiding a coup needs a reason")
+    if dealing_error and dealing_error not in VoidReason.values:
+        raise TableError(f"{dealing_error!r} is not a listed dealing error")
     coup = _locked_coup(coup)
-    if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
-        raise TableError(f"coup {coup.round_id} is {coup.state} and cannot be voided")
+    if coup.state in (Coup.State.RESOLVED, Coup.State.SETTLED):
+        raise TableError(
+            f"coup {coup.round_id} is {coup.state}: its result is recorded and cannot be voided; "
+            "only a result correction can change it"
+        )
+    if coup.state == Coup.State.VOID:
+        raise TableError(f"coup {coup.round_id} is void and cannot be voided")
+    cards_out = coup.cards.exists() or coup.held_cards.exists()
+    if cards_out and not dealing_error:
+        listed = "; ".join(str(label) for label in VoidReason.labels)
+        raise TableError(f"coup {coup.round_id} has cards out: it is void only for a listed dealing error ({listed})")
+    if not (dealing_error or reason.strip()):
+        raise TableError("voiding a coup needs a reason")
+    text = ": ".join(part for part in (dealing_error and VoidReason(dealing_error).label, reason.strip()) if part)
     before = {"state": coup.state}
+    held_card_discard(coup=coup, actor=actor)
     coup_bets_refund(coup=coup)
-    coup.state, coup.voided_at, coup.void_reason = Coup.State.VOID, timezone.now(), reason
+    coup.state, coup.voided_at, coup.void_reason = Coup.State.VOID, timezone.now(), text
     coup.save(update_fields=["state", "voided_at", "void_reason"])
     webhook_events_enqueue(coup=coup, kind=VOID)
     audit_record(
@@ -786,10 +797,10 @@ def coup_void(*, coup: Coup, actor: User | None, reason: str) -> Coup:
         table=coup.table,
         obj=coup,
         before=before,
-        after={"state": "void"},
-        reason=reason,
+        after={"state": "void", "dealing_error": dealing_error},
+        reason=text,
     )
     table_event_send(
-        table_code=coup.table.code, event_type="coup_void", data={"round_id": coup.round_id, "reason": reason}
+        table_code=coup.table.code, event_type="coup_void", data={"round_id": coup.round_id, "reason": text}
     )
     return coup

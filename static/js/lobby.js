@@ -34,14 +34,14 @@ function followTable(card) {
   function showCoup(coup, isOpen) {
     stopTimer();
     timer.hidden = true;
-    if (!coup || !["betting", "no_more_bets", "dealing"].includes(coup.state)) {
+    if (!coup || !["betting", "no_more_bets", "dealing", "held"].includes(coup.state)) {
       if (!isOpen) setStatus("Closed", "closed");
       else if (coup?.winner) showResult(coup);
       else setStatus("Next coup soon", "idle");
       return;
     }
     if (coup.state !== "betting" || coup.no_bet) {
-      setStatus("Dealing", "dealing");
+      setStatus(coup.state === "held" ? "Held by the pit" : "Dealing", "dealing");
       return;
     }
     timer.hidden = false;
@@ -83,6 +83,8 @@ function followTable(card) {
     betting_open: (coup) => showCoup(coup, true),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
     card: () => setStatus("Dealing", "dealing"),
+    coup_held: () => showCoup({ state: "held" }, true),
+    coup_resumed: () => live.send({ type: "snapshot" }),
     result: showResult,
     roads: showRoads,
     shoe_change: () => live.send({ type: "snapshot" }),

@@ -15,6 +15,9 @@ import { renderHistory, renderLimits } from "./panels.js";
 import { RoadsPanel } from "./roads-panel.js";
 import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
 
+// A dealing error (or the pit boss) holds the coup: bets stand, nothing moves until the pit decides.
+const HELD_TEXT = "Held: the pit boss is checking the coup";
+
 const app = document.getElementById("table-app");
 const $ = (selector) => app.querySelector(selector);
 const tool = (name) => $(`[data-tool="${name}"]`);
@@ -152,6 +155,7 @@ function showCoup(coup) {
   }
   lockBoard(true);
   if (coup.state === "void") setPhase("Round void", "void");
+  else if (coup.state === "held") setPhase(HELD_TEXT, "dealing");
   else if (coup.winner) setPhase(state.table.is_open ? "Next coup soon" : "The table is closed", "result");
   else setPhase(coup.state === "betting" ? "No-bet coup" : "Dealing", "dealing");
 }
@@ -235,6 +239,13 @@ const handlers = {
     coupView.showShownBy(data.shown_by);
     beep("close");
   },
+  coup_held(data) {
+    if (!isCurrentRound(data)) return askSnapshot();
+    state.coup.state = "held";
+    bettingClosed();
+    setPhase(HELD_TEXT, "dealing");
+  },
+  coup_resumed: askSnapshot,
   card(data) {
     if (!isCurrentRound(data) || data.position !== coupView.cardCount()) return askSnapshot();
     if (state.coup.state !== "dealing") {
@@ -295,7 +306,7 @@ const handlers = {
   table_opened: askSnapshot,
   table_closed() {
     state.table.is_open = false;
-    if (!state.coup || !["betting", "no_more_bets", "dealing"].includes(state.coup.state)) {
+    if (!state.coup || !["betting", "no_more_bets", "dealing", "held"].includes(state.coup.state)) {
       setPhase("The table is closed", "idle");
     }
   },

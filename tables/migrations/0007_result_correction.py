@@ -8,14 +8,14 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0005_shoe_secrets_encrypted'),
+        ('tables', '0006_coup_held'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterModelOptions(
             name='coup',
-            options={'ordering': ['-opened_at', '-id'], 'permissions': [('void_coup', 'Can void a coup and refund its bets'), ('correct_result', 'Can request and approve (four eyes) the correction of a recorded result')]},
+            options={'ordering': ['-opened_at', '-id'], 'permissions': [('void_coup', 'Can void a coup and refund its bets'), ('resolve_dealing_error', 'Can hold a coup and decide a dealing error'), ('correct_result', 'Can request and approve (four eyes) the correction of a recorded result')]},
         ),
         migrations.AddField(
             model_name='coup',

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from tables import corrections
+from tables import corrections, holds
 from tables import services as floor
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
@@ -41,6 +41,8 @@ class Floor:
     live_coup: object
     settled_coup: object
     pending_correction: object
+    held_coup: object  # held by a card entered for the wrong hand
+    coup_held_by_hand: object
     marker: object
     partner: object
     partner_player: object
@@ -94,6 +96,9 @@ def floor_state(db) -> Floor:
         for code in ("d1", "d2")
     )
     floor.dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
+    held_coup, coup_held_by_hand = (
+        _coup_held(table, boss, wrong_hand) for table, wrong_hand in ((staffed, True), (unstaffed, False))
+    )
     marker = floor.limit_marker_grant(
         table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
     )
@@ -132,6 +137,8 @@ def floor_state(db) -> Floor:
         live_coup=live_coup,
         settled_coup=settled_coup,
         pending_correction=pending_correction,
+        held_coup=held_coup,
+        coup_held_by_hand=coup_held_by_hand,
         marker=marker,
         partner=partner,
         partner_player=partner_player,
@@ -148,6 +155,18 @@ def _settled_coup(table, player):
     services.bet_batch_place(user=player, coup=coup, bets={"player": "10.00"})
     coup_resolve(coup, "9S 2H KD 3C")
     services.coup_settle(coup_id=coup.pk)
+    return coup
+
+
+def _coup_held(table, boss, wrong_hand: bool):
+    """A dealer table's coup after no more bets, held by a first card for the wrong hand, or by hand."""
+    floor.shoe_start(shoe=floor.shoe_prepare(table=table, actor=boss), actor=boss, burn_card="5H")
+    coup = floor.coup_close_betting(coup=floor.coup_open(table=table, actor=boss), actor=boss)
+    if wrong_hand:
+        floor.coup_deal_card(coup=coup, card="9S", hand="banker", actor=boss)
+    else:
+        holds.coup_hold(coup=coup, actor=boss, reason="surveillance asked")
+    coup.refresh_from_db()
     return coup
 
 
@@ -175,6 +194,7 @@ WATCHED_MODELS = (
     "tables.Shoe",
     "tables.Coup",
     "tables.DealtCard",
+    "tables.HeldCard",
     "tables.DealerSession",
     "tables.PersonalLimitMarker",
     "tables.AuditLog",

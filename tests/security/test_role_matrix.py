@@ -64,6 +64,10 @@ ADMIN_ACTIONS = {
     ("tables.resultcorrection", "reject_corrections"): AdminAction(
         FLOOR_BOSSES, lambda f: f.pending_correction, REASON
     ),
+    ("tables.coup", "hold_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.live_coup, REASON),
+    ("tables.coup", "release_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.coup_held_by_hand, REASON),
+    ("tables.coup", "deal_held_card_in_this_coup"): AdminAction(FLOOR_BOSSES, lambda f: f.held_coup, REASON),
+    ("tables.coup", "keep_held_card_for_next_coup"): AdminAction(FLOOR_BOSSES, lambda f: f.held_coup, REASON),
     ("tables.personallimitmarker", "revoke_markers"): AdminAction(FLOOR_BOSSES, lambda f: f.marker, REASON),
     ("wagering.tabledayreport", "export_csv"): AdminAction(
         VIEWERS, lambda f: f.open_table.day_reports.get(), changes=False
@@ -243,6 +247,7 @@ CONSOLE_STEPS = (
     ("post", "coup_resolve", True),
 )
 CONSOLE_USERS = frozenset({DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER})  # tables.deal (a superuser has every permission)
+TABLE_DEALER = DEALER_ROLE  # the one logged in at the staffed table: the only one whose steps act there
 
 
 def test_every_console_page_is_in_the_matrix():
@@ -257,7 +262,8 @@ def test_dealer_console(floor_state, client_as, method, name, per_table, role):
     url = reverse(f"console:{name}", kwargs={"code": floor_state.staffed_dealer_table.code} if per_table else {})
     before = database_state()
     response = getattr(client_as(role), method)(url, {"shuffle_method": "table"} if method == "post" else None)
-    if role in CONSOLE_USERS:  # the page, or the step carried out (or refused by the game) and back to the table
+    if role == TABLE_DEALER or (role in CONSOLE_USERS and method == "get"):
+        # the page, or the step carried out (or refused by the game) and back to the table
         assert response.status_code == (200 if method == "get" else 302)
         if method == "post":
             assert response["Location"] == reverse("console:table", kwargs={"code": "d1"})

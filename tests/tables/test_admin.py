@@ -100,7 +100,7 @@ def test_voiding_a_coup_asks_for_a_reason_then_refunds_its_bets(boss, live_coup)
 
     refused = run_action(boss, Coup, "void_coups", [live_coup], reason="")
     assert refused.status_code == 200
-    assert "This field is required." in refused.content.decode()
+    assert "Choose a dealing error or write a reason." in refused.content.decode()
     live_coup.refresh_from_db()
     assert live_coup.state == Coup.State.BETTING
     assert not AuditLog.objects.filter(action="coup_voided").exists()

@@ -1,29 +1,44 @@
 """The dealer console: a dealer table dealt coup by coup through the services, from plain HTML forms."""
 
+from decimal import Decimal
+
 import pytest
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import include, path, reverse
 
-from tables.models import AuditLog, Coup, Shoe
-from tables.roles import DEALER, SURVEILLANCE, roles_ensure
+from tables import services
+from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
+from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tests.factories import staff_login
+from wagering.models import Bet
+from wagering.selectors import wallet_balance
+from wagering.services import bet_batch_place, wallet_deposit
 
 # The console as the project mounts it, with the admin for its login page.
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("tables.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 
-def staff_client(username: str, role: str) -> Client:
-    user = get_user_model().objects.create_user(username=username, password="x", is_staff=True)
-    user.groups.add(roles_ensure()[role])
-    return staff_login(Client(), user)
+def staff_client(username: str, role: str | None) -> Client:
+    users = get_user_model().objects
+    if role is None:
+        user = users.create_superuser(username=username, password="x")
+    else:
+        user = users.create_user(username=username, password="x", is_staff=True)
+        user.groups.add(roles_ensure()[role])
+    client = staff_login(Client(), user)
+    client.user = user
+    return client
 
 
 @pytest.fixture
-def dealer():
-    return staff_client("carla", DEALER)
+def dealer(dealer_table, pit_boss):
+    """Carla, logged in as the dealer at the dealer table."""
+    client = staff_client("carla", DEALER)
+    services.dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
+    return client
 
 
 def url(table, name: str = "table") -> str:
@@ -42,11 +57,20 @@ def live_coup(table) -> Coup:
 
 
 @pytest.fixture
-def coup_dealt_four(dealer, dealer_table):
-    """Shoe started, a coup open and closed, four cards in: Player 2+3 = 5 draws, Banker T+K = 0."""
+def punter(db):
+    player = get_user_model().objects.create_user(username="punter")
+    wallet_deposit(user=player, amount="100.00", idempotency_key="console-punter")
+    return player
+
+
+@pytest.fixture
+def coup_dealt_four(dealer, dealer_table, punter):
+    """Shoe started, a coup open (the punter bets 40 on the banker) and closed, four cards in:
+    Player 2+3 = 5 draws, Banker T+K = 0."""
     step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
     step(dealer, dealer_table, "coup_open")
     round_id = live_coup(dealer_table).round_id
+    bet_batch_place(user=punter, coup=live_coup(dealer_table), bets={"banker": "40.00"})
     step(dealer, dealer_table, "coup_close_betting", round_id=round_id)
     for card, hand in (("2S", "player"), ("TH", "banker"), ("3S", "player"), ("KH", "banker")):
         step(dealer, dealer_table, "coup_card", round_id=round_id, card=card, hand=hand)
@@ -121,22 +145,83 @@ def test_a_natural_stands(dealer, dealer_table):
     assert "Enter the card" not in page
 
 
-def test_a_third_card_to_the_wrong_hand_voids_the_coup(dealer, dealer_table, coup_dealt_four):
+def test_a_third_card_to_the_wrong_hand_holds_the_coup_for_the_pit(dealer, dealer_table, coup_dealt_four, punter):
+    """Finding 2: a dealer could void a losing coup by entering its third card "for the wrong hand"."""
+    position = Shoe.objects.get(pk=coup_dealt_four.shoe_id).position
+
     page = step(dealer, dealer_table, "coup_card", round_id=coup_dealt_four.round_id, card="4D", hand="banker")
-    assert "4D dealt to the banker hand, but the player hand was next: the coup is void" in page
+
+    assert "4D entered for the banker, but the player hand was next: the coup is held" in page
+    assert "Held for the pit:" in page and "Enter the card" not in page and "Resolve the coup" not in page
     coup_dealt_four.refresh_from_db()
-    assert coup_dealt_four.state == Coup.State.VOID
-    assert AuditLog.objects.get(action="coup_voided").actor.username == "carla"
-    assert "Open a coup for betting" in page
+    assert coup_dealt_four.state == Coup.State.HELD and coup_dealt_four.held_from == Coup.State.DEALING
+    assert Bet.objects.get(coup=coup_dealt_four).state == Bet.State.ACCEPTED  # not refunded
+    assert wallet_balance(user=punter) == Decimal("60.00")
+    held = HeldCard.objects.get(coup=coup_dealt_four)
+    assert (held.card, held.entered_for, held.next_hand, held.entered_by.username, held.outcome) == (
+        "4D",
+        "banker",
+        "player",
+        "carla",
+        HeldCard.Outcome.PENDING,
+    )
+    assert held.shoe_position == position and Shoe.objects.get(pk=held.shoe_id).position == position + 1
+    assert coup_dealt_four.cards.count() == 4
+    assert AuditLog.objects.get(action="coup_held").actor.username == "carla"
+    assert not AuditLog.objects.filter(action="coup_voided").exists()
+    # The dealer cannot go on, nor resolve, nor open another coup while the pit decides.
+    page = step(dealer, dealer_table, "coup_card", round_id=coup_dealt_four.round_id, card="4H", hand="player")
+    assert "is held for the pit: no card can be dealt" in page
+    page = step(dealer, dealer_table, "coup_resolve", round_id=coup_dealt_four.round_id)
+    assert "not dealing" in page
+    page = step(dealer, dealer_table, "coup_open")
+    assert "already has a coup in progress" in page
+    assert coup_dealt_four.cards.count() == 4 and dealer_table.coups.count() == 1
 
 
-def test_a_first_card_for_the_wrong_hand_is_put_back_in_order(dealer, dealer_table):
+def test_a_first_card_for_the_wrong_hand_holds_the_coup(dealer, dealer_table):
     step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="AS")
     step(dealer, dealer_table, "coup_open")
     round_id = live_coup(dealer_table).round_id
     step(dealer, dealer_table, "coup_close_betting", round_id=round_id)
     page = step(dealer, dealer_table, "coup_card", round_id=round_id, card="9S", hand="banker")
-    assert "9S to the player (entered for the banker: put back in order)." in page
+    assert "9S entered for the banker, but the player hand was next: the coup is held" in page
+    coup = live_coup(dealer_table)
+    assert (coup.state, coup.held_from, coup.cards.count()) == ("held", "no_more_bets", 0)
+    assert not AuditLog.objects.filter(action="card_order_restored").exists()
+
+
+@pytest.mark.parametrize("role", [DEALER, PIT_BOSS, None])
+def test_the_console_acts_only_where_the_signed_in_dealer_deals(dealer, dealer_table, pit_boss, role):
+    """A dealer at another table, a pit boss or a superuser (tables.deal, but no session here) get 403."""
+    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    step(dealer, dealer_table, "coup_open")
+    coup = live_coup(dealer_table)
+    other_table = services.table_create(code="d2", name="Dealer 2", actor=pit_boss, dealing_mode="dealer")
+    stranger = staff_client("mallory", role)
+    if role == DEALER:
+        services.dealer_login(table=other_table, dealer=stranger.user, actor=pit_boss)
+    before = (AuditLog.objects.count(), Coup.objects.count(), Shoe.objects.count(), DealtCard.objects.count())
+    posts = {
+        "shoe_start": {"shuffle_method": "table", "burn_card": "5H"},
+        "shoe_cut_card_out": {},
+        "shoe_finish": {},
+        "coup_open": {},
+        "coup_close_betting": {"round_id": coup.round_id},
+        "coup_card": {"round_id": coup.round_id, "card": "9S", "hand": "banker"},
+        "coup_resolve": {"round_id": coup.round_id},
+    }
+    for name, data in posts.items():
+        assert stranger.post(url(dealer_table, name), data).status_code == 403, name
+    after = (AuditLog.objects.count(), Coup.objects.count(), Shoe.objects.count(), DealtCard.objects.count())
+    assert after == before
+    assert live_coup(dealer_table).state == Coup.State.BETTING
+    page = stranger.get(url(dealer_table)).content.decode()
+    assert "You are not the dealer logged in at this table" in page
+    assert "<form" not in page.split("</header>")[1]
+    # Logged out, the dealer is refused too.
+    services.dealer_logout(table=dealer_table, actor=pit_boss)
+    assert dealer.post(url(dealer_table, "coup_close_betting"), {"round_id": coup.round_id}).status_code == 403
 
 
 def test_bad_input_is_shown_and_changes_nothing(dealer, dealer_table, coup_dealt_four):

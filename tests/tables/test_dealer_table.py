@@ -4,10 +4,10 @@ import pytest
 
 from tables import services
 from tables.game.cards import InvalidCardError
-from tables.game.coup import DealingError
 from tables.game.replay import replay_shoe
 from tables.game.shoe import new_shoe_order
-from tables.models import AuditLog, Coup, Shoe
+from tables.models import AuditLog, Coup, HeldCard, Shoe
+from tables.selectors import coup_deal_state
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,27 +59,66 @@ def coup_dealt_four(dealer_table, pit_boss):
     return coup
 
 
-def test_a_first_card_for_the_wrong_hand_is_put_back_in_order(dealer_table, pit_boss):
-    start_physical_shoe(dealer_table, pit_boss, "AS")
+def test_a_card_for_the_wrong_hand_is_held_not_reordered(dealer_table, pit_boss):
+    """Seed 000 §4.3 is the pit's call: the service no longer puts a first card back in order by itself."""
+    shoe = start_physical_shoe(dealer_table, pit_boss, "AS")
     coup = services.coup_open(table=dealer_table, actor=pit_boss)
     services.coup_close_betting(coup=coup, actor=pit_boss)
-    dealt = services.coup_deal_card(coup=coup, card="9S", hand="banker", actor=pit_boss)
-    assert dealt.hand == "player"
-    assert AuditLog.objects.filter(action="card_order_restored").exists()
+    held = services.coup_deal_card(coup=coup, card="9S", hand="banker", actor=pit_boss)
+    assert isinstance(held, HeldCard)
+    assert (held.card, held.entered_for, held.next_hand, held.shoe_position) == ("9S", "banker", "player", 2)
+    coup.refresh_from_db()
+    assert (coup.state, coup.cards.count()) == (Coup.State.HELD, 0)
+    assert Shoe.objects.get(pk=shoe.pk).position == 3  # burn card, one burned, the held card
 
 
-def test_a_third_card_to_the_wrong_hand_voids_the_coup(coup_dealt_four, pit_boss):
+def test_a_third_card_to_the_wrong_hand_holds_the_coup(coup_dealt_four, pit_boss):
     position = Shoe.objects.get(pk=coup_dealt_four.shoe_id).position
-    with pytest.raises(DealingError, match="void"):
-        services.coup_deal_card(coup=coup_dealt_four, card="4H", hand="banker", actor=pit_boss)
+    services.coup_deal_card(coup=coup_dealt_four, card="4H", hand="banker", actor=pit_boss)
     coup_dealt_four.refresh_from_db()
-    assert coup_dealt_four.state == Coup.State.VOID
-    assert "dealing error" in coup_dealt_four.void_reason
-    assert AuditLog.objects.filter(action="coup_voided", object_id=str(coup_dealt_four.pk)).exists()
-    # The card has left the physical shoe: it counts towards the cut card, for no hand.
+    assert coup_dealt_four.state == Coup.State.HELD
+    assert not AuditLog.objects.filter(action="coup_voided").exists()
+    # The card has left the physical shoe: it counts towards the cut card, and waits for the pit.
     assert Shoe.objects.get(pk=coup_dealt_four.shoe_id).position == position + 1
-    discarded = AuditLog.objects.get(action="card_discarded", object_id=str(coup_dealt_four.pk))
-    assert discarded.after == {"card": "4H", "shoe_position": position}
+    entry = AuditLog.objects.get(action="coup_held", object_id=str(coup_dealt_four.pk))
+    assert entry.after == {"state": "held", "card": "4H", "entered_for": "banker", "next_hand": "player"}
+
+
+def test_a_ninth_copy_of_a_card_is_refused_from_eight_decks(dealer_table, pit_boss):
+    """Count the burn card shown, the cards dealt and the held ones: eight A♠ in eight decks, no more."""
+    start_physical_shoe(dealer_table, pit_boss, "AS")  # one A♠ shown for the burn
+    # Three coups with two A♠ each (player A T T, banker A T T), then one with the seventh dealt.
+    for cards in ["AS AS TH TD TC TS"] * 3 + ["AS 5C TH TD"]:
+        coup = services.coup_open(table=dealer_table, actor=pit_boss)
+        services.coup_close_betting(coup=coup, actor=pit_boss)
+        for card in cards.split():
+            services.coup_deal_card(coup=coup, card=card, actor=pit_boss)
+        if coup_deal_state(coup=coup).next_hand() is None:
+            services.coup_resolve(coup=coup)
+    # Eight out: 1 shown and 7 dealt. The last coup waits for the player's third card.
+    shoe = Shoe.objects.get(table=dealer_table, state=Shoe.State.IN_PLAY)
+    before = (shoe.position, coup.cards.count(), AuditLog.objects.count())
+    with pytest.raises(
+        services.TableError, match="AS cannot come out of shoe 1: its 8 decks hold 8 and 8 are already out"
+    ):
+        services.coup_deal_card(coup=coup, card="as", actor=pit_boss)
+    with pytest.raises(services.TableError, match="8 are already out"):
+        services.coup_deal_card(coup=coup, card="AS", hand="banker", actor=pit_boss)  # nor held
+    shoe.refresh_from_db()
+    assert (shoe.position, coup.cards.count(), AuditLog.objects.count()) == before
+    assert not HeldCard.objects.exists()
+    assert services.coup_deal_card(coup=coup, card="AH", actor=pit_boss).card == "AH"
+
+
+def test_no_card_is_entered_for_an_rng_shoe(auto_table, pit_boss):
+    services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
+    coup = services.coup_close_betting(coup=services.coup_open(table=auto_table, actor=pit_boss))
+    shoe = Shoe.objects.get(pk=coup.shoe_id)
+    for card, hand in (("AS", None), ("AS", "player"), (None, "banker")):
+        with pytest.raises(services.TableError, match="deals from its RNG shoe"):
+            services.coup_deal_card(coup=coup, card=card, hand=hand, actor=pit_boss)
+    assert Shoe.objects.get(pk=shoe.pk).position == shoe.position
+    assert not coup.cards.exists() and not HeldCard.objects.exists()
 
 
 def test_the_tableau_says_what_comes_next(coup_dealt_four, pit_boss):
@@ -100,6 +139,9 @@ def test_the_tableau_says_what_comes_next(coup_dealt_four, pit_boss):
 def test_bad_cards_change_nothing(coup_dealt_four, pit_boss):
     with pytest.raises(InvalidCardError):
         services.coup_deal_card(coup=coup_dealt_four, card="1X", actor=pit_boss)
+    with pytest.raises(services.TableError, match="not 'tie'"):
+        services.coup_deal_card(coup=coup_dealt_four, card="4H", hand="tie", actor=pit_boss)
+    assert not HeldCard.objects.exists()
     assert coup_dealt_four.cards.count() == 4
     with pytest.raises(services.TableError, match="not complete"):
         services.coup_resolve(coup=coup_dealt_four)

@@ -3,11 +3,11 @@
 import pytest
 from django.utils import timezone
 
-from tables import services
+from tables import holds, services
 from tables.game.cards import Card
 from tables.game.coup import resolve
 from tables.loop import table_step
-from tables.models import AuditLog, Coup, DealtCard, Shoe
+from tables.models import AuditLog, Coup, DealtCard, Shoe, VoidReason
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -147,6 +147,33 @@ def test_replacing_the_cards_voids_the_live_coup_and_prepares_a_new_shoe(auto_ta
     table_step(table_id=auto_table.pk)
     new.refresh_from_db()
     assert new.state == Shoe.State.IN_PLAY
+
+
+def test_the_loop_leaves_a_held_coup_alone_and_carries_on_once_released(auto_table, pit_boss):
+    step_until(auto_table, lambda: DealtCard.objects.filter(coup__table=auto_table).count() == 2)
+    coup = Coup.objects.get(table=auto_table)
+    holds.coup_hold(coup=coup, actor=pit_boss, reason="surveillance: camera down")
+    shoe_position = Shoe.objects.get(pk=coup.shoe_id).position
+    for _ in range(5):
+        assert table_step(table_id=auto_table.pk).did == f"{coup.round_id}: held for the pit"
+    coup.refresh_from_db()
+    assert (coup.state, coup.cards.count()) == (Coup.State.HELD, 2)
+    assert Shoe.objects.get(pk=coup.shoe_id).position == shoe_position
+    assert Coup.objects.filter(table=auto_table).count() == 1
+
+    holds.coup_release(coup=coup, actor=pit_boss, reason="camera back")
+    step_until(auto_table, lambda: Coup.objects.get(pk=coup.pk).state == Coup.State.SETTLED)
+    step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).count() == 2)
+
+
+def test_the_loop_carries_on_after_a_held_coup_is_voided(auto_table, pit_boss):
+    step_until(auto_table, lambda: DealtCard.objects.filter(coup__table=auto_table).exists())
+    coup = Coup.objects.get(table=auto_table)
+    holds.coup_hold(coup=coup, actor=pit_boss, reason="card exposed on camera")
+    table_step(table_id=auto_table.pk)
+    services.coup_void(coup=coup, actor=pit_boss, dealing_error=VoidReason.CARD_EXPOSED)
+    step_until(auto_table, lambda: Coup.objects.filter(table=auto_table, state=Coup.State.SETTLED).exists())
+    assert Coup.objects.get(pk=coup.pk).void_reason == "Card exposed"
 
 
 def test_dealer_rotation_is_recorded(auto_table, pit_boss, django_user_model):

@@ -1,0 +1,249 @@
+"""Dealing errors are the pit's decision (seed 000 §4), never the dealer's.
+
+A card entered for the wrong hand holds the coup: betting, dealing and settlement wait while the
+card (out of the shoe) waits for a pit boss. The pit boss puts it in its proper order (§4.3), in
+this coup or as the next coup's first card, or voids the coup for a listed dealing error
+(``services.coup_void``). A pit boss may also hold any live coup by hand, and release it.
+Locks: table, shoe, coup.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from roadmaps.events import table_event_send
+from tables.audit import audit_record
+from tables.game.cards import Card
+from tables.game.coup import PLAYER
+from tables.models import Coup, DealtCard, HeldCard, Shoe, Table
+from tables.selectors import coup_deal_state
+from tables.services import TableError, card_event_send, no_bet_coups_order
+
+User = AbstractBaseUser
+
+
+def _coup_locked(coup: Coup) -> Coup:
+    """Lock the table, the shoe and the coup, in that order."""
+    Table.objects.select_for_update().get(pk=coup.table_id)
+    Shoe.objects.select_for_update().get(pk=coup.shoe_id)
+    return Coup.objects.select_for_update().select_related("table", "shoe").get(pk=coup.pk)
+
+
+def _held(coup: Coup, *, reason: str) -> None:
+    coup.held_from, coup.held_reason, coup.held_at = coup.state, reason, timezone.now()
+    coup.state = Coup.State.HELD
+    coup.save(update_fields=["state", "held_from", "held_reason", "held_at"])
+    table_event_send(
+        table_code=coup.table.code, event_type="coup_held", data={"round_id": coup.round_id, "reason": reason}
+    )
+
+
+def _resumed(coup: Coup, *, state: str) -> None:
+    coup.state, coup.held_from, coup.held_reason, coup.held_at = state, "", "", None
+    coup.save(update_fields=["state", "held_from", "held_reason", "held_at"])
+    table_event_send(
+        table_code=coup.table.code, event_type="coup_resumed", data={"round_id": coup.round_id, "state": state}
+    )
+
+
+def coup_hold_for_card(
+    *, coup: Coup, shoe: Shoe, card: Card, entered_for: str, next_hand: str, actor: User | None
+) -> HeldCard:
+    """Called by ``services.coup_deal_card``, coup and shoe locked: the card has left the shoe; the coup waits."""
+    held = HeldCard.objects.create(
+        coup=coup,
+        shoe=shoe,
+        shoe_position=shoe.position,
+        card=card.code,
+        entered_for=entered_for,
+        next_hand=next_hand,
+        entered_by=actor if actor is not None and actor.is_authenticated else None,
+    )
+    shoe.position += 1
+    shoe.save(update_fields=["position"])
+    reason = f"{card.code} entered for the {entered_for} hand, but the {next_hand} hand was next"
+    audit_record(
+        action="coup_held",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        before={"state": coup.state},
+        after={"state": Coup.State.HELD, "card": card.code, "entered_for": entered_for, "next_hand": next_hand},
+        reason=reason,
+    )
+    _held(coup, reason=f"dealing error: {reason}")
+    return held
+
+
+@transaction.atomic
+def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
+    """A pit boss holds a live coup by hand: bets, cards and the result wait until released or voided."""
+    if not reason.strip():
+        raise TableError("holding a coup needs a reason")
+    coup = _coup_locked(coup)
+    if coup.state not in (Coup.State.BETTING, Coup.State.NO_MORE_BETS, Coup.State.DEALING):
+        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held")
+    audit_record(
+        action="coup_held",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        before={"state": coup.state},
+        after={"state": Coup.State.HELD},
+        reason=reason,
+    )
+    _held(coup, reason=reason)
+    return coup
+
+
+def _held_coup(coup: Coup) -> Coup:
+    coup = _coup_locked(coup)
+    if coup.state != Coup.State.HELD:
+        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held")
+    return coup
+
+
+def _pending_card(coup: Coup) -> HeldCard | None:
+    return coup.held_cards.select_for_update().filter(outcome=HeldCard.Outcome.PENDING).first()
+
+
+@transaction.atomic
+def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
+    """Release a coup held by hand: it goes on from where it was held."""
+    if not reason.strip():
+        raise TableError("releasing a coup needs a reason")
+    coup = _held_coup(coup)
+    if _pending_card(coup) is not None:
+        raise TableError(
+            f"coup {coup.round_id} holds a card entered for the wrong hand: put it in order or void the coup"
+        )
+    state = coup.held_from
+    audit_record(
+        action="coup_released",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        before={"state": Coup.State.HELD},
+        after={"state": state},
+        reason=reason,
+    )
+    _resumed(coup, state=state)
+    return coup
+
+
+def _decided_card(coup: Coup, actor: User | None) -> HeldCard:
+    card = _pending_card(coup)
+    if card is None:
+        raise TableError(f"coup {coup.round_id} holds no card entered for the wrong hand")
+    card.decided_by = actor if actor is not None and actor.is_authenticated else None
+    card.decided_at = timezone.now()
+    return card
+
+
+@transaction.atomic
+def held_card_deal_in_this_coup(*, coup: Coup, actor: User | None, reason: str = "") -> DealtCard:
+    """Seed 000 §4.3: the held card is the card of the hand that was next; the coup goes on dealing."""
+    coup = _held_coup(coup)
+    held = _decided_card(coup, actor)
+    deal = coup_deal_state(coup=coup)
+    if deal.next_hand() != held.next_hand:
+        raise TableError(f"the {held.next_hand} hand no longer takes the next card: void the coup")
+    deal.add(Card.parse(held.card))
+    dealt = DealtCard.objects.create(
+        coup=coup,
+        shoe=coup.shoe,
+        position=len(deal.order) - 1,
+        shoe_position=held.shoe_position,
+        hand=held.next_hand,
+        card=held.card,
+        entered_by=held.entered_by,
+    )
+    held.outcome, held.dealt_card = HeldCard.Outcome.DEALT, dealt
+    held.save(update_fields=["outcome", "dealt_card", "decided_by", "decided_at"])
+    audit_record(
+        action="held_card_dealt",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        after={"card": held.card, "hand": held.next_hand, "position": dealt.position},
+        reason=reason,
+    )
+    _resumed(coup, state=Coup.State.DEALING)
+    card_event_send(coup=coup, dealt=dealt, deal=deal)
+    return dealt
+
+
+@transaction.atomic
+def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool, reason: str = "") -> HeldCard:
+    """Seed 000 §4.3: the held card is the next coup's first card (a no-bet coup if the pit says so);
+    this coup goes on with the next card from the shoe."""
+    coup = _held_coup(coup)
+    held = _decided_card(coup, actor)
+    shoe = coup.shoe
+    if shoe.last_coup is not None and coup.number >= shoe.last_coup:
+        raise TableError(f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup")
+    held.outcome = HeldCard.Outcome.NEXT_COUP
+    held.save(update_fields=["outcome", "decided_by", "decided_at"])
+    audit_record(
+        action="held_card_kept",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        after={"card": held.card, "next_coup_no_bet": no_bet},
+        reason=reason,
+    )
+    if no_bet:
+        no_bet_coups_order(table=coup.table, actor=actor, count=1, reason=f"§4.3: {held.card} opens the next coup")
+    _resumed(coup, state=coup.held_from)
+    return held
+
+
+def kept_card_deal(*, coup: Coup) -> DealtCard | None:
+    """Called by ``services.coup_close_betting``, coup locked: a card kept for this coup is its first card."""
+    held = HeldCard.objects.select_for_update().filter(shoe=coup.shoe, outcome=HeldCard.Outcome.NEXT_COUP).first()
+    if held is None:
+        return None
+    deal = coup_deal_state(coup=coup)
+    deal.add(Card.parse(held.card), hand=PLAYER)
+    dealt = DealtCard.objects.create(
+        coup=coup,
+        shoe=coup.shoe,
+        position=0,
+        shoe_position=held.shoe_position,
+        hand=PLAYER,
+        card=held.card,
+        entered_by=held.entered_by,
+    )
+    held.outcome, held.dealt_card = HeldCard.Outcome.DEALT, dealt
+    held.save(update_fields=["outcome", "dealt_card"])
+    audit_record(action="held_card_dealt", table=coup.table, obj=coup, after={"card": held.card, "hand": PLAYER})
+    coup.state = Coup.State.DEALING
+    coup.save(update_fields=["state"])
+    card_event_send(coup=coup, dealt=dealt, deal=deal)
+    return dealt
+
+
+def held_card_discard(*, coup: Coup, actor: User | None) -> None:
+    """Called by ``services.coup_void``: the void coup's held card is discarded (never burned)."""
+    _discard(HeldCard.objects.filter(coup=coup, outcome=HeldCard.Outcome.PENDING), actor)
+
+
+def kept_card_discard(*, shoe: Shoe, actor: User | None) -> None:
+    """Called by ``services.shoe_finish``: a card kept for a coup the shoe never dealt is discarded."""
+    _discard(HeldCard.objects.filter(shoe=shoe, outcome=HeldCard.Outcome.NEXT_COUP), actor)
+
+
+def _discard(cards, actor: User | None) -> None:
+    for held in cards.select_for_update().select_related("shoe__table"):
+        held.outcome, held.decided_at = HeldCard.Outcome.DISCARDED, timezone.now()
+        held.decided_by = actor if actor is not None and actor.is_authenticated else held.decided_by
+        held.save(update_fields=["outcome", "decided_at", "decided_by"])
+        audit_record(
+            action="held_card_discarded",
+            actor=actor,
+            table=held.shoe.table,
+            obj=held,
+            after={"card": held.card, "shoe_position": held.shoe_position},
+        )
