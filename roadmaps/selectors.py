@@ -6,6 +6,7 @@ from roadmaps.models import ShoeRoad
 from roadmaps.roads import BANKER, PLAYER, TIE, Coup, Roadmap
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
+from tables.players import dealer_display_name
 from tables.selectors import coup_public, coup_rules_snapshot, rules_from_snapshot, table_current_coup, table_dealer
 
 
@@ -48,7 +49,7 @@ def table_snapshot(*, table: Table) -> dict:
             "name": table.name,
             "is_open": table.is_open,
             "dealing_mode": table.dealing_mode,
-            "dealer": (session.dealer.get_short_name() or session.dealer.get_username()) if session else None,
+            "dealer": dealer_display_name(session.dealer) if session else None,
             "rules": rules,
             "payouts": {bet: paytable.odds_label() for bet, paytable in paytables.items()},
         },

@@ -206,7 +206,7 @@ class TableAdmin(FloorAdmin):
     @admin.display(description="dealer")
     def current_dealer(self, table: Table) -> str:
         session = table_dealer(table=table)
-        return services.dealer_display_name(session.dealer) if session else "-"
+        return session.dealer.get_username() if session else "-"
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")

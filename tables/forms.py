@@ -70,6 +70,7 @@ class KeepForNextCoupForm(ReasonForm):
     no_bet = forms.BooleanField(
         label="The next coup takes no bets",
         required=False,
+        initial=True,
         help_text="Seed 000 §4.3: the pit decides whether the coup this card opens takes bets.",
     )
 

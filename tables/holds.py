@@ -17,26 +17,26 @@ from roadmaps.events import table_event_send
 from tables.audit import audit_record
 from tables.game.cards import Card
 from tables.game.coup import PLAYER
-from tables.models import Coup, DealtCard, HeldCard, Shoe, Table
+from tables.models import Coup, DealtCard, HeldCard, Shoe
 from tables.selectors import coup_deal_state
-from tables.services import TableError, card_event_send, no_bet_coups_order
+from tables.services import TableError, card_event_send, coup_locked, no_bet_coups_order
 
 User = AbstractBaseUser
 
 
-def _coup_locked(coup: Coup) -> Coup:
-    """Lock the table, the shoe and the coup, in that order."""
-    Table.objects.select_for_update().get(pk=coup.table_id)
-    Shoe.objects.select_for_update().get(pk=coup.shoe_id)
-    return Coup.objects.select_for_update().select_related("table", "shoe").get(pk=coup.pk)
+# What the table is told of a hold. The reason itself (for a dealing error, the card and its hand) stays
+# with the pit: a card out of the shoe may open the next coup (§4.3), so no viewer may see it.
+PUBLIC_HOLD_REASONS = {"dealing_error": "a dealing error: the pit decides", "pit": "held by the pit"}
 
 
-def _held(coup: Coup, *, reason: str) -> None:
+def _held(coup: Coup, *, reason: str, public_reason: str) -> None:
     coup.held_from, coup.held_reason, coup.held_at = coup.state, reason, timezone.now()
     coup.state = Coup.State.HELD
     coup.save(update_fields=["state", "held_from", "held_reason", "held_at"])
     table_event_send(
-        table_code=coup.table.code, event_type="coup_held", data={"round_id": coup.round_id, "reason": reason}
+        table_code=coup.table.code,
+        event_type="coup_held",
+        data={"round_id": coup.round_id, "reason": public_reason, "message": PUBLIC_HOLD_REASONS[public_reason]},
     )
 
 
@@ -73,7 +73,7 @@ def coup_hold_for_card(
         after={"state": Coup.State.HELD, "card": card.code, "entered_for": entered_for, "next_hand": next_hand},
         reason=reason,
     )
-    _held(coup, reason=f"dealing error: {reason}")
+    _held(coup, reason=f"dealing error: {reason}", public_reason="dealing_error")
     return held
 
 
@@ -82,7 +82,7 @@ def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     """A pit boss holds a live coup by hand: bets, cards and the result wait until released or voided."""
     if not reason.strip():
         raise TableError("holding a coup needs a reason")
-    coup = _coup_locked(coup)
+    coup = coup_locked(coup)
     if coup.state not in (Coup.State.BETTING, Coup.State.NO_MORE_BETS, Coup.State.DEALING):
         raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held")
     audit_record(
@@ -94,12 +94,12 @@ def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
         after={"state": Coup.State.HELD},
         reason=reason,
     )
-    _held(coup, reason=reason)
+    _held(coup, reason=reason, public_reason="pit")
     return coup
 
 
 def _held_coup(coup: Coup) -> Coup:
-    coup = _coup_locked(coup)
+    coup = coup_locked(coup)
     if coup.state != Coup.State.HELD:
         raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held")
     return coup
@@ -184,6 +184,10 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
     shoe = coup.shoe
     if shoe.last_coup is not None and coup.number >= shoe.last_coup:
         raise TableError(f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup")
+    if HeldCard.objects.filter(shoe=shoe, outcome=HeldCard.Outcome.NEXT_COUP).exists():
+        raise TableError(
+            f"a card of shoe {shoe.number} is already kept for the next coup: deal this one in this coup, or void"
+        )
     held.outcome = HeldCard.Outcome.NEXT_COUP
     held.save(update_fields=["outcome", "decided_by", "decided_at"])
     audit_record(

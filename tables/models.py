@@ -293,6 +293,10 @@ class Coup(models.Model):
         approved result correction, from the corrected cards (the dealt cards stay as they were recorded)."""
         if self.corrected_at is not None:
             return self.corrections.filter(state=ResultCorrection.State.APPROVED).latest("decided_at", "pk").result()
+        return self.dealt_result()
+
+    def dealt_result(self) -> CoupResult | None:
+        """The result of the cards as they were dealt, whatever a correction later said."""
         cards = list(self.cards.all())
         if not cards:
             return None

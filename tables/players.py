@@ -62,3 +62,8 @@ def nickname_problem(nickname: str, *, staff_usernames: set[str]) -> str | None:
     if _DEFAULT_FORM.fullmatch(nickname) or nickname.casefold() in staff_usernames:
         return "a nickname cannot pass for another player or a member of staff"
     return None
+
+
+def dealer_display_name(dealer) -> str:
+    """A dealer appears to players by first name, never by username (a staff username is half a sign-in)."""
+    return dealer.get_short_name() or "Dealer"

@@ -151,8 +151,11 @@ def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
         for dealt in coup.cards.all():
             if dealt.shoe_position >= len(order) or order[dealt.shoe_position].code != dealt.card:
                 mismatches.append(f"{coup.round_id}: {dealt.card} at shoe position {dealt.shoe_position}")
-        result = coup.result()
-        if coup.winner and (result is None or result.winner != coup.winner):
+        result = coup.dealt_result()
+        if coup.corrected_at is not None:  # four eyes changed it, but an RNG shoe's order is what was dealt
+            dealt_winner = result.winner if result else "nothing"
+            mismatches.append(f"{coup.round_id}: result corrected to {coup.winner}; the order dealt {dealt_winner}")
+        elif coup.winner and (result is None or result.winner != coup.winner):
             mismatches.append(f"{coup.round_id}: recorded winner {coup.winner} is not the cards' result")
     return ShoeVerification(
         commitment_ok=commitment_matches(order, revealed.salt, shoe.commitment),

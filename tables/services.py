@@ -37,7 +37,7 @@ from tables.models import (
     Table,
     VoidReason,
 )
-from tables.players import nickname_problem
+from tables.players import dealer_display_name, nickname_problem
 from tables.selectors import (
     coup_deal_state,
     coup_public,
@@ -359,10 +359,6 @@ def player_nickname_set(*, user: User, nickname: str) -> PlayerProfile:
     return profile
 
 
-def dealer_display_name(dealer: User) -> str:
-    return dealer.get_short_name() or dealer.get_username()
-
-
 # --- Shoes -------------------------------------------------------------------------------
 
 
@@ -595,8 +591,12 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
     return coup
 
 
-def _locked_coup(coup: Coup) -> Coup:
-    return Coup.objects.select_for_update().select_related("table", "shoe").get(pk=coup.pk)
+def coup_locked(coup: Coup) -> Coup:
+    """Lock the coup's table, its shoe and the coup, in that order (the documented lock order: a coup locked
+    before its table could deadlock with a pit boss's hold or a shoe change)."""
+    Table.objects.select_for_update().filter(pk=coup.table_id).values_list("pk").get()
+    Shoe.objects.select_for_update().filter(pk=coup.shoe_id).values_list("pk").get()
+    return Coup.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=coup.pk)
 
 
 @transaction.atomic
@@ -605,7 +605,7 @@ def coup_close_betting(*, coup: Coup, actor: User | None = None) -> Coup:
     from tables.holds import kept_card_deal
     from wagering.selectors import coup_top_bettors
 
-    coup = _locked_coup(coup)
+    coup = coup_locked(coup)
     if coup.state != Coup.State.BETTING:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not taking bets")
     shown_by = coup_top_bettors(coup=coup)  # seed 000 §5.1: the highest bet on each hand shows it
@@ -641,7 +641,7 @@ def coup_deal_card(
 
     if hand not in (None, *HANDS):
         raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}")
-    coup = _locked_coup(coup)
+    coup = coup_locked(coup)
     if coup.state not in (Coup.State.NO_MORE_BETS, Coup.State.DEALING):
         raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt")
     shoe = Shoe.objects.select_for_update().get(pk=coup.shoe_id)
@@ -728,7 +728,7 @@ def coup_resolve(*, coup: Coup) -> Coup:
     """Record the result from the cards actually dealt (seed 000 §7.1) and hand over to settlement."""
     from wagering.tasks import coup_settle
 
-    coup = _locked_coup(coup)
+    coup = coup_locked(coup)
     if coup.state != Coup.State.DEALING:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not dealing")
     deal = coup_deal_state(coup=coup)
@@ -749,7 +749,7 @@ def coup_resolve(*, coup: Coup) -> Coup:
 @transaction.atomic
 def coup_mark_settled(*, coup: Coup) -> Coup:
     """Called by settlement, inside its transaction, once every bet is paid."""
-    coup = _locked_coup(coup)
+    coup = coup_locked(coup)
     if coup.state != Coup.State.RESOLVED:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved")
     coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
@@ -770,7 +770,7 @@ def coup_void(*, coup: Coup, actor: User | None, reason: str = "", dealing_error
 
     if dealing_error and dealing_error not in VoidReason.values:
         raise TableError(f"{dealing_error!r} is not a listed dealing error")
-    coup = _locked_coup(coup)
+    coup = coup_locked(coup)
     if coup.state in (Coup.State.RESOLVED, Coup.State.SETTLED):
         raise TableError(
             f"coup {coup.round_id} is {coup.state}: its result is recorded and cannot be voided; "

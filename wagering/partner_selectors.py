@@ -20,6 +20,7 @@ from roadmaps.selectors import shoe_roadmap
 from tables.game.odds import ShoeComposition, analyze
 from tables.game.rules import TableRules
 from tables.models import Coup, DealtCard, Shoe, Table
+from tables.players import dealer_display_name
 from tables.selectors import (
     coup_public,
     coup_rules_snapshot,
@@ -194,7 +195,7 @@ def _table_overview(table: Table, snapshot: dict) -> dict:
         "is_open": table.is_open,
         "state": coup.state if live else (TABLE_OPEN if table.is_open else TABLE_CLOSED),
         "dealing_mode": table.dealing_mode,
-        "dealer": (session.dealer.get_short_name() or session.dealer.get_username()) if session else None,
+        "dealer": dealer_display_name(session.dealer) if session else None,
         "rules": {name: value for name, value in snapshot.items() if name != "limits"},
         "limits": [
             {

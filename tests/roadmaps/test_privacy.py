@@ -128,3 +128,22 @@ async def test_a_nickname_shows_the_cards_once_set(coup, house_player, partner_p
     assert '"banker": "Lucky Alex"' in next(frame for frame in frames if '"no_more_bets"' in frame)
     assert await database_sync_to_async(Coup.objects.filter(banker_shown_by=house_player).exists)()
     await ws.disconnect()
+
+
+@database_sync_to_async
+def dealers_log_in(table, *dealers):
+    for dealer in dealers:
+        table_services.dealer_login(table=table, dealer=dealer)
+
+
+async def test_dealers_appear_by_first_name_never_by_username(coup):
+    """A staff username is half a staff sign-in (and enough to lock the account out): no viewer gets it."""
+    anonymous_dealer = await database_sync_to_async(UserFactory)(username="dealer.k.owens", is_staff=True)
+    named_dealer = await database_sync_to_async(UserFactory)(username="dealer.c.ruiz", first_name="Carla")
+    await dealers_log_in(coup.table, anonymous_dealer)
+    ws, frames = await join()
+    await dealers_log_in(coup.table, named_dealer)
+    frames = await drain(ws, frames)
+    await ws.disconnect()
+    assert '"dealer": "Dealer"' in frames[0] and '"dealer": "Carla"' in frames[-1]
+    assert_no_identity(frames, "dealer.k.owens", "dealer.c.ruiz")

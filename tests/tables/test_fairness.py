@@ -3,14 +3,16 @@
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from casino.encryption import decrypt, encrypt
-from tables import services
+from tables import corrections, services
 from tables.game.cards import parse_cards
 from tables.game.fairness import commitment_matches, shoe_commitment
 from tables.models import AuditLog, DealtCard, Shoe
+from tables.roles import PIT_BOSS, roles_ensure
 from tables.selectors import shoe_verify
 from tests.tables.test_game_loop import step_until
 
@@ -75,3 +77,27 @@ def test_a_shoe_in_play_is_not_revealed(auto_table):
         call_command("verify_shoe", shoe=shoe.pk)
     with pytest.raises(CommandError, match="no shoe"):
         call_command("verify_shoe", shoe=99999)
+
+
+def test_verification_lists_a_coup_whose_result_was_corrected(finished_shoe):
+    """An RNG shoe's order is what was dealt: a four-eyes correction of one of its coups is shown, never
+    folded into a clean verification."""
+    groups = roles_ensure()
+    requester, approver = (
+        get_user_model().objects.create_user(username=name, is_staff=True) for name in ("ann-pit", "ben-pit")
+    )
+    for boss in (requester, approver):
+        boss.groups.add(groups[PIT_BOSS])
+    coup = finished_shoe.coups.filter(state="settled").order_by("number").first()
+    assert shoe_verify(shoe=finished_shoe).mismatches == ()
+    dealt_winner = coup.winner
+    player, banker = ("KS 9H", "KD 2C") if dealt_winner != "player" else ("KS 2H", "KD 9C")
+    correction = corrections.result_correction_request(
+        coup=coup, player_cards=player, banker_cards=banker, reason="test", actor=requester
+    )
+    corrections.result_correction_approve(correction=correction, actor=approver)
+    coup.refresh_from_db()
+    assert coup.winner != dealt_winner
+    assert shoe_verify(shoe=finished_shoe).mismatches == (
+        f"{coup.round_id}: result corrected to {coup.winner}; the order dealt {dealt_winner}",
+    )

@@ -12,6 +12,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from roadmaps import events
 from tables import holds, services
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
@@ -362,3 +363,27 @@ def test_a_card_kept_for_a_coup_that_never_comes_is_discarded_with_the_shoe(
     shoe = Shoe.objects.get(table=dealer_table, state=Shoe.State.IN_PLAY)
     services.shoe_finish(shoe=shoe, actor=boss.user, discard=True, reason="end early")
     assert HeldCard.objects.get().outcome == HeldCard.Outcome.DISCARDED
+
+
+def test_the_table_hears_of_a_hold_but_never_the_held_card(dealer, dealer_table, punter, monkeypatch):
+    """The held card may open the next coup (§4.3): no viewer, anonymous ones included, may learn it."""
+    sent = []
+    monkeypatch.setattr(events, "_send_on_commit", sent.extend)
+    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
+    deal(dealer, dealer_table, "2S:player TH:banker 3S:player KH:banker 4D:banker")
+    held = [event for _, event in sent if event["type"] == "coup_held"]
+    assert [event["data"]["reason"] for event in held] == ["dealing_error"]
+    assert "4D" not in json.dumps([event for _, event in sent])
+    assert "4D" in live(dealer_table).held_reason  # the pit sees it
+
+
+def test_a_second_card_is_not_kept_for_the_next_coup(boss, dealer, dealer_table, held_third_card):
+    holds.held_card_keep_for_next_coup(coup=held_third_card, actor=boss.user, no_bet=True)
+    deal(dealer, dealer_table, "6C:banker")  # the player's third card, again for the wrong hand
+    coup = live(dealer_table)
+    assert coup.state == Coup.State.HELD
+    with pytest.raises(services.TableError, match="already kept for the next coup"):
+        holds.held_card_keep_for_next_coup(coup=coup, actor=boss.user, no_bet=True)
+    assert list(HeldCard.objects.filter(outcome=HeldCard.Outcome.NEXT_COUP).values_list("card", flat=True)) == ["4D"]
+    assert HeldCard.objects.get(card="6C").outcome == HeldCard.Outcome.PENDING
