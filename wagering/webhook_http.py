@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
@@ -22,6 +23,7 @@ from urllib.parse import quote, urlsplit
 from django.conf import settings
 
 ATTEMPT_DEADLINE_SECONDS = 10.0
+RESOLVE_SECONDS = 5.0  # at most, of the attempt's deadline (at registration: alone)
 MAX_HEAD_BYTES = 16 * 1024  # the status line and headers
 RESPONSE_EXCERPT_BYTES = 500  # of a failed answer's body, for the delivery's record
 _READ_SIZE = 4096
@@ -56,9 +58,30 @@ class WebhookTarget:
         return host if self.port == (443 if self.tls else 80) else f"{host}:{self.port}"
 
 
-def webhook_target_resolve(url: str) -> WebhookTarget:
-    """Resolve the URL's host once; refuse it (SSRF) unless it is https and every address is public,
-    both unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS``."""
+def _addresses_resolved(host: str, port: int, timeout: float) -> list:
+    """``getaddrinfo`` within ``timeout`` seconds (libc gives it none: a partner's slow DNS server must not
+    hold a worker). It runs in a thread of its own, left to finish alone if it overruns."""
+    answer: dict = {}
+
+    def resolve() -> None:
+        try:
+            answer["infos"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError, ValueError) as error:
+            answer["error"] = error
+
+    thread = threading.Thread(target=resolve, name="webhook-dns", daemon=True)
+    thread.start()
+    thread.join(max(timeout, 0))
+    if "error" in answer:
+        raise answer["error"]
+    if "infos" not in answer:
+        raise TimeoutError(f"no answer from DNS within {timeout:g} s")
+    return answer["infos"]
+
+
+def webhook_target_resolve(url: str, *, timeout: float = RESOLVE_SECONDS) -> WebhookTarget:
+    """Resolve the URL's host once, within ``timeout`` seconds; refuse it (SSRF) unless it is https and
+    every address is public, both unless ``WEBHOOK_ALLOW_PRIVATE_TARGETS``."""
     allow_private = settings.WEBHOOK_ALLOW_PRIVATE_TARGETS
     parts = urlsplit(url)
     if parts.scheme != "https" and not (allow_private and parts.scheme == "http"):
@@ -68,7 +91,7 @@ def webhook_target_resolve(url: str) -> WebhookTarget:
     try:
         host = (parts.hostname or "").encode("idna").decode("ascii")  # an international name as DNS has it
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+        infos = _addresses_resolved(host, port, timeout)
     except (OSError, UnicodeError, ValueError) as error:
         raise WebhookTargetRefused(f"{parts.hostname} does not resolve: {error}") from None
     addresses = list(dict.fromkeys((family, address) for family, _, _, _, address in infos))
@@ -83,7 +106,7 @@ def webhook_post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int
     """The status code (None without an answer) and, unless 2xx, what went wrong. Redirects are not followed."""
     deadline = time.monotonic() + ATTEMPT_DEADLINE_SECONDS
     try:
-        target = webhook_target_resolve(url)
+        target = webhook_target_resolve(url, timeout=min(RESOLVE_SECONDS, deadline - time.monotonic()))
     except WebhookTargetRefused as error:
         return None, f"refused: {error}"
     try:

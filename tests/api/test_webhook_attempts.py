@@ -180,6 +180,22 @@ def test_a_name_resolving_to_any_private_address_is_refused_before_connecting(pe
     assert delivery.last_error == "refused: partner.example resolves to ::ffff:a00:5, which is not a public address"
 
 
+def test_a_name_slow_to_resolve_ends_the_attempt_in_time(pending_delivery, settings, monkeypatch):
+    """A partner's DNS server that never answers must not hold a webhook worker (libc gives no timeout)."""
+    settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
+    public = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", 443))]
+    monkeypatch.setattr(webhook_http.socket, "getaddrinfo", lambda *args, **kwargs: public)
+    delivery = pending_delivery("https://slow-dns.example/hooks")
+    answered = threading.Event()
+    monkeypatch.setattr(webhook_http.socket, "getaddrinfo", lambda *args, **kwargs: answered.wait(30) and public)
+    monkeypatch.setattr(webhook_http, "RESOLVE_SECONDS", 0.5)
+    started = time.monotonic()
+    attempt(delivery)
+    answered.set()
+    assert time.monotonic() - started < 3
+    assert delivery.last_error == "refused: slow-dns.example does not resolve: no answer from DNS within 0.5 s"
+
+
 # --- TLS -----------------------------------------------------------------------------------------
 
 
