@@ -593,9 +593,11 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
 
 def coup_locked(coup: Coup) -> Coup:
     """Lock the coup's table, its shoe and the coup, in that order (the documented lock order: a coup locked
-    before its table could deadlock with a pit boss's hold or a shoe change)."""
-    Table.objects.select_for_update().filter(pk=coup.table_id).values_list("pk").get()
-    Shoe.objects.select_for_update().filter(pk=coup.shoe_id).values_list("pk").get()
+    before its table could deadlock with a pit boss's hold or a shoe change). The table and the shoe are
+    locked FOR NO KEY UPDATE: a placement holding the coup's lock still takes the key share its rows'
+    foreign keys need (an exclusive lock here would make a void and a placement wait for each other)."""
+    Table.objects.select_for_update(no_key=True).filter(pk=coup.table_id).values_list("pk").get()
+    Shoe.objects.select_for_update(no_key=True).filter(pk=coup.shoe_id).values_list("pk").get()
     return Coup.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=coup.pk)
 
 
