@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv with Python 3.11 and install requirements.txt, every transitive dependency pinned by
-# constraints.txt (again only when either changed). scripts/lock.sh rewrites constraints.txt.
+# constraints.txt, which requirements.txt names (again only when either changed). scripts/lock.sh rewrites constraints.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-$(command -v python3.11 || command -v python3)}
@@ -11,6 +11,6 @@ stamp=.venv/.requirements.sha256
 wanted=$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   echo "$wanted" > "$stamp"
 fi

@@ -9,7 +9,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 "$python" -m venv "$scratch/venv"
 "$scratch/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$scratch/venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+grep -v '^-c ' requirements.txt > "$scratch/requirements.txt"  # resolved afresh, not from the old pins
+"$scratch/venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$scratch/requirements.txt"
 {
   echo "# Every installed package pinned, transitive ones included: written by scripts/lock.sh from requirements.txt."
   "$scratch/venv/bin/python" -m pip freeze --all --exclude pip --exclude setuptools --exclude wheel | sort -f
