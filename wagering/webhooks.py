@@ -29,6 +29,7 @@ import secrets
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -176,27 +177,17 @@ def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
         bets_by_partner: dict[Partner, list[Bet]] = defaultdict(list)
         for bet in bets:
             bets_by_partner[bet.user.partner_player.partner].append(bet)
-        endpoints = WebhookEndpoint.objects.filter(partner__in=list(bets_by_partner), is_active=True).order_by("pk")
         balances = dict(
             Account.objects.filter(kind=Account.Kind.PLAYER, user__in={bet.user_id for bet in bets}).values_list(
                 "user_id", "balance"
             )
         )
-        deliveries = []
-        for endpoint in endpoints:
-            event_id = uuid.uuid4()
-            deliveries.append(
-                WebhookDelivery.objects.create(
-                    endpoint=endpoint,
-                    event_id=event_id,
-                    event_type=event_type,
-                    coup=coup,
-                    payload=_event(event_id, event_type, coup, bets_by_partner[endpoint.partner], balances),
-                )
-            )
-        delivery_ids = [delivery.pk for delivery in deliveries]
-        transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
-    return deliveries
+        return _deliveries_write(
+            by_partner=bets_by_partner,
+            event_type=event_type,
+            coup=coup,
+            payload=lambda event_id, partner_bets: _event(event_id, event_type, coup, partner_bets, balances),
+        )
 
 
 def webhook_correction_enqueue(*, correction: ResultCorrection) -> list[WebhookDelivery]:
@@ -220,23 +211,41 @@ def webhook_correction_enqueue(*, correction: ResultCorrection) -> list[WebhookD
             each.user_id: each
             for each in PlayerAdjustment.objects.filter(correction=correction).select_related("user__partner_player")
         }
-        endpoints = WebhookEndpoint.objects.filter(partner__in=list(by_partner), is_active=True).order_by("pk")
-        deliveries = []
-        for endpoint in endpoints:
-            event_id = uuid.uuid4()
-            payload = _correction_event(event_id, coup, correction, by_partner[endpoint.partner], players)
-            deliveries.append(
-                WebhookDelivery.objects.create(
-                    endpoint=endpoint,
-                    event_id=event_id,
-                    event_type=event_type,
-                    coup=coup,
-                    correction=correction,
-                    payload=payload,
-                )
+        return _deliveries_write(
+            by_partner=by_partner,
+            event_type=event_type,
+            coup=coup,
+            correction=correction,
+            payload=lambda event_id, adjustments: _correction_event(event_id, coup, correction, adjustments, players),
+        )
+
+
+def _deliveries_write(
+    *,
+    by_partner: Mapping[Partner, list],
+    event_type: str,
+    coup: Coup,
+    payload: Callable[[uuid.UUID, list], dict],
+    correction: ResultCorrection | None = None,
+) -> list[WebhookDelivery]:
+    """One delivery per active endpoint of each partner in ``by_partner``, its payload made from that
+    partner's items; all sent once the transaction commits."""
+    endpoints = WebhookEndpoint.objects.filter(partner__in=list(by_partner), is_active=True).order_by("pk")
+    deliveries = []
+    for endpoint in endpoints:
+        event_id = uuid.uuid4()
+        deliveries.append(
+            WebhookDelivery.objects.create(
+                endpoint=endpoint,
+                event_id=event_id,
+                event_type=event_type,
+                coup=coup,
+                correction=correction,
+                payload=payload(event_id, by_partner[endpoint.partner]),
             )
-        delivery_ids = [delivery.pk for delivery in deliveries]
-        transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
+        )
+    delivery_ids = [delivery.pk for delivery in deliveries]
+    transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
     return deliveries
 
 
