@@ -22,9 +22,9 @@ SHOES = 3
 def main() -> int:
     unit = baseline_seconds()
     print(f"baseline (pure-Python loop, best of 5): {unit * 1e3:.3f} ms")
-    from tables.game import odds  # numpy and the game core
-    from tables.game.cards import decks
-    from tables.game.coup import deal_coup
+    from baccarat import odds  # numpy and the game core
+    from baccarat.cards import decks
+    from baccarat.coup import deal_coup
 
     set_up = timed(odds.prepare)
     print(f"one-time set-up (odds.prepare): {set_up * 1e3:.1f} ms ({set_up / unit:.1f} x baseline)")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from baccarat.roads import Coup, Roadmap
 from bench.common import Verdicts, baseline_seconds
-from roadmaps.roads import Coup, Roadmap
 
 COUPS_PER_SHOE = 80
 TARGET_SECONDS = 1e-3

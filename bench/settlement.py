@@ -172,8 +172,8 @@ def coup_resolve(coup, cards: str) -> None:
     """Deal ``cards`` to the coup and record its result, as the dealing services leave a resolved coup."""
     from django.utils import timezone
 
-    from tables.game.cards import parse_cards
-    from tables.game.coup import CoupDeal
+    from baccarat.cards import parse_cards
+    from baccarat.coup import CoupDeal
     from tables.models import Coup, DealtCard
 
     deal = CoupDeal()

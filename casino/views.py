@@ -3,7 +3,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from tables.game.rules import MAIN_BETS
+from baccarat.rules import MAIN_BETS
 from tables.models import Table
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap
 from roadmaps.models import ShoeRoad
-from roadmaps.roads import BANKER, PLAYER, TIE, Coup, Roadmap
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
 from tables.players import dealer_display_name

@@ -19,12 +19,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from baccarat import rules as game_rules
+from baccarat.cards import hand_total
+from baccarat.coup import BANKER, PLAYER, CoupDeal
+from baccarat.tableau import is_natural
 from tables import services
 from tables.forms import CardForm, CoupStepForm, ShoeStartForm
-from tables.game import rules as game_rules
-from tables.game.cards import hand_total
-from tables.game.coup import BANKER, PLAYER, CoupDeal
-from tables.game.tableau import is_natural
 from tables.models import Coup, HeldCard, Shoe, Table
 from tables.selectors import coup_deal_state, table_current_coup, table_dealer, table_live_coup, table_shoe_in_play
 

@@ -16,11 +16,11 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from baccarat.cards import InvalidCardError, parse_cards
+from baccarat.coup import CoupResult, DealingError, resolve_hands
 from roadmaps.events import table_event_send
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
-from tables.game.cards import InvalidCardError, parse_cards
-from tables.game.coup import CoupResult, DealingError, resolve_hands
 from tables.models import Coup, ResultCorrection
 from tables.services import TableError
 from wagering.corrections import coup_resettle

@@ -8,7 +8,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from tables.game import rules as game_rules
+from baccarat import rules as game_rules
 from tables.models import AMOUNT_TEXT, HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table, VoidReason
 from tables.services import RULE_FIELDS
 

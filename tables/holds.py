@@ -13,10 +13,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from baccarat.cards import Card
+from baccarat.coup import PLAYER
 from roadmaps.events import table_event_send
 from tables.audit import audit_record
-from tables.game.cards import Card
-from tables.game.coup import PLAYER
 from tables.models import Coup, DealtCard, HeldCard, Shoe
 from tables.selectors import coup_deal_state
 from tables.services import TableError, card_event_send, coup_locked, no_bet_coups_order

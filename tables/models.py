@@ -13,10 +13,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from baccarat import rules as game_rules
+from baccarat.cards import Card
+from baccarat.coup import BANKER, PLAYER, TIE, CoupResult, resolve_hands
 from casino.encryption import decrypt
-from tables.game import rules as game_rules
-from tables.game.cards import Card
-from tables.game.coup import BANKER, PLAYER, TIE, CoupResult, resolve_hands
 from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
@@ -163,7 +163,7 @@ class Shoe(models.Model):
     burn_shown = models.CharField(max_length=2, blank=True)
     burned_cards_encrypted = models.TextField(blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PREPARED)
-    # Progress through the shoe (see tables.game.shoe.ShoeState).
+    # Progress through the shoe (see baccarat.shoe.ShoeState).
     position = models.PositiveSmallIntegerField(default=0)
     coups_started = models.PositiveSmallIntegerField(default=0)
     last_coup = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from tables.game.cards import Card
-from tables.game.coup import CoupDeal
-from tables.game.fairness import commitment_matches
-from tables.game.rules import TableRules
+from baccarat.cards import Card
+from baccarat.coup import CoupDeal
+from baccarat.fairness import commitment_matches
+from baccarat.rules import TableRules
 from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
 from tables.players import default_display_name
 

@@ -15,15 +15,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from baccarat import rules as game_rules
+from baccarat.cards import Card
+from baccarat.coup import HANDS, CoupDeal
+from baccarat.fairness import new_salt, shoe_commitment
+from baccarat.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from casino.encryption import encrypt, reencrypt
 from roadmaps.events import table_event_send
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
-from tables.game import rules as game_rules
-from tables.game.cards import Card
-from tables.game.coup import HANDS, CoupDeal
-from tables.game.fairness import new_salt, shoe_commitment
-from tables.game.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from tables.models import (
     BetLimit,
     Coup,

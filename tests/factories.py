@@ -13,9 +13,9 @@ from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from baccarat.cards import parse_cards
+from baccarat.coup import CoupDeal
 from casino.two_factor import staff_device
-from tables.game.cards import parse_cards
-from tables.game.coup import CoupDeal
 from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
 from tables.selectors import coup_rules_snapshot
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from django.db.models import Prefetch, QuerySet
 
+from baccarat.odds import ShoeComposition, analyze
+from baccarat.rules import TableRules
 from roadmaps.selectors import shoe_roadmap
-from tables.game.odds import ShoeComposition, analyze
-from tables.game.rules import TableRules
 from tables.models import Coup, DealtCard, Shoe, Table
 from tables.players import dealer_display_name
 from tables.selectors import (

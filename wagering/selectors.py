@@ -14,8 +14,8 @@ from django.db import connection
 from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, Window
 from django.db.models.functions import Coalesce, Lag
 
-from tables.game.coup import BANKER, PLAYER, CoupResult
-from tables.game.paytables import Paytable
+from baccarat.coup import BANKER, PLAYER, CoupResult
+from baccarat.paytables import Paytable
 from tables.models import MONEY, Coup, DealtCard, PersonalLimitMarker, Table
 from tables.selectors import rules_from_snapshot
 from wagering.models import (

@@ -25,10 +25,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Model, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
+from baccarat.coup import BANKER, PLAYER, TIE, CoupResult
+from baccarat.rules import MAIN_BETS, SIDE_BETS
 from roadmaps.events import table_event_send, user_event_send, user_events_send
 from tables.audit import audit_record
-from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
-from tables.game.rules import MAIN_BETS, SIDE_BETS
 from tables.models import AMOUNT_TEXT, Coup, PersonalLimitMarker, Shoe
 from tables.selectors import rules_from_snapshot
 from wagering.errors import BetRejected, IdempotencyConflict, SettlementRefused, WageringError, WalletRejected

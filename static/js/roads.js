@@ -1,5 +1,5 @@
 /**
- * The five baccarat roads as SVG, drawn from the roadmap JSON of roadmaps/roads.py
+ * The five baccarat roads as SVG, drawn from the roadmap JSON of baccarat/roads.py
  * (`Roadmap.to_dict()`, `manage.py roadmap --json`). Plain DOM, no dependencies.
  *
  * Each board is a viewBox in cell units (one cell = 1 x 1, 6 rows), scaled to `size` px a cell.

@@ -4,9 +4,9 @@ from fractions import Fraction
 
 import pytest
 
+from baccarat.odds import ShoeComposition, analyze
+from baccarat.paytables import build_paytables
 from tables import services as table_services
-from tables.game.odds import ShoeComposition, analyze
-from tables.game.paytables import build_paytables
 from tables.models import Shoe
 from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_resolve
 from tests.tables.test_game_loop import step_until

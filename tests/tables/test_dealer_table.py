@@ -2,10 +2,10 @@
 
 import pytest
 
+from baccarat.cards import InvalidCardError
+from baccarat.replay import replay_shoe
+from baccarat.shoe import new_shoe_order
 from tables import services
-from tables.game.cards import InvalidCardError
-from tables.game.replay import replay_shoe
-from tables.game.shoe import new_shoe_order
 from tables.models import AuditLog, Coup, HeldCard, Shoe
 from tables.selectors import coup_deal_state
 

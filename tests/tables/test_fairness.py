@@ -7,10 +7,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from baccarat.cards import parse_cards
+from baccarat.fairness import commitment_matches, shoe_commitment
 from casino.encryption import decrypt, encrypt
 from tables import corrections, services
-from tables.game.cards import parse_cards
-from tables.game.fairness import commitment_matches, shoe_commitment
 from tables.models import AuditLog, DealtCard, Shoe
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.selectors import shoe_verify

@@ -3,9 +3,9 @@
 import pytest
 from django.utils import timezone
 
+from baccarat.cards import Card
+from baccarat.coup import resolve
 from tables import holds, services
-from tables.game.cards import Card
-from tables.game.coup import resolve
 from tables.loop import table_step
 from tables.models import AuditLog, Coup, DealtCard, Shoe, VoidReason
 

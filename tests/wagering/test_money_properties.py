@@ -14,8 +14,8 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tables.game.cards import deck
-from tables.game.coup import CoupDeal
+from baccarat.cards import deck
+from baccarat.coup import CoupDeal
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from wagering import services

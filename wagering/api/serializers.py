@@ -10,7 +10,7 @@ from django.core.validators import URLValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tables.game import rules as game_rules
+from baccarat import rules as game_rules
 from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, WINNER_CHOICES, Coup, Shoe, Table
 from wagering.models import Bet, BetSettlement, LedgerTransaction
 from wagering.partner_selectors import TABLE_CLOSED, TABLE_OPEN

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from roadmaps.roads import DERIVED_CYCLES, ROWS, SEQUENCE_HELP, Coup, SequenceError, build_roadmap, parse_sequence
+from baccarat.roads import DERIVED_CYCLES, ROWS, SEQUENCE_HELP, Coup, SequenceError, build_roadmap, parse_sequence
 from roadmaps.selectors import shoe_road_coups
 from tables.models import Shoe
 

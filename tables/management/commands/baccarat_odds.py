@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.game.cards import parse_cards
-from tables.game.odds import Analysis, ShoeComposition, analyze
+from baccarat.cards import parse_cards
+from baccarat.odds import Analysis, ShoeComposition, analyze
 
 MAX_DECKS = 8
 

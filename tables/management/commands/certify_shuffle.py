@@ -7,8 +7,8 @@ from random import Random
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.game.certify import DEFAULT_DECKS, DEFAULT_SHOES, MIN_SHOES, Certification, certify, default_shuffle
-from tables.game.shoe import shuffle
+from baccarat.certify import DEFAULT_DECKS, DEFAULT_SHOES, MIN_SHOES, Certification, certify, default_shuffle
+from baccarat.shoe import shuffle
 
 MAX_DECKS = 8
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.game.cards import InvalidCardError, parse_cards
-from tables.game.coup import DealingError
-from tables.game.replay import replay_shoe
-from tables.game.rules import CUT_CARD_RULES, CUT_ONE_MORE_COUP
-from tables.game.shoe import ShoeExhausted
+from baccarat.cards import InvalidCardError, parse_cards
+from baccarat.coup import DealingError
+from baccarat.replay import replay_shoe
+from baccarat.rules import CUT_CARD_RULES, CUT_ONE_MORE_COUP
+from baccarat.shoe import ShoeExhausted
 
 
 class Command(BaseCommand):

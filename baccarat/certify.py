@@ -30,10 +30,10 @@ from itertools import permutations
 import numpy as np
 from scipy.stats import chi2, norm
 
-from tables.game.cards import Card, deck, decks
-from tables.game.coup import deal_coup
-from tables.game.odds import OUTCOMES, ShoeComposition, analyze
-from tables.game.shoe import shuffle as fisher_yates
+from baccarat.cards import Card, deck, decks
+from baccarat.coup import deal_coup
+from baccarat.odds import OUTCOMES, ShoeComposition, analyze
+from baccarat.shoe import shuffle as fisher_yates
 
 Shuffle = Callable[[Sequence[Card]], list[Card]]
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
+from baccarat.coup import BANKER, PLAYER, TIE, CoupResult
 
 LOSE = Decimal(-1)
 

@@ -1,6 +1,6 @@
 import pytest
 
-from tables.game.cards import Card, InvalidCardError, decks, hand_total, parse_cards
+from baccarat.cards import Card, InvalidCardError, decks, hand_total, parse_cards
 
 
 @pytest.mark.parametrize(

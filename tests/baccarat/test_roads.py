@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roadmaps.roads import BLUE, DERIVED_CYCLES, RED, ROWS, Coup, Roadmap, SequenceError, build_roadmap, parse_sequence
+from baccarat.roads import BLUE, DERIVED_CYCLES, RED, ROWS, Coup, Roadmap, SequenceError, build_roadmap, parse_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 R, B = RED, BLUE
@@ -369,6 +369,6 @@ def test_stats_add_up(coups: list[Coup]) -> None:
 
 
 def test_roads_import_no_django() -> None:
-    code = "import sys, roadmaps.roads; print('django' in sys.modules)"
+    code = "import sys, baccarat.roads; print('django' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

@@ -11,7 +11,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 
-from tables.game.cards import Card
+from baccarat.cards import Card
 
 
 def new_salt() -> str:

@@ -1,4 +1,4 @@
-"""The statistical certification of the shuffle (``tables/game/certify.py``) and its command.
+"""The statistical certification of the shuffle (``baccarat/certify.py``) and its command.
 
 Every test at the 99% level fails 1% of the time by chance, so a run on the OS CSPRNG would make
 these tests flaky. They are deterministic instead: the REAL Fisher–Yates ``shuffle`` is given a
@@ -21,9 +21,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tables.game import certify as certify_module
-from tables.game.cards import parse_cards
-from tables.game.certify import (
+from baccarat import certify as certify_module
+from baccarat.cards import parse_cards
+from baccarat.certify import (
     ALPHA,
     CARDS,
     MIN_SHOES,
@@ -35,7 +35,7 @@ from tables.game.certify import (
     runs_moments,
     serial_correlation_check,
 )
-from tables.game.shoe import shuffle
+from baccarat.shoe import shuffle
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOES = 500  # per run: the tests below take a fraction of a second each
@@ -237,7 +237,7 @@ def test_every_order_of_a_small_deck_scores_exactly_the_expectation():
 
 
 def test_the_pure_module_imports_no_django():
-    code = "import sys, tables.game.certify; print('django' in sys.modules)"
+    code = "import sys, baccarat.certify; print('django' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

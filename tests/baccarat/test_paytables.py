@@ -2,10 +2,10 @@ from decimal import Decimal
 
 import pytest
 
-from tables.game.cards import RANKS, Card, parse_cards
-from tables.game.coup import CoupResult, resolve
-from tables.game.paytables import PAYTABLES, build_paytables
-from tables.game.rules import TableRules
+from baccarat.cards import RANKS, Card, parse_cards
+from baccarat.coup import CoupResult, resolve
+from baccarat.paytables import PAYTABLES, build_paytables
+from baccarat.rules import TableRules
 
 D = Decimal
 

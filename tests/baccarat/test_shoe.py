@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tables.game.cards import Card, decks, parse_cards
-from tables.game.replay import replay_shoe
-from tables.game.rules import CUT_END_OF_COUP
-from tables.game.shoe import ShoeDealer, ShoeExhausted, ShoeFinished, burn_count, new_shoe_order, shuffle
+from baccarat.cards import Card, decks, parse_cards
+from baccarat.replay import replay_shoe
+from baccarat.rules import CUT_END_OF_COUP
+from baccarat.shoe import ShoeDealer, ShoeExhausted, ShoeFinished, burn_count, new_shoe_order, shuffle
 
 NATURAL_COUP = "9S 2H KD 3C"  # four cards, player natural 9
 
@@ -162,8 +162,8 @@ def test_play_shoe_exits_non_zero_with_a_message(tmp_path):
 
 def test_core_imports_no_django():
     code = (
-        "import sys; import tables.game.cards, tables.game.shoe, tables.game.coup, tables.game.paytables, "
-        "tables.game.replay, tables.game.rules, tables.game.tableau; print('django' in sys.modules)"
+        "import sys; import baccarat.cards, baccarat.shoe, baccarat.coup, baccarat.paytables, "
+        "baccarat.replay, baccarat.rules, baccarat.tableau; print('django' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tables.game.tableau import banker_draws, is_natural, player_draws
+from baccarat.tableau import banker_draws, is_natural, player_draws
 
 # Seed 001, copied as printed: banker score (rows 7..0) x player's third card 0..9, H = hit, S = stand.
 SEED_GRID = """

@@ -31,10 +31,10 @@ from math import lcm
 
 import numpy as np
 
-from tables.game.cards import RANKS, Card, deck, rank_value
-from tables.game.coup import BANKER, PLAYER, TIE, CoupResult
-from tables.game.paytables import LOSE, PAYTABLES, Paytable
-from tables.game.tableau import banker_draws, is_natural, player_draws
+from baccarat.cards import RANKS, Card, deck, rank_value
+from baccarat.coup import BANKER, PLAYER, TIE, CoupResult
+from baccarat.paytables import LOSE, PAYTABLES, Paytable
+from baccarat.tableau import banker_draws, is_natural, player_draws
 
 CARDS: tuple[Card, ...] = tuple(deck())
 _CARD_INDEX = {card: index for index, card in enumerate(CARDS)}

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tables.game.coup import BANKER, PLAYER, TIE
-from tables.game.paytables import Paytable, build_paytables
+from baccarat.coup import BANKER, PLAYER, TIE
+from baccarat.paytables import Paytable, build_paytables
 
 BURN_CARD = "card"
 BURN_NO_BET_COUPS = "no_bet_coups"

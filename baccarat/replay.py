@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tables.game.cards import Card
-from tables.game.coup import CoupResult
-from tables.game.rules import CUT_ONE_MORE_COUP
-from tables.game.shoe import Burn, ShoeDealer
+from baccarat.cards import Card
+from baccarat.coup import CoupResult
+from baccarat.rules import CUT_ONE_MORE_COUP
+from baccarat.shoe import Burn, ShoeDealer
 
 CARDS_BEHIND_CUT_CARD = 52
 

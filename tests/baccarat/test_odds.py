@@ -17,11 +17,11 @@ from django.core.management.base import CommandError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.game import odds
-from tables.game.cards import Card, deck, decks, parse_cards
-from tables.game.coup import deal_coup
-from tables.game.odds import ShoeComposition, analyze, falling
-from tables.game.paytables import BET_NAMES, PAYTABLES, Paytable, build_paytables
+from baccarat import odds
+from baccarat.cards import Card, deck, decks, parse_cards
+from baccarat.coup import deal_coup
+from baccarat.odds import ShoeComposition, analyze, falling
+from baccarat.paytables import BET_NAMES, PAYTABLES, Paytable, build_paytables
 
 ROOT = Path(__file__).resolve().parents[2]
 EIGHT_DECKS = analyze(ShoeComposition.full(8))
@@ -231,7 +231,7 @@ def test_a_bet_on_both_pairs_and_outcome_is_refused():
 
 
 def test_the_analyzer_imports_no_django():
-    code = "import sys, tables.game.odds; print('django' in sys.modules)"
+    code = "import sys, baccarat.odds; print('django' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 
-from tables.game.cards import Card, decks
-from tables.game.coup import CoupDeal, CoupResult
-from tables.game.rules import CUT_END_OF_COUP, CUT_ONE_MORE_COUP
+from baccarat.cards import Card, decks
+from baccarat.coup import CoupDeal, CoupResult
+from baccarat.rules import CUT_END_OF_COUP, CUT_ONE_MORE_COUP
 
 
 class ShoeExhausted(Exception):

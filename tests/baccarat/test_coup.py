@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.game.cards import RANKS, SUITS, Card, hand_total, parse_cards
-from tables.game.coup import CoupDeal, DealingError, deal_coup, resolve
-from tables.game.tableau import banker_draws, player_draws
+from baccarat.cards import RANKS, SUITS, Card, hand_total, parse_cards
+from baccarat.coup import CoupDeal, DealingError, deal_coup, resolve
+from baccarat.tableau import banker_draws, player_draws
 
 cards_st = st.builds(Card, st.sampled_from(RANKS), st.sampled_from(SUITS))
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tables.game.cards import Card, hand_total
-from tables.game.tableau import banker_draws, is_natural, player_draws
+from baccarat.cards import Card, hand_total
+from baccarat.tableau import banker_draws, is_natural, player_draws
 
 PLAYER = "player"
 BANKER = "banker"
