@@ -80,7 +80,7 @@ def tables_with_open_coups() -> list:
 
 def partner_clients(coups: list, count: int) -> list[str]:
     """Partner players placing through the partner API: one clients-file line each."""
-    from wagering import partner_services
+    from partners import services as partner_services
 
     partner = partner_services.partner_create(code="bench", name="Bench")
     key = partner_services.partner_api_key_create(partner=partner, name="bench").key

@@ -10,7 +10,8 @@ from django.contrib import admin
 from django.contrib.admin import widgets
 from django.contrib.admin.filters import FieldListFilter, ListFilter
 from django.contrib.admin.utils import get_fields_from_path
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 
 DATE_HIERARCHY_PARTS = ("year", "month", "day")
 
@@ -56,3 +57,41 @@ class StrictLookupsMixin:
 
 class StrictModelAdmin(StrictLookupsMixin, admin.ModelAdmin):
     """The project's ModelAdmin base."""
+
+
+class ActionsCheckedAdmin(StrictModelAdmin):
+    """An action the user may not run is refused with 403 (Django would only say "No action selected")."""
+
+    def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
+        if request.method == "POST":
+            allowed = self.get_actions(request)
+            if any(name and name not in allowed for name in request.POST.getlist("action")):
+                raise PermissionDenied
+        return super().changelist_view(request, extra_context)
+
+
+class ReadOnlyAdmin(ActionsCheckedAdmin):
+    """Rows written only by the services: listed and shown, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "casino.apps.CasinoConfig",
     "tables",
     "wagering",
+    "partners",
     "roadmaps",
 ]
 
@@ -244,15 +245,15 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # The partner API (wagering/api): Bearer API keys, JSON only, errors as {"error": {code, message, details}}.
-    "DEFAULT_AUTHENTICATION_CLASSES": ["wagering.api.authentication.PartnerKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["wagering.api.permissions.IsActivePartner"],
+    # The partner API (partners/api): Bearer API keys, JSON only, errors as {"error": {code, message, details}}.
+    "DEFAULT_AUTHENTICATION_CLASSES": ["partners.api.authentication.PartnerKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["partners.api.permissions.IsActivePartner"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["wagering.api.parsers.StrictJSONParser"],
-    "EXCEPTION_HANDLER": "wagering.api.exceptions.partner_exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["wagering.api.throttling.PartnerRateThrottle"],
+    "DEFAULT_PARSER_CLASSES": ["partners.api.parsers.StrictJSONParser"],
+    "EXCEPTION_HANDLER": "partners.api.exceptions.partner_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["partners.api.throttling.PartnerRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"partner": env.str("PARTNER_API_RATE", default="600/min")},
-    "DEFAULT_PAGINATION_CLASS": "wagering.api.pagination.PartnerPagination",
+    "DEFAULT_PAGINATION_CLASS": "partners.api.pagination.PartnerPagination",
     "PAGE_SIZE": 50,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -278,7 +279,7 @@ SPECTACULAR_SETTINGS = {
         "CoupStateEnum": "tables.models.Coup.State",
         "BetStateEnum": "wagering.models.Bet.State",
         "ShoeStateEnum": "tables.models.Shoe.State",
-        "TableStateEnum": "wagering.api.serializers.TABLE_STATES",
+        "TableStateEnum": "partners.api.serializers.TABLE_STATES",
     },
 }
 

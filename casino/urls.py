@@ -16,5 +16,5 @@ urlpatterns = [
     path("account/", account_page, name="account"),
     path("tables/", include("tables.player_urls")),
     path("tables/", include("wagering.urls")),
-    path("api/", include("wagering.api.urls")),
+    path("api/", include("partners.api.urls")),
 ]

@@ -22,8 +22,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 
+from casino.live import EVENT_VERSION, live_message, table_group, user_group
 from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
-from roadmaps.events import EVENT_VERSION, live_message, table_group, user_group
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
 from tables.selectors import player_display_name
@@ -173,5 +173,5 @@ class TableConsumer(AsyncWebsocketConsumer):
             await super().dispatch(message)
 
     async def live_event(self, message: dict) -> None:
-        """Forward an event as its sender serialised it (``roadmaps.events.live_message``)."""
+        """Forward an event as its sender serialised it (``casino.live.live_message``)."""
         await self.send(text_data=message["text"])

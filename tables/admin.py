@@ -15,12 +15,12 @@ from django.contrib.admin import helpers
 from django.contrib.auth import admin as auth_admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
-from casino.admin_base import StrictLookupsMixin, StrictModelAdmin
+from casino.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin, ReadOnlyInline, StrictLookupsMixin
 from tables import corrections, holds, services
 from tables.forms import (
     RULES_TAKE_EFFECT,
@@ -110,17 +110,6 @@ def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str,
     return TemplateResponse(request, "admin/tables/action_confirmation.html", context)
 
 
-class ActionsCheckedAdmin(StrictModelAdmin):
-    """An action the user may not run is refused with 403 (Django would only say "No action selected")."""
-
-    def changelist_view(self, request: HttpRequest, extra_context=None) -> HttpResponse:
-        if request.method == "POST":
-            allowed = self.get_actions(request)
-            if any(name and name not in allowed for name in request.POST.getlist("action")):
-                raise PermissionDenied
-        return super().changelist_view(request, extra_context)
-
-
 class FloorAdmin(ActionsCheckedAdmin):
     """Nothing on the floor is deleted; an action the user may not run is refused with 403;
     a service's refusal is shown as a message and changes nothing."""
@@ -134,28 +123,6 @@ class FloorAdmin(ActionsCheckedAdmin):
         except REFUSALS as error:  # raised inside the view's transaction: it is rolled back
             self.message_user(request, f"Nothing was changed: {_refusal_text(error)}", messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
-
-
-class ReadOnlyAdmin(FloorAdmin):
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 # --- Tables: rules, limits, opening, no-bet coups, cards, dealers ------------------------------

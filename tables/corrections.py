@@ -18,13 +18,13 @@ from django.utils import timezone
 
 from baccarat.cards import InvalidCardError, parse_cards
 from baccarat.coup import CoupResult, DealingError, resolve_hands
-from roadmaps.events import table_event_send
+from casino.live import table_event_send
+from partners.webhooks import webhook_correction_enqueue
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
 from tables.models import Coup, ResultCorrection
 from tables.services import TableError
 from wagering.corrections import coup_resettle
-from wagering.webhooks import webhook_correction_enqueue
 
 User = AbstractBaseUser
 PERMISSION = "tables.correct_result"

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.coup import PLAYER
-from roadmaps.events import table_event_send
+from casino.live import table_event_send
 from tables.audit import audit_record
 from tables.models import Coup, DealtCard, HeldCard, Shoe
 from tables.selectors import coup_deal_state

@@ -51,8 +51,10 @@ def roles_ensure() -> dict[str, Group]:
     """Create (or bring up to date) the staff groups with their permissions."""
     views = [f"tables.view_{model}" for model in _FLOOR_MODELS]
     views += [
-        f"wagering.{p.codename}"
-        for p in Permission.objects.filter(content_type__app_label="wagering", codename__startswith="view_")
+        f"{p.content_type.app_label}.{p.codename}"
+        for p in Permission.objects.select_related("content_type").filter(
+            content_type__app_label__in=("wagering", "partners"), codename__startswith="view_"
+        )
     ]
     grants = {
         PIT_BOSS: views + list(_PIT_BOSS_EXTRA),

@@ -21,7 +21,8 @@ from baccarat.coup import HANDS, CoupDeal
 from baccarat.fairness import new_salt, shoe_commitment
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count, new_shoe_order
 from casino.encryption import encrypt, reencrypt
-from roadmaps.events import table_event_send
+from casino.live import table_event_send
+from partners.webhooks import VOID, webhook_events_enqueue
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
 from tables.models import (
@@ -46,7 +47,6 @@ from tables.selectors import (
     table_live_coup,
     table_shoe_in_play,
 )
-from wagering.webhooks import VOID, webhook_events_enqueue
 
 User = AbstractBaseUser
 

@@ -21,7 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Sum
 
 from baccarat.coup import CoupResult
-from roadmaps.events import user_events_send
+from casino.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import rules_from_snapshot
 from wagering.models import (

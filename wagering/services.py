@@ -27,7 +27,9 @@ from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER, TIE, CoupResult
 from baccarat.rules import MAIN_BETS, SIDE_BETS
-from roadmaps.events import table_event_send, user_event_send, user_events_send
+from casino.live import table_event_send, user_event_send, user_events_send
+from partners.webhooks import SETTLEMENT as SETTLEMENT_EVENT
+from partners.webhooks import webhook_events_enqueue
 from tables.audit import audit_record
 from tables.models import AMOUNT_TEXT, Coup, PersonalLimitMarker, Shoe
 from tables.selectors import rules_from_snapshot
@@ -60,8 +62,6 @@ from wagering.selectors import (
     wallet_balance,
     wallet_open_largest_return,
 )
-from wagering.webhooks import SETTLEMENT as SETTLEMENT_EVENT
-from wagering.webhooks import webhook_events_enqueue
 
 User = AbstractBaseUser
 MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold

@@ -13,7 +13,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import OperationalError
 from django.utils import timezone
 
-from wagering import services, webhook_http, webhooks
+from wagering import services
 
 RETRYING = {
     "acks_late": True,
@@ -28,11 +28,6 @@ RETRYING = {
 # the table loop sends a coup left resolved again after 30 s (tables.loop).
 SETTLEMENT_LIMITS = {"soft_time_limit": 30, "time_limit": 45}
 REPORT_LIMITS = {"soft_time_limit": 300, "time_limit": 360}
-# Just above an attempt's own deadline (connect, TLS, request and answer).
-WEBHOOK_LIMITS = {
-    "soft_time_limit": webhook_http.ATTEMPT_DEADLINE_SECONDS + 5,
-    "time_limit": webhook_http.ATTEMPT_DEADLINE_SECONDS + 10,
-}
 
 
 @shared_task(**{**RETRYING, "autoretry_for": (OperationalError, SoftTimeLimitExceeded)}, **SETTLEMENT_LIMITS)
@@ -56,12 +51,3 @@ def day_reports_build(day_iso: str | None = None, days_ago: int = 0) -> None:
     """Every table's and shoe's report for a day: ``day_iso``, else today (UTC) minus ``days_ago``."""
     day = date.fromisoformat(day_iso) if day_iso else timezone.now().date() - timedelta(days=days_ago)
     services.day_reports_build(day=day)
-
-
-@shared_task(bind=True, acks_late=True, max_retries=webhooks.WEBHOOK_ATTEMPTS - 1, **WEBHOOK_LIMITS)
-def webhook_delivery_send(self, delivery_id: int) -> None:
-    """POST one signed webhook event; enqueued on commit. A failed attempt is retried with exponential backoff."""
-    final = self.request.retries >= self.max_retries
-    done = webhooks.webhook_delivery_attempt(delivery_id=delivery_id, final=final)
-    if not done and not final:
-        raise self.retry(countdown=webhooks.webhook_retry_delay(self.request.retries))

@@ -12,14 +12,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from partners import webhook_http, webhooks
+from partners.models import WebhookDelivery
 from tables import loop
 from tables import services as table_services
 from tables.models import Coup
-from tests.api.conftest import partner_make, player_make
-from tests.api.test_webhook_attempts import RawReceiver, trickle
+from tests.partners.conftest import partner_make, player_make
+from tests.partners.test_webhook_attempts import RawReceiver, trickle
 from tests.processes import wait_until
-from wagering import services, webhook_http, webhooks
-from wagering.models import WebhookDelivery
+from wagering import services
 
 pytestmark = [pytest.mark.faults, pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from casino import live as events
 from casino.asgi import application
-from roadmaps import events
-from roadmaps.events import table_event_send
+from casino.live import table_event_send
 from tables import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,7 +26,7 @@ import sys, django
 django.setup()
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from roadmaps.events import table_group, live_message
+from casino.live import table_group, live_message
 event = {"type": "chat", "version": 1, "table": sys.argv[1], "data": {"user": "elsewhere", "text": sys.argv[2]}}
 async_to_sync(get_channel_layer().group_send)(table_group(sys.argv[1]), live_message(event))
 """

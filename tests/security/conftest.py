@@ -14,13 +14,15 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from partners import services as partner_services
+from partners import webhooks
+from partners.api.throttling import PartnerRateThrottle
+from partners.models import WebhookDelivery
 from tables import corrections, holds
 from tables import services as floor
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
-from wagering import partner_services, services, webhooks
-from wagering.api.throttling import PartnerRateThrottle
-from wagering.models import WebhookDelivery
+from wagering import services
 
 ANONYMOUS, PLAYER, PARTNER, OTHER_PARTNER = "anonymous", "player", "partner", "other partner"
 DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER = "dealer", "pit boss", "surveillance", "superuser"
@@ -207,11 +209,11 @@ WATCHED_MODELS = (
     "wagering.PlayerAdjustment",
     "wagering.TableDayReport",
     "wagering.ShoeReport",
-    "wagering.Partner",
-    "wagering.PartnerApiKey",
-    "wagering.PartnerPlayer",
-    "wagering.WebhookEndpoint",
-    "wagering.WebhookDelivery",
+    "partners.Partner",
+    "partners.PartnerApiKey",
+    "partners.PartnerPlayer",
+    "partners.WebhookEndpoint",
+    "partners.WebhookDelivery",
     "roadmaps.ShoeRoad",
     "auth.User",
     "auth.Group",

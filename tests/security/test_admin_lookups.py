@@ -18,9 +18,9 @@ from django.urls import reverse
 
 from casino.admin_base import StrictLookupsMixin
 from casino.encryption import decrypt
+from partners.models import PartnerApiKey, WebhookEndpoint
 from tables.models import Shoe
 from tests.security.conftest import DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER, SURVEILLANCE_ROLE
-from wagering.models import PartnerApiKey, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -58,9 +58,9 @@ def finding_urls(floor_state) -> list[str]:
         f"{reverse('admin:tables_table_changelist')}?shoes__card_order__regex={skip}",
         f"{changelist(WebhookEndpoint)}?secret__startswith=whsec_",
         f"{changelist(WebhookEndpoint)}?secret_encrypted__startswith=",
-        f"{reverse('admin:wagering_webhookdelivery_changelist')}?endpoint__secret__startswith=whsec_",
-        f"{reverse('admin:wagering_partner_changelist')}?webhook_endpoints__secret__startswith=whsec_",
-        f"{reverse('admin:wagering_partnerapikey_changelist')}?secret_hash__startswith=",
+        f"{reverse('admin:partners_webhookdelivery_changelist')}?endpoint__secret__startswith=whsec_",
+        f"{reverse('admin:partners_partner_changelist')}?webhook_endpoints__secret__startswith=whsec_",
+        f"{reverse('admin:partners_partnerapikey_changelist')}?secret_hash__startswith=",
         f"{reverse('admin:auth_user_changelist')}?password__startswith=",
     ]
 
@@ -212,8 +212,8 @@ def test_no_screen_of_the_shoe_in_play_or_the_endpoint_shows_a_secret(client_as,
         reverse("admin:tables_shoe_change", args=[shoe.pk]),
         reverse("admin:tables_coup_change", args=[floor_state.live_coup.pk]),
         changelist(WebhookEndpoint),
-        reverse("admin:wagering_webhookendpoint_change", args=[endpoint.pk]),
-        reverse("admin:wagering_webhookdelivery_change", args=[floor_state.failed_delivery.pk]),
+        reverse("admin:partners_webhookendpoint_change", args=[endpoint.pk]),
+        reverse("admin:partners_webhookdelivery_change", args=[floor_state.failed_delivery.pk]),
         f"{changelist(Shoe)}?o=1.2.3.4.5.6.7",
         f"{changelist(Shoe)}?q=KC",
     ]

@@ -75,10 +75,10 @@ ADMIN_ACTIONS = {
     ("wagering.tabledayreport", "rebuild"): AdminAction(ROOT, lambda f: f.open_table.day_reports.get()),
     ("wagering.shoereport", "export_csv"): AdminAction(VIEWERS, lambda f: f.live_coup.shoe.report, changes=False),
     ("wagering.shoereport", "rebuild"): AdminAction(ROOT, lambda f: f.live_coup.shoe.report),
-    ("wagering.partner", "api_key_create"): AdminAction(ROOT, lambda f: f.partner),
-    ("wagering.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
-    ("wagering.webhookendpoint", "disable"): AdminAction(ROOT, lambda f: f.endpoint),
-    ("wagering.webhookdelivery", "resend"): AdminAction(ROOT, lambda f: f.failed_delivery),
+    ("partners.partner", "api_key_create"): AdminAction(ROOT, lambda f: f.partner),
+    ("partners.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
+    ("partners.webhookendpoint", "disable"): AdminAction(ROOT, lambda f: f.endpoint),
+    ("partners.webhookdelivery", "resend"): AdminAction(ROOT, lambda f: f.failed_delivery),
 }
 
 
@@ -141,7 +141,7 @@ FLOOR_VIEWERS = {
 ADDERS = {
     "tables.table": ROOT,
     "tables.personallimitmarker": FLOOR_BOSSES,
-    "wagering.partner": ROOT,
+    "partners.partner": ROOT,
     "auth.user": ROOT,
     "auth.group": ROOT,
 }
@@ -151,7 +151,7 @@ def viewers_of(label: str) -> frozenset[str]:
     app_label = label.split(".")[0]
     if label in FLOOR_VIEWERS:
         return frozenset(FLOOR_VIEWERS[label])
-    return VIEWERS if app_label in ("tables", "wagering") else ROOT
+    return VIEWERS if app_label in ("tables", "wagering", "partners") else ROOT
 
 
 REGISTERED = sorted(model._meta.label_lower for model in admin.site._registry)
@@ -183,11 +183,11 @@ SENSITIVE_OBJECTS = {
     "wagering.account": lambda f: f.users[PLAYER].wallet,
     "wagering.bet": lambda f: f.live_coup.bets.get(),
     "wagering.ledgertransaction": lambda f: f.users[PLAYER].wallet.entries.first().transaction,
-    "wagering.partner": lambda f: f.partner,
-    "wagering.partnerapikey": lambda f: f.api_key.api_key,
+    "partners.partner": lambda f: f.partner,
+    "partners.partnerapikey": lambda f: f.api_key.api_key,
     "auth.user": lambda f: f.users[PLAYER],
 }
-CHANGERS = {"tables.table": FLOOR_BOSSES, "wagering.partner": ROOT, "auth.user": ROOT}
+CHANGERS = {"tables.table": FLOOR_BOSSES, "partners.partner": ROOT, "auth.user": ROOT}
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -300,7 +300,7 @@ API_CALLS = {
 
 
 def test_every_api_endpoint_is_in_the_matrix():
-    from wagering.api.urls import v1
+    from partners.api.urls import v1
 
     assert {pattern.name for pattern in v1} == set(API_CALLS)
 

@@ -12,11 +12,11 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from roadmaps import events
+from casino import live as events
 from tables import holds, services
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
-from tests.api.conftest import client_for, partner_make, player_make
+from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import staff_login
 from wagering.models import Bet
 from wagering.selectors import ledger_check, settlement_check, wallet_balance

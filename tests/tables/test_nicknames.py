@@ -5,7 +5,7 @@ import pytest
 from tables.models import AuditLog, PlayerProfile
 from tables.selectors import player_display_name, player_display_names
 from tables.services import TableError, player_nickname_set
-from tests.api.conftest import partner_make, player_make
+from tests.partners.conftest import partner_make, player_make
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

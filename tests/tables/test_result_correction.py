@@ -14,21 +14,22 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from roadmaps import events
-from roadmaps.events import table_group, user_group
+from casino import live as events
+from casino.live import table_group, user_group
+from partners import webhooks
+from partners.models import WebhookDelivery
 from roadmaps.models import ShoeRoad
 from roadmaps.services import shoe_road_add_coup
 from tables import corrections
 from tables.models import AuditLog, Coup, ResultCorrection
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import TableError
-from tests.api.conftest import partner_make, player_make
-from tests.api.test_webhooks import Receiver, signature_ok
+from tests.partners.conftest import partner_make, player_make
+from tests.partners.test_webhooks import Receiver, signature_ok
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
 from tests.security.conftest import database_state
 from tests.wagering.conftest import fund
-from wagering import services, webhooks
-from wagering.models import WebhookDelivery
+from wagering import services
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 
 pytestmark = pytest.mark.django_db

@@ -15,11 +15,11 @@ from django.db.migrations.executor import MigrationExecutor
 
 from casino import encryption
 from casino.encryption import DecryptionFailed, decrypt, encrypt, key_generate
+from partners import webhooks
+from partners.models import WebhookEndpoint
+from partners.services import partner_create
 from tables import services
 from tables.models import AuditLog, Shoe
-from wagering import webhooks
-from wagering.models import WebhookEndpoint
-from wagering.partner_services import partner_create
 
 pytestmark = pytest.mark.django_db
 

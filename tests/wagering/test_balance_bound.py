@@ -11,11 +11,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from partners import services as partner_services
 from tables.models import AuditLog, Coup
-from tests.api.conftest import client_for, partner_make, player_make
+from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
-from wagering import partner_services, services
+from wagering import services
 from wagering.errors import WalletRejected
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
 from wagering.selectors import ledger_check, settlement_check, wallet_balance

@@ -9,11 +9,13 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from casino import celery_app
+from partners import tasks as partner_tasks
+from partners import webhook_http
 from tables.models import Coup
 from tests.factories import CoupFactory, coup_resolve
 from tests.processes import ROOT
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
-from wagering import services, tasks, webhook_http
+from wagering import services, tasks
 from wagering.models import LedgerTransaction
 from wagering.selectors import ledger_check, settlement_check
 
@@ -44,7 +46,7 @@ def test_every_task_has_a_soft_and_a_hard_time_limit_that_fit_its_work():
     for name, task in project_tasks().items():
         assert 0 < task.soft_time_limit < task.time_limit, name
     assert tasks.coup_settle.time_limit <= 60
-    assert webhook_http.ATTEMPT_DEADLINE_SECONDS < tasks.webhook_delivery_send.soft_time_limit <= 20
+    assert webhook_http.ATTEMPT_DEADLINE_SECONDS < partner_tasks.webhook_delivery_send.soft_time_limit <= 20
     assert tasks.day_reports_build.soft_time_limit >= 60
     assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT  # for any task to come
 

@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from casino.encryption import DecryptionFailed
+from partners.webhooks import webhook_secrets_reencrypt
 from tables.services import shoe_secrets_reencrypt
-from wagering.webhooks import webhook_secrets_reencrypt
 
 
 class Command(BaseCommand):

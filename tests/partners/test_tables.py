@@ -6,11 +6,11 @@ import pytest
 
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.paytables import build_paytables
+from partners import selectors as partner_selectors
 from tables import services as table_services
 from tables.models import Shoe
 from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_resolve
 from tests.tables.test_game_loop import step_until
-from wagering import partner_selectors
 
 
 def test_the_list_shows_every_table_with_its_rules_limits_and_current_coup(api, coup):

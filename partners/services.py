@@ -20,19 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from tables.audit import audit_record
-from tables.models import Table
-from tables.selectors import table_live_coup
-from wagering.errors import BetRejected, IdempotencyConflict, WalletRejected
-from wagering.models import (
-    Account,
-    LedgerTransaction,
-    Partner,
-    PartnerApiKey,
-    PartnerIdempotencyKey,
-    PartnerPlayer,
-)
-from wagering.partners import (
+from partners.identifiers import (
     PartnerRejected,
     api_key_new,
     api_key_secret_hash,
@@ -41,6 +29,12 @@ from wagering.partners import (
     player_id_valid,
     player_username,
 )
+from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, PartnerPlayer
+from tables.audit import audit_record
+from tables.models import Table
+from tables.selectors import table_live_coup
+from wagering.errors import BetRejected, IdempotencyConflict, WalletRejected
+from wagering.models import Account, LedgerTransaction
 from wagering.services import (
     MAX_AMOUNT,
     PlacedBatch,

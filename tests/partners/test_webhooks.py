@@ -13,11 +13,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.urls import reverse
 
+from partners import webhook_http, webhooks
+from partners.models import WebhookDelivery, WebhookEndpoint
 from tables import services as table_services
-from tests.api.conftest import idempotency_key, player_make
+from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import UserFactory, coup_resolve, staff_login
-from wagering import services, webhook_http, webhooks
-from wagering.models import WebhookDelivery, WebhookEndpoint
+from wagering import services
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
 
@@ -337,13 +338,13 @@ def test_deliveries_and_their_failures_are_in_the_admin_and_a_failed_one_can_be_
             settle(coup)
         delivery = WebhookDelivery.objects.get()
         staff_login(client, UserFactory(is_staff=True, is_superuser=True))
-        changelist = client.get(reverse("admin:wagering_webhookdelivery_changelist"))
+        changelist = client.get(reverse("admin:partners_webhookdelivery_changelist"))
         assert changelist.status_code == 200 and str(delivery.event_id) in changelist.content.decode()
-        detail = client.get(reverse("admin:wagering_webhookdelivery_change", args=[delivery.pk])).content.decode()
+        detail = client.get(reverse("admin:partners_webhookdelivery_change", args=[delivery.pk])).content.decode()
         assert "HTTP 500" in detail and "Failed (out of attempts)" in detail
         with django_capture_on_commit_callbacks(execute=True):
             client.post(
-                reverse("admin:wagering_webhookdelivery_changelist"),
+                reverse("admin:partners_webhookdelivery_changelist"),
                 {"action": "resend", "_selected_action": [delivery.pk]},
             )
     delivery.refresh_from_db()

@@ -11,10 +11,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from baccarat import rules as game_rules
+from partners.identifiers import PLAYER_ID_PATTERN
+from partners.selectors import TABLE_CLOSED, TABLE_OPEN
 from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, WINNER_CHOICES, Coup, Shoe, Table
 from wagering.models import Bet, BetSettlement, LedgerTransaction
-from wagering.partner_selectors import TABLE_CLOSED, TABLE_OPEN
-from wagering.partners import PLAYER_ID_PATTERN
 
 MONEY = {"max_digits": 14, "decimal_places": 2}
 AMOUNT_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,2})?$"

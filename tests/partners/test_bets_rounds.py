@@ -6,11 +6,12 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
-from tests.api.conftest import idempotency_key, player_make
+from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from wagering import services
-from wagering.models import Bet, PartnerIdempotencyKey
+from wagering.models import Bet
 from wagering.selectors import ledger_check, wallet_balance
 
 D = Decimal

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-from wagering.api import views
+from partners.api import views
 
 PUBLIC = {"authentication_classes": [], "permission_classes": [AllowAny]}
 

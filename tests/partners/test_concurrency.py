@@ -4,12 +4,13 @@ from decimal import Decimal
 
 import pytest
 
-from tests.api.conftest import partner_make, player_make
+from partners import services as partner_services
+from partners.models import PartnerPlayer
+from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import postgres_only
 from tests.wagering.test_concurrency import all_at_once
-from wagering import partner_services
 from wagering.errors import WalletRejected
-from wagering.models import LedgerTransaction, PartnerPlayer
+from wagering.models import LedgerTransaction
 from wagering.selectors import ledger_check, wallet_balance
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]

@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from wagering.models import PartnerApiKey
+from partners.models import PartnerApiKey
 
 
 class PartnerRateThrottle(SimpleRateThrottle):

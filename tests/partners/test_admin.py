@@ -6,10 +6,11 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from partners import webhooks
+from partners.models import Partner, PartnerApiKey
 from tables.models import AuditLog
 from tests.factories import UserFactory, staff_login
-from wagering import webhooks
-from wagering.models import Account, Partner, PartnerApiKey
+from wagering.models import Account
 
 
 @pytest.fixture
@@ -19,13 +20,13 @@ def admin_client(client, db):
 
 def test_a_partner_added_in_the_admin_gets_its_float_and_an_audit_row(admin_client):
     response = admin_client.post(
-        reverse("admin:wagering_partner_add"), {"code": "initech", "name": "Initech", "is_active": "on"}
+        reverse("admin:partners_partner_add"), {"code": "initech", "name": "Initech", "is_active": "on"}
     )
     assert response.status_code == 302
     partner = Partner.objects.get(code="initech")
     assert Account.objects.filter(kind=Account.Kind.PARTNER_FLOAT, partner_code="initech").exists()
     assert AuditLog.objects.filter(action="partner_created", object_id=str(partner.pk)).exists()
-    change = reverse("admin:wagering_partner_change", args=[partner.pk])
+    change = reverse("admin:partners_partner_change", args=[partner.pk])
     admin_client.post(change, {"name": "Initech Ltd", "rate_limit": "1200/min"})
     partner.refresh_from_db()
     assert (partner.code, partner.name, partner.rate_limit, partner.is_active) == (
@@ -40,7 +41,7 @@ def test_a_partner_added_in_the_admin_gets_its_float_and_an_audit_row(admin_clie
 
 def test_a_bad_rate_limit_is_a_form_error(admin_client):
     response = admin_client.post(
-        reverse("admin:wagering_partner_add"), {"code": "x1", "name": "X", "rate_limit": "lots"}
+        reverse("admin:partners_partner_add"), {"code": "x1", "name": "X", "rate_limit": "lots"}
     )
     assert response.status_code == 200 and "a rate is requests per period" in response.content.decode()
     assert not Partner.objects.filter(code="x1").exists()
@@ -48,17 +49,17 @@ def test_a_bad_rate_limit_is_a_form_error(admin_client):
 
 def test_an_api_key_created_in_the_admin_is_shown_once_and_works_until_revoked(admin_client, partner):
     page = admin_client.post(
-        reverse("admin:wagering_partner_changelist"), {"action": "api_key_create", "_selected_action": [partner.pk]}
+        reverse("admin:partners_partner_changelist"), {"action": "api_key_create", "_selected_action": [partner.pk]}
     ).content.decode()
     (key,) = re.findall(r"punto_[0-9a-f]{12}_[\w-]+", page)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     assert client.get("/api/v1/tables/").status_code == 200
     api_key = PartnerApiKey.objects.get(prefix=key.split("_")[1])
-    listing = admin_client.get(reverse("admin:wagering_partnerapikey_change", args=[api_key.pk])).content.decode()
+    listing = admin_client.get(reverse("admin:partners_partnerapikey_change", args=[api_key.pk])).content.decode()
     assert key.split("_", 2)[2] not in listing and api_key.secret_hash not in listing
     admin_client.post(
-        reverse("admin:wagering_partnerapikey_changelist"), {"action": "revoke", "_selected_action": [api_key.pk]}
+        reverse("admin:partners_partnerapikey_changelist"), {"action": "revoke", "_selected_action": [api_key.pk]}
     )
     assert client.get("/api/v1/tables/").status_code == 401
 
@@ -66,7 +67,7 @@ def test_an_api_key_created_in_the_admin_is_shown_once_and_works_until_revoked(a
 def test_a_staff_member_without_the_permission_cannot_create_keys(client, partner):
     staff_login(client, UserFactory(is_staff=True))
     response = client.post(
-        reverse("admin:wagering_partner_changelist"), {"action": "api_key_create", "_selected_action": [partner.pk]}
+        reverse("admin:partners_partner_changelist"), {"action": "api_key_create", "_selected_action": [partner.pk]}
     )
     assert response.status_code == 403
     assert not PartnerApiKey.objects.exists()
@@ -75,6 +76,6 @@ def test_a_staff_member_without_the_permission_cannot_create_keys(client, partne
 def test_the_webhook_secret_is_never_shown_in_the_admin(admin_client, partner):
     created = webhooks.webhook_endpoint_create(partner=partner, url="https://partner.example/hooks")
     endpoint = created.endpoint
-    page = admin_client.get(reverse("admin:wagering_webhookendpoint_change", args=[endpoint.pk])).content.decode()
+    page = admin_client.get(reverse("admin:partners_webhookendpoint_change", args=[endpoint.pk])).content.decode()
     assert "https://partner.example/hooks" in page
     assert created.secret not in page and endpoint.secret_encrypted not in page

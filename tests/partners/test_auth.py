@@ -7,11 +7,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
+from partners import services as partner_services
+from partners.identifiers import api_key_secret_hash
+from partners.models import Partner, PartnerApiKey
 from tables.models import AuditLog
-from tests.api.conftest import client_for
-from wagering import partner_services
-from wagering.models import Partner, PartnerApiKey
-from wagering.partners import api_key_secret_hash
+from tests.partners.conftest import client_for
 
 
 def error_code(response) -> str:

@@ -18,6 +18,8 @@ from django.db.models import Prefetch, QuerySet
 
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.rules import TableRules
+from partners.identifiers import api_key_parse, api_key_secret_hash
+from partners.models import Partner, PartnerApiKey, PartnerPlayer, WebhookEndpoint
 from roadmaps.selectors import shoe_roadmap
 from tables.models import Coup, DealtCard, Shoe, Table
 from tables.players import dealer_display_name
@@ -30,18 +32,7 @@ from tables.selectors import (
     table_dealer,
     table_shoe_in_play,
 )
-from wagering.models import (
-    Bet,
-    BetBatch,
-    LedgerEntry,
-    LedgerTransaction,
-    Partner,
-    PartnerApiKey,
-    PartnerPlayer,
-    WebhookEndpoint,
-    money,
-)
-from wagering.partners import api_key_parse, api_key_secret_hash
+from wagering.models import Bet, BetBatch, LedgerEntry, LedgerTransaction, money
 from wagering.selectors import wallet_balance
 
 if TYPE_CHECKING:

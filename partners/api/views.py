@@ -1,7 +1,7 @@
 """The partner API's views: validate with a serializer, call a selector or a service, render.
 
 Authentication, permission, throttling, pagination and errors come from ``REST_FRAMEWORK``
-(``wagering.api.authentication``, ``permissions``, ``throttling``, ``pagination``, ``exceptions``).
+(``partners.api.authentication``, ``permissions``, ``throttling``, ``pagination``, ``exceptions``).
 A partner reaches only its own players: another partner's player id answers 404.
 """
 
@@ -15,11 +15,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from partners import selectors as partner_selectors
+from partners import services as partner_services
+from partners import webhooks
+from partners.api import serializers
+from partners.identifiers import IDEMPOTENCY_KEY_PATTERN, PLAYER_ID_PATTERN
+from partners.models import Partner, PartnerPlayer
 from tables.models import Table
-from wagering import partner_selectors, partner_services, webhooks
-from wagering.api import serializers
-from wagering.models import Partner, PartnerPlayer
-from wagering.partners import IDEMPOTENCY_KEY_PATTERN, PLAYER_ID_PATTERN
 
 ERRORS = {
     400: "bad input, or the request was refused (the code says why: a limit, the funds...)",

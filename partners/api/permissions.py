@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from wagering.models import PartnerApiKey
+from partners.models import PartnerApiKey
 
 
 class IsActivePartner(BasePermission):

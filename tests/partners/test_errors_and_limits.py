@@ -4,7 +4,7 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from tests.api.conftest import client_for, partner_make
+from tests.partners.conftest import client_for, partner_make
 
 
 @pytest.fixture
@@ -43,8 +43,8 @@ def test_the_default_rate_comes_from_the_settings(db, settings):
 
 
 def test_a_malformed_rate_limit_is_refused(db):
-    from wagering.partner_services import partner_create
-    from wagering.partners import PartnerRejected
+    from partners.identifiers import PartnerRejected
+    from partners.services import partner_create
 
     with pytest.raises(PartnerRejected, match="rate"):
         partner_create(code="bad", name="Bad", rate_limit="fast")
@@ -64,8 +64,9 @@ def test_a_method_not_allowed_is_405_in_the_envelope(api):
 
 
 def test_an_unexpected_error_is_a_500_and_nothing_is_half_done(api, player, coup, monkeypatch):
+    from partners.models import PartnerIdempotencyKey
     from wagering import services
-    from wagering.models import Bet, LedgerTransaction, PartnerIdempotencyKey
+    from wagering.models import Bet, LedgerTransaction
     from wagering.selectors import ledger_check, wallet_balance
 
     def explode(**kwargs):  # after the bets and the ledger are written, before the commit
@@ -135,7 +136,7 @@ def test_an_unknown_query_parameter_is_400_so_a_typo_is_no_silent_filter(api):
 def test_a_database_error_mid_request_is_a_json_503_and_changes_nothing(api, player, coup, monkeypatch):
     from django.db import OperationalError
 
-    from tests.api.test_bets_rounds import place
+    from tests.partners.test_bets_rounds import place
     from wagering.models import Bet, LedgerTransaction
     from wagering.selectors import wallet_balance
 

@@ -1,4 +1,4 @@
-"""``Authorization: Bearer <key>``: a partner's API key (see ``wagering.partners`` for its shape)."""
+"""``Authorization: Bearer <key>``: a partner's API key (see ``partners.identifiers`` for its shape)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
-from wagering.models import Partner, PartnerApiKey
-from wagering.partner_selectors import partner_api_key_find
+from partners.models import Partner, PartnerApiKey
+from partners.selectors import partner_api_key_find
 
 KEYWORD = "Bearer"
 

@@ -11,10 +11,10 @@ from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from partners import services as partner_services
+from partners.api.throttling import PartnerRateThrottle
+from partners.models import Partner, PartnerPlayer
 from tests.factories import CoupFactory, TableFactory
-from wagering import partner_services
-from wagering.api.throttling import PartnerRateThrottle
-from wagering.models import Partner, PartnerPlayer
 
 
 def partner_make(code: str, **fields) -> Partner:

@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from wagering import partner_services
-from wagering.models import Partner
-from wagering.partners import PartnerRejected
+from partners import services as partner_services
+from partners.identifiers import PartnerRejected
+from partners.models import Partner
 
 
 class Command(BaseCommand):

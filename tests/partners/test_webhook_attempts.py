@@ -16,9 +16,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.api.test_webhooks import place, register, settle
-from wagering import webhook_http, webhooks
-from wagering.models import WebhookDelivery
+from partners import webhook_http, webhooks
+from partners.models import WebhookDelivery
+from tests.partners.test_webhooks import place, register, settle
 
 DEADLINE = 1.5  # seconds, instead of the 10 s of production: the tests wait for it
 

@@ -5,10 +5,11 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
+from partners.models import PartnerIdempotencyKey, PartnerPlayer
 from tables.models import AuditLog
-from tests.api.conftest import idempotency_key, player_make
+from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import UserFactory
-from wagering.models import Account, LedgerTransaction, PartnerIdempotencyKey, PartnerPlayer
+from wagering.models import Account, LedgerTransaction
 from wagering.selectors import ledger_check, wallet_balance
 
 D = Decimal

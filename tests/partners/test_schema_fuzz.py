@@ -26,9 +26,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.api.conftest import partner_make, player_make
+from partners import services as partner_services
+from partners import webhooks
+from tests.partners.conftest import partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, coup_resolve
-from wagering import partner_services, services, webhooks
+from wagering import services
 
 CHECKS = [
     not_a_server_error,

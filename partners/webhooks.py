@@ -12,7 +12,7 @@ Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SH
 to the partner once, at registration, and stored encrypted (casino.encryption): only signing decrypts it.
 
 Targets are https URLs of public addresses only, checked at registration and again at every attempt,
-which connects to the address it checked (``wagering.webhook_http``: a name may come to resolve
+which connects to the address it checked (``partners.webhook_http``: a name may come to resolve
 elsewhere): the platform never posts into its own network. ``WEBHOOK_ALLOW_PRIVATE_TARGETS`` lifts both
 rules, for development and tests. An attempt has one deadline (connect, TLS, request and answer) and
 reads a bounded answer, and the deliveries have a Celery queue and workers of their own (``webhooks``):
@@ -41,12 +41,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.encryption import decrypt, encrypt, reencrypt
+from partners.identifiers import PartnerRejected, partner_actor_label
+from partners.models import Partner, WebhookDelivery, WebhookEndpoint
+from partners.webhook_http import WebhookTargetRefused, webhook_post, webhook_target_resolve
 from tables.audit import audit_record
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_public
-from wagering.models import Account, Bet, BetAdjustment, Partner, PlayerAdjustment, WebhookDelivery, WebhookEndpoint
-from wagering.partners import PartnerRejected, partner_actor_label
-from wagering.webhook_http import WebhookTargetRefused, webhook_post, webhook_target_resolve
+from wagering.models import Account, Bet, BetAdjustment, PlayerAdjustment
 
 User = AbstractBaseUser
 SIGNATURE_HEADER = "Punto-Signature"
@@ -333,7 +334,7 @@ def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], ba
 def _deliveries_send(delivery_ids: list[int]) -> None:
     """Queue one task per delivery. Robust on commit: a broker down (or, with eager Celery, a partner's
     endpoint down) must not fail the settlement that committed; the deliveries stay on record, pending."""
-    from wagering.tasks import webhook_delivery_send
+    from partners.tasks import webhook_delivery_send
 
     for delivery_id in delivery_ids:
         webhook_delivery_send.delay(delivery_id)
