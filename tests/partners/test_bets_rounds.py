@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
-from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.partners.conftest import idempotency_key, player_make
 from wagering import services
 from wagering.models import Bet
 from wagering.selectors import ledger_check, wallet_balance

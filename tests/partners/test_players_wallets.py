@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 
 from partners.models import PartnerIdempotencyKey, PartnerPlayer
 from tables.models import AuditLog
-from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import UserFactory
+from tests.partners.conftest import idempotency_key, player_make
 from wagering.models import Account, LedgerTransaction
 from wagering.selectors import ledger_check, wallet_balance
 

@@ -28,8 +28,8 @@ from schemathesis.specs.openapi.checks import (
 
 from partners import services as partner_services
 from partners import webhooks
-from tests.partners.conftest import partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.partners.conftest import partner_make, player_make
 from wagering import services
 
 CHECKS = [

@@ -16,8 +16,8 @@ from django.urls import reverse
 from partners import webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
 from tables import services as table_services
-from tests.partners.conftest import idempotency_key, player_make
 from tests.factories import UserFactory, coup_resolve, staff_login
+from tests.partners.conftest import idempotency_key, player_make
 from wagering import services
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"

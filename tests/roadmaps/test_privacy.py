@@ -11,8 +11,8 @@ from casino.asgi import application
 from tables import services as table_services
 from tables.models import Coup
 from tables.players import default_display_name
-from tests.partners.conftest import partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, UserFactory
+from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering import services
 

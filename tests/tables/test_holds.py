@@ -16,8 +16,8 @@ from casino import live as events
 from tables import holds, services
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
-from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import staff_login
+from tests.partners.conftest import client_for, partner_make, player_make
 from wagering.models import Bet
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 from wagering.services import bet_batch_place, coup_settle, wallet_deposit

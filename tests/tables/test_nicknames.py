@@ -5,8 +5,8 @@ import pytest
 from tables.models import AuditLog, PlayerProfile
 from tables.selectors import player_display_name, player_display_names
 from tables.services import TableError, player_nickname_set
-from tests.partners.conftest import partner_make, player_make
 from tests.factories import UserFactory
+from tests.partners.conftest import partner_make, player_make
 
 pytestmark = pytest.mark.django_db
 

@@ -24,9 +24,9 @@ from tables import corrections
 from tables.models import AuditLog, Coup, ResultCorrection
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import TableError
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
 from tests.partners.conftest import partner_make, player_make
 from tests.partners.test_webhooks import Receiver, signature_ok
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
 from tests.security.conftest import database_state
 from tests.wagering.conftest import fund
 from wagering import services

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from partners import services as partner_services
 from tables.models import AuditLog, Coup
-from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering import services
 from wagering.errors import WalletRejected

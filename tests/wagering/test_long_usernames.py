@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from tables.audit import audit_record
 from tables.models import AuditLog
-from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, UserFactory
+from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering.models import Bet, BetBatch
 from wagering.selectors import ledger_check

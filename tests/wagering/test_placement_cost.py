@@ -9,8 +9,8 @@ from django.db import connection
 from django.test import Client
 
 from tables import services as table_services
-from tests.partners.conftest import client_for, partner_make, player_make
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering import services
 from wagering.models import Account, Bet
