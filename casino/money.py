@@ -1,0 +1,65 @@
+"""Money: one type (``Decimal`` to the cent), one column shape, one amount parser for forms, the API
+and the services. Every app reads amounts through here, so an amount means the same everywhere."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from django import forms
+
+MONEY = {"max_digits": 14, "decimal_places": 2}  # the column every amount is stored in
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
+AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")  # ASCII digits: Decimal alone takes "1_000", "1e3", "١٠٠"
+
+
+def money(value: Decimal | int | str | None) -> Decimal:
+    """An amount to the cent; SQLite hands sums back as floats' digits, so every sum goes through here."""
+    return ZERO if value is None else Decimal(value).quantize(CENT)
+
+
+class AmountInvalid(ValueError):
+    """An amount refused by ``amount_parse``: ``code`` is always ``invalid_amount``."""
+
+    code = "invalid_amount"
+
+    def __init__(self, message: str, value: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = {"amount": str(value)}
+
+
+def amount_parse(value: object, *, what: str = "the amount") -> Decimal:
+    """A positive amount with at most 2 decimals and 12 digits: ``Decimal``, ``int`` or a string of ASCII
+    digits; floats, booleans, exponents and anything else are refused with ``AmountInvalid``."""
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
+        raise AmountInvalid(f"{what} must be a decimal amount, not {type(value).__name__}", value)
+    if isinstance(value, str) and not AMOUNT_TEXT.fullmatch(value.strip()):
+        raise AmountInvalid(f"{what} must be written in digits, e.g. 25.50, not {value!r}", value)
+    try:
+        amount = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
+    except InvalidOperation:
+        raise AmountInvalid(f"{what} must be a decimal amount, not {value!r}", value) from None
+    if not amount.is_finite() or amount <= 0:
+        raise AmountInvalid(f"{what} must be a positive amount, not {value}", value)
+    if amount > MAX_AMOUNT or amount != amount.quantize(CENT):
+        raise AmountInvalid(f"{what} must have at most 2 decimals and 12 digits, not {value}", value)
+    return amount.quantize(CENT)
+
+
+class AmountField(forms.DecimalField):
+    """A form's amount, read by ``amount_parse``: the forms refuse exactly what the services refuse."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs = {**MONEY, "min_value": CENT, **kwargs}
+        super().__init__(**kwargs)
+
+    def to_python(self, value: object) -> Decimal | None:
+        if value in self.empty_values:
+            return None
+        try:
+            return amount_parse(value.strip() if isinstance(value, str) else value)
+        except AmountInvalid as error:
+            raise forms.ValidationError(error.message, code=error.code) from None
