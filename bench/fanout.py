@@ -32,6 +32,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, Verdicts, baseline_seconds, bench_database_reset, django_setup, percentile
+from casino import lifecycle
+from tables.coups import coup_open
+from tables.dealing import coup_deal_card
+from tables.services import table_create, table_open
+from tables.shoes import shoe_prepare, shoe_start
 
 TARGET_P99_MS = 250.0
 TARGET_RSS_MB = 400.0
@@ -168,12 +173,10 @@ def peak_rss_mb(pid: int) -> float:
 def table_with_shoe():
     from django.contrib.auth import get_user_model
 
-    from tables import services
-
     boss = get_user_model().objects.create_user(username="fanout-boss")
-    table = services.table_create(code=TABLE_CODE, name="Fan-out", actor=boss)
-    table = services.table_open(table=table, actor=boss)
-    services.shoe_start(shoe=services.shoe_prepare(table=table))
+    table = table_create(code=TABLE_CODE, name="Fan-out", actor=boss)
+    table = table_open(table=table, actor=boss)
+    shoe_start(shoe=shoe_prepare(table=table))
     return table
 
 
@@ -181,20 +184,19 @@ def coup_play(table) -> tuple[str, float]:
     """One coup at the table loop's pace; the round id and the time its resolution committed."""
     from django.db import transaction
 
-    from tables import services
-    from tables.loop import CARD_INTERVAL
+    from casino.loop import CARD_INTERVAL
     from tables.selectors import coup_deal_state
 
-    coup = services.coup_open(table=table)
-    coup = services.coup_close_betting(coup=coup)
+    coup = coup_open(table=table)
+    coup = lifecycle.coup_close_betting(coup=coup)
     while not coup_deal_state(coup=coup).complete:
         time.sleep(CARD_INTERVAL)
-        services.coup_deal_card(coup=coup)
+        coup_deal_card(coup=coup)
     time.sleep(CARD_INTERVAL)
     committed: list[float] = []
     with transaction.atomic():
         transaction.on_commit(lambda: committed.append(time.time()))  # runs first: before the events go out
-        services.coup_resolve(coup=coup)
+        lifecycle.coup_resolve(coup=coup)
     return coup.round_id, committed[0]
 
 

@@ -25,6 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_database_reset, django_setup
+from tables.services import table_close, table_create, table_open
+from wagering.cancellation import bet_batch_undo
+from wagering.placement import bet_batch_place
+from wagering.wallets import wallet_deposit
 
 SETTLE_SECONDS = 180  # to finish the last coups once the faults stop
 BETS = [{"player": "10.00"}, {"banker": "25.00"}, {"tie": "5.00"}, {"player": "5.00", "tie": "1.00"}]
@@ -46,17 +50,16 @@ def players_bet(players: list, stop: threading.Event, outcomes: Outcomes) -> Non
     from django.utils import timezone
 
     from tables.models import Coup
-    from wagering import services
     from wagering.errors import WageringError
 
     while not stop.is_set():
         coup = Coup.objects.filter(state=Coup.State.BETTING, betting_closes_at__gt=timezone.now()).first()
         for player in random.sample(players, len(players)) if coup is not None else []:
             try:
-                services.bet_batch_place(user=player, coup=coup, bets=random.choice(BETS))
+                bet_batch_place(user=player, coup=coup, bets=random.choice(BETS))
                 outcomes.count("placed")
                 if random.random() < 0.1:
-                    services.bet_batch_undo(user=player, coup=coup)
+                    bet_batch_undo(user=player, coup=coup)
                     outcomes.count("undone")
             except WageringError as error:
                 outcomes.count(f"refused ({error.code})")
@@ -96,19 +99,17 @@ def main() -> int:
     from django.contrib.auth import get_user_model
 
     from casino import celery_app
-    from tables import services as table_services
     from tests.processes import celery_worker, python, subprocess_env
-    from wagering import services
     from wagering.models import LedgerTransaction
     from wagering.selectors import ledger_check, settlement_check
 
     celery_app.control.purge()
     boss = get_user_model().objects.create_user(username="boss")
-    table = table_services.table_create(code="faults", name="Faults", actor=boss, betting_seconds=2)
-    table_services.table_open(table=table, actor=boss)
+    table = table_create(code="faults", name="Faults", actor=boss, betting_seconds=2)
+    table_open(table=table, actor=boss)
     players = [get_user_model().objects.create_user(username=f"punter{n}") for n in range(args.players)]
     for player in players:
-        services.wallet_deposit(user=player, amount=Decimal(10_000), idempotency_key=uuid.uuid4().hex)
+        wallet_deposit(user=player, amount=Decimal(10_000), idempotency_key=uuid.uuid4().hex)
     env = subprocess_env()
     starters = {
         "loop": lambda: python("-m", "tests.faults.loop_process", table.code, env=env),
@@ -124,7 +125,7 @@ def main() -> int:
     stop.set()
     for thread in threads:
         thread.join()
-    table_services.table_close(table=table, actor=boss, reason="end of the fault run")
+    table_close(table=table, actor=boss, reason="end of the fault run")
     deadline = time.monotonic() + SETTLE_SECONDS
     while not finished() and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -34,6 +34,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, django_setup
+from tables.coups import coup_open
+from tables.services import bet_limit_set, table_create, table_open
+from tables.shoes import shoe_prepare, shoe_start
+from wagering.placement import PLACEMENT_SQL
+from wagering.wallets import wallet_deposit
 
 NAME, REDIS_DB = "punto_bench_placement", 5
 PGBENCH_DATABASE = "punto_bench_pgbench"
@@ -63,18 +68,17 @@ def wrk_installed() -> str:
 
 def tables_with_open_coups() -> list:
     """Open tables, each with a coup whose betting window outlasts the run (no table loop runs)."""
-    from tables import services as table_services
 
     coups = []
     for number in range(1, TABLES + 1):
-        table = table_services.table_create(
+        table = table_create(
             code=f"bench{number}", name=f"Bench {number}", betting_seconds=3600, max_differential=LIMIT
         )
         for bet_type in ("player", "banker"):
-            table_services.bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum=LIMIT)
-        table_services.table_open(table=table)
-        table_services.shoe_start(shoe=table_services.shoe_prepare(table=table))
-        coups.append(table_services.coup_open(table=table))
+            bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum=LIMIT)
+        table_open(table=table)
+        shoe_start(shoe=shoe_prepare(table=table))
+        coups.append(coup_open(table=table))
     return coups
 
 
@@ -104,13 +108,11 @@ def ui_clients(coups: list, count: int) -> list[str]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.utils.crypto import get_random_string
 
-    from wagering import services
-
     session_store = import_module(settings.SESSION_ENGINE).SessionStore
     lines = []
     for number in range(count):
         user = get_user_model().objects.create_user(username=f"ui-{number}", password=uuid.uuid4().hex)
-        services.wallet_deposit(user=user, amount=FUNDS, idempotency_key=uuid.uuid4().hex, reason="bench")
+        wallet_deposit(user=user, amount=FUNDS, idempotency_key=uuid.uuid4().hex, reason="bench")
         session = session_store()
         session[SESSION_KEY] = str(user.pk)
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -255,14 +257,13 @@ SELECT state, no_bet, betting_closes_at FROM tables_coup WHERE id = :coup FOR UP
 
 
 def database_only_tps(*, seconds: int) -> float:
-    """A placement's own statements (``services.PLACEMENT_SQL``, ``selectors.TOTALS_WITH_OWN_SQL``, the lock
+    """A placement's own statements (``PLACEMENT_SQL``, ``selectors.TOTALS_WITH_OWN_SQL``, the lock
     and the marker) run by pgbench alone, 64 clients on the bench's players and coups: what the database
     could do for placements if the web tier cost nothing. One Tie bet of 1.00 each."""
     from django.conf import settings
     from django.db import connection
 
     from wagering.selectors import TOTALS_WITH_OWN_SQL
-    from wagering.services import PLACEMENT_SQL
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(user_id), max(user_id), count(*) FROM wagering_account WHERE kind = 'player'")

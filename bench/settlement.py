@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import Verdicts, baseline_seconds, bench_database_reset, django_setup, timed
+from casino.settlement import coup_settle
 
 TARGET_SECONDS = 1.0
 MAX_LINEARITY = 15.0
@@ -201,12 +202,11 @@ def coup_resolve(coup, cards: str) -> None:
 
 def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float]:
     """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes."""
-    from wagering import services
 
     coup = coup_create(table, index=index)
     bets = bets_place(coup, user_ids)
     coup_resolve(coup, CARDS[index % len(CARDS)])
-    return bets, timed(lambda: services.coup_settle(coup_id=coup.pk))
+    return bets, timed(lambda: coup_settle(coup_id=coup.pk))
 
 
 def ledger_problems() -> list[str]:

@@ -36,6 +36,8 @@ def amount_parse(value: object, *, what: str = "the amount") -> Decimal:
     digits; floats, booleans, exponents and anything else are refused with ``AmountInvalid``."""
     if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
         raise AmountInvalid(f"{what} must be a decimal amount, not {type(value).__name__}", value)
+    if isinstance(value, str) and value.strip().startswith("-") and AMOUNT_TEXT.fullmatch(value.strip()[1:]):
+        raise AmountInvalid(f"{what} must be a positive amount, not {value.strip()}", value)
     if isinstance(value, str) and not AMOUNT_TEXT.fullmatch(value.strip()):
         raise AmountInvalid(f"{what} must be written in digits, e.g. 25.50, not {value!r}", value)
     try:

@@ -149,7 +149,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task taken by a worker that dies whole (SIGKILL, lost host) stays unacknowledged on Redis until this
 # timeout, then is delivered again. It must exceed the longest countdown (webhook retries: 37.5 min), or
 # waiting tasks are delivered twice; a resolved coup left unsettled meanwhile is re-sent by the table loop
-# after 30 s (tables.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
+# after 30 s (casino.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
 # A task taken by a worker that died whole goes back to the queue once unacknowledged for the visibility
 # timeout: kombu looks for such tasks every 10 s (its default since 5.7 would be only every 10th look).
 CELERY_BROKER_TRANSPORT_OPTIONS = {

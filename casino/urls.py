@@ -10,11 +10,11 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("console/", include("tables.console_urls")),
+    path("console/", include("casino.console_urls")),
     path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_page, name="account"),
-    path("tables/", include("tables.player_urls")),
+    path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("wagering.urls")),
     path("api/", include("partners.api.urls")),
 ]

@@ -36,7 +36,7 @@ from wagering.models import Bet, BetBatch, LedgerEntry, LedgerTransaction, money
 from wagering.selectors import wallet_balance
 
 if TYPE_CHECKING:
-    from wagering.services import PlacedBatch
+    from wagering.placement import PlacedBatch
 
 RTP_PLACES = Decimal("0.00000001")
 TABLE_CLOSED, TABLE_OPEN = "closed", "open"  # the table's state between coups

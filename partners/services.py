@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from casino.money import MAX_AMOUNT
 from partners.identifiers import (
     PartnerRejected,
     api_key_new,
@@ -33,18 +34,13 @@ from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, Partn
 from tables.audit import audit_record
 from tables.models import Table
 from tables.selectors import table_live_coup
+from wagering.amounts import amount_checked
 from wagering.errors import BetRejected, IdempotencyConflict, WalletRejected
+from wagering.ledger import ledger_post
+from wagering.locks import wallet_locked_for_transfer
 from wagering.models import Account, LedgerTransaction
-from wagering.services import (
-    MAX_AMOUNT,
-    PlacedBatch,
-    amount_checked,
-    bet_batch_place,
-    deposit_bound_check,
-    ledger_post,
-    wallet_event_send,
-    wallet_locked_for_transfer,
-)
+from wagering.placement import PlacedBatch, bet_batch_place
+from wagering.wallets import deposit_bound_check, wallet_event_send
 
 User = AbstractBaseUser
 PARTNER_EDITABLE_FIELDS = ("name", "is_active", "rate_limit")

@@ -18,13 +18,10 @@ from django.utils import timezone
 
 from baccarat.cards import InvalidCardError, parse_cards
 from baccarat.coup import CoupResult, DealingError, resolve_hands
-from casino.live import table_event_send
-from partners.webhooks import webhook_correction_enqueue
-from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
+from tables.errors import TableError
+from tables.locks import coup_only_locked
 from tables.models import Coup, ResultCorrection
-from tables.services import TableError
-from wagering.corrections import coup_resettle
 
 User = AbstractBaseUser
 PERMISSION = "tables.correct_result"
@@ -51,10 +48,6 @@ def corrected_result(*, coup: Coup, player_cards: str, banker_cards: str) -> Cou
     return result
 
 
-def _locked_coup(coup_id: int) -> Coup:
-    return Coup.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=coup_id)
-
-
 @transaction.atomic
 def result_correction_request(
     *, coup: Coup, player_cards: str, banker_cards: str, reason: str, actor: User
@@ -63,7 +56,7 @@ def result_correction_request(
     _permission_check(actor)
     if not reason or not reason.strip():
         raise TableError("a result correction needs a reason")
-    coup = _locked_coup(coup.pk)
+    coup = coup_only_locked(coup.pk)
     if coup.state not in CORRECTABLE_STATES:
         raise TableError(f"coup {coup.round_id} is {coup.state}: only a resolved or settled result is corrected")
     current = coup.result()
@@ -101,7 +94,7 @@ def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, Re
     """The coup's row lock first (as settlement takes it), then the correction's; refused unless it is
     pending and the actor is not its requester."""
     _permission_check(actor)
-    coup = _locked_coup(correction.coup_id)
+    coup = coup_only_locked(correction.coup_id)
     correction = ResultCorrection.objects.select_for_update().select_related("requested_by").get(pk=correction.pk)
     if correction.state != ResultCorrection.State.PENDING:
         raise TableError(f"correction {correction.pk} is already {correction.state}")
@@ -110,10 +103,12 @@ def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, Re
     return coup, correction
 
 
-@transaction.atomic
-def result_correction_approve(*, correction: ResultCorrection, actor: User, reason: str = "") -> ResultCorrection:
-    """Apply the corrected result: the coup, its shoe's roads, a re-settlement if the coup was settled,
-    and the notices to the table, the players and the partners (on commit)."""
+def result_correction_apply(
+    *, correction: ResultCorrection, actor: User, reason: str = ""
+) -> tuple[Coup, ResultCorrection, CoupResult]:
+    """The approval's floor part: the correction decided and the coup's result rewritten, the coup's row
+    locked. ``casino.lifecycle.result_correction_approve`` composes it with the re-settlement, the
+    roads, the audit and the notices, in one transaction."""
     coup, correction = _pending_locked(correction, actor)
     if coup.state not in CORRECTABLE_STATES:
         raise TableError(f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected")
@@ -126,32 +121,7 @@ def result_correction_approve(*, correction: ResultCorrection, actor: User, reas
     coup.player_pair, coup.banker_pair, coup.natural = result.player_pair, result.banker_pair, result.natural
     coup.corrected_at = now
     coup.save(update_fields=[*RESULT_FIELDS, "corrected_at"])
-    settled = coup.state == Coup.State.SETTLED
-    resettlement = coup_resettle(correction=correction, coup=coup, result=result, actor=actor) if settled else None
-    audit_record(
-        action="result_corrected",
-        actor=actor,
-        table=coup.table,
-        obj=coup,
-        before={**correction.before, "state": coup.state},
-        after={
-            **correction.after,
-            "correction": correction.pk,
-            "requested_by": correction.requested_by.get_username(),
-            "approved_by": actor.get_username(),
-            "ledger_transaction": resettlement.pk if resettlement is not None else None,
-        },
-        reason=correction.reason,
-    )
-    shoe_road_add_coup(coup=coup)
-    if settled:
-        webhook_correction_enqueue(correction=correction)
-    table_event_send(
-        table_code=coup.table.code,
-        event_type="result_corrected",
-        data={"round_id": coup.round_id, "before": correction.before, "after": correction.after},
-    )
-    return correction
+    return coup, correction, result
 
 
 @transaction.atomic

@@ -17,9 +17,12 @@ from baccarat.cards import Card
 from baccarat.coup import PLAYER
 from casino.live import table_event_send
 from tables.audit import audit_record
+from tables.coups import card_event_send
+from tables.errors import TableError
+from tables.locks import coup_locked
 from tables.models import Coup, DealtCard, HeldCard, Shoe
 from tables.selectors import coup_deal_state
-from tables.services import TableError, card_event_send, coup_locked, no_bet_coups_order
+from tables.services import no_bet_coups_order
 
 User = AbstractBaseUser
 
@@ -205,7 +208,7 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
 
 
 def kept_card_deal(*, coup: Coup) -> DealtCard | None:
-    """Called by ``services.coup_close_betting``, coup locked: a card kept for this coup is its first card."""
+    """Called by ``casino.lifecycle.coup_close_betting``, coup locked: a card kept for this coup is its first card."""
     held = HeldCard.objects.select_for_update().filter(shoe=coup.shoe, outcome=HeldCard.Outcome.NEXT_COUP).first()
     if held is None:
         return None
@@ -230,7 +233,7 @@ def kept_card_deal(*, coup: Coup) -> DealtCard | None:
 
 
 def held_card_discard(*, coup: Coup, actor: User | None) -> None:
-    """Called by ``services.coup_void``: the void coup's held card is discarded (never burned)."""
+    """Called by ``casino.lifecycle.coup_void``: the void coup's held card is discarded (never burned)."""
     _discard(HeldCard.objects.filter(coup=coup, outcome=HeldCard.Outcome.PENDING), actor)
 
 

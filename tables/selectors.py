@@ -11,6 +11,7 @@ from baccarat.cards import Card
 from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
 from baccarat.rules import TableRules
+from baccarat.shoe import ShoeDealer, ShoeState
 from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
 from tables.players import default_display_name
 
@@ -167,3 +168,20 @@ def shoe_verify(*, shoe: Shoe) -> ShoeVerification:
 def coups_held() -> list[Coup]:
     """Coups held for the pit's decision, oldest first, with their table: the admin's and consoles' alert."""
     return list(Coup.objects.filter(state=Coup.State.HELD).select_related("table").order_by("held_at", "pk"))
+
+
+def shoe_dealer(shoe: Shoe, cards_in_coup: int = 0) -> ShoeDealer:
+    """The game core's dealer over an RNG shoe's order, where the shoe stands (decrypts the order)."""
+    state = ShoeState(
+        position=shoe.position, coups_started=shoe.coups_started, cards_in_coup=cards_in_coup, last_coup=shoe.last_coup
+    )
+    return ShoeDealer(
+        shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.cut_card_rule, state=state
+    )
+
+
+def shoe_is_finished(*, shoe: Shoe) -> bool:
+    """Whether the cut card rule (or, for an RNG shoe, the last card) has ended the shoe."""
+    if shoe.last_coup is not None and shoe.coups_started >= shoe.last_coup:
+        return True
+    return shoe.has_card_order and shoe_dealer(shoe).finished

@@ -18,7 +18,6 @@ from django.utils.html import format_html
 from casino.admin_base import ReadOnlyAdmin
 from tables.forms import AmountField
 from tables.models import MONEY
-from wagering import services
 from wagering.errors import WageringError
 from wagering.models import (
     CENT,
@@ -30,6 +29,8 @@ from wagering.models import (
     ShoeReport,
     TableDayReport,
 )
+from wagering.reports import shoe_report_build, table_day_report_build
+from wagering.wallets import MAX_IDEMPOTENCY_KEY, wallet_deposit, wallet_withdraw
 
 MONEY_MOVE_PERMISSION = "wagering.move_money"
 REPORT_FIELDS = (
@@ -65,7 +66,7 @@ class MoneyMoveForm(forms.Form):
     amount = AmountField(**MONEY, min_value=CENT)
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
     # A new key with every form: submitting the same form twice moves the money once.
-    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=services.MAX_IDEMPOTENCY_KEY)
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=MAX_IDEMPOTENCY_KEY)
 
 
 @admin.register(Account)
@@ -94,7 +95,7 @@ class AccountAdmin(ReadOnlyAdmin):
         account = get_object_or_404(Account, pk=account_id, kind=Account.Kind.PLAYER)
         form = MoneyMoveForm(request.POST or None, initial={"idempotency_key": uuid.uuid4().hex})
         if request.method == "POST" and form.is_valid():
-            move = services.wallet_deposit if form.cleaned_data["operation"] == "deposit" else services.wallet_withdraw
+            move = wallet_deposit if form.cleaned_data["operation"] == "deposit" else wallet_withdraw
             try:
                 ledger_transaction = move(
                     user=account.user,
@@ -211,7 +212,7 @@ class TableDayReportAdmin(ReportAdmin):
         return [report.table.code, report.day.isoformat()]
 
     def build(self, report: TableDayReport) -> None:
-        services.table_day_report_build(table_id=report.table_id, day=report.day)
+        table_day_report_build(table_id=report.table_id, day=report.day)
 
 
 @admin.register(ShoeReport)
@@ -224,7 +225,7 @@ class ShoeReportAdmin(ReportAdmin):
         return [report.shoe.table.code, report.shoe.number]
 
     def build(self, report: ShoeReport) -> None:
-        services.shoe_report_build(shoe_id=report.shoe_id)
+        shoe_report_build(shoe_id=report.shoe_id)
 
 
 # --- Partners: API keys, players, webhooks ---------------------------------------------------------

@@ -24,6 +24,8 @@ from baccarat.coup import CoupResult
 from casino.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import rules_from_snapshot
+from wagering.ledger import ledger_post
+from wagering.locks import wallets_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -34,7 +36,6 @@ from wagering.models import (
     money,
 )
 from wagering.selectors import bet_paid
-from wagering.services import ledger_post, wallets_locked
 
 User = AbstractBaseUser
 

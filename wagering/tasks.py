@@ -9,11 +9,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
 from django.db import OperationalError
 from django.utils import timezone
 
-from wagering import services
+from wagering import reports
 
 RETRYING = {
     "acks_late": True,
@@ -23,31 +22,21 @@ RETRYING = {
     "retry_jitter": True,
     "max_retries": 10,
 }
-# A settlement is one transaction: a soft limit rolls it back whole and the task is retried (it is
-# idempotent). Past the hard limit the pool child is killed, its connection (and transaction) with it;
-# the table loop sends a coup left resolved again after 30 s (tables.loop).
-SETTLEMENT_LIMITS = {"soft_time_limit": 30, "time_limit": 45}
 REPORT_LIMITS = {"soft_time_limit": 300, "time_limit": 360}
-
-
-@shared_task(**{**RETRYING, "autoretry_for": (OperationalError, SoftTimeLimitExceeded)}, **SETTLEMENT_LIMITS)
-def coup_settle(coup_id: int) -> None:
-    """Settle a resolved coup; enqueued on commit by the table services. Idempotent."""
-    services.coup_settle(coup_id=coup_id)
 
 
 @shared_task(**RETRYING, **REPORT_LIMITS)
 def table_day_report_build(table_id: int, day_iso: str) -> None:
-    services.table_day_report_build(table_id=table_id, day=date.fromisoformat(day_iso))
+    reports.table_day_report_build(table_id=table_id, day=date.fromisoformat(day_iso))
 
 
 @shared_task(**RETRYING, **REPORT_LIMITS)
 def shoe_report_build(shoe_id: int) -> None:
-    services.shoe_report_build(shoe_id=shoe_id)
+    reports.shoe_report_build(shoe_id=shoe_id)
 
 
 @shared_task(**RETRYING, **REPORT_LIMITS)
 def day_reports_build(day_iso: str | None = None, days_ago: int = 0) -> None:
     """Every table's and shoe's report for a day: ``day_iso``, else today (UTC) minus ``days_ago``."""
     day = date.fromisoformat(day_iso) if day_iso else timezone.now().date() - timedelta(days=days_ago)
-    services.day_reports_build(day=day)
+    reports.day_reports_build(day=day)

@@ -23,8 +23,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_with_live_coup
-from wagering import services
+from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
+from wagering.placement import bet_batch_place, bet_rebet
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
 
 MAX_BODY_BYTES = 4096
@@ -143,7 +144,7 @@ def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> J
     batch = body.get("bets")
     if not isinstance(batch, dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
-    placed = services.bet_batch_place(user=request.user, coup=coup, bets=batch)
+    placed = bet_batch_place(user=request.user, coup=coup, bets=batch)
     return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
 
 
@@ -152,7 +153,7 @@ def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> J
 def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel the player's last confirmed batch on the live coup."""
     coup = _live_coup(table, live, body)
-    services.bet_batch_undo(user=request.user, coup=coup)
+    bet_batch_undo(user=request.user, coup=coup)
     return _player_bets(user=request.user, coup=coup)
 
 
@@ -161,7 +162,7 @@ def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict)
 def bets_remove(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel all the player's bets on the live coup."""
     coup = _live_coup(table, live, body)
-    services.bet_remove_all(user=request.user, coup=coup)
+    bet_remove_all(user=request.user, coup=coup)
     return _player_bets(user=request.user, coup=coup)
 
 
@@ -175,7 +176,7 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
         raise RequestRefused(
             "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
         )
-    placed = services.bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
+    placed = bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
     return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
 
 

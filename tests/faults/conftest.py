@@ -9,9 +9,9 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from tables import services as table_services
+from tables.services import table_create, table_open
 from tests.processes import Process, celery_worker, python, subprocess_env
-from wagering import services
+from wagering.wallets import wallet_deposit
 
 DEPOSIT = Decimal("1000.00")
 
@@ -59,13 +59,13 @@ def settlement_worker(django_db_setup):
 @pytest.fixture
 def fault_table(transactional_db):
     boss = get_user_model().objects.create_user(username="boss")
-    table = table_services.table_create(code="faults", name="Faults", actor=boss, betting_seconds=2)
-    return table_services.table_open(table=table, actor=boss)
+    table = table_create(code="faults", name="Faults", actor=boss, betting_seconds=2)
+    return table_open(table=table, actor=boss)
 
 
 @pytest.fixture
 def players(transactional_db):
     users = [get_user_model().objects.create_user(username=f"punter{n}") for n in range(3)]
     for user in users:
-        services.wallet_deposit(user=user, amount=DEPOSIT, idempotency_key=uuid.uuid4().hex, reason="faults")
+        wallet_deposit(user=user, amount=DEPOSIT, idempotency_key=uuid.uuid4().hex, reason="faults")
     return users

@@ -22,7 +22,7 @@ PAUSED = "paused"
 def pause_at(event: str, nth: int, *, after_commit: bool) -> None:
     from django.db import transaction
 
-    from tables import services
+    from tables import coups, holds, services, shoes
 
     send, seen = services.table_event_send, []
 
@@ -35,7 +35,8 @@ def pause_at(event: str, nth: int, *, after_commit: bool) -> None:
             elif len(seen) == nth:
                 wait_to_be_killed()
 
-    services.table_event_send = table_event_send
+    for module in (services, coups, shoes, holds):  # every floor module that sends the table's events
+        module.table_event_send = table_event_send
 
 
 def wait_to_be_killed() -> None:
@@ -53,7 +54,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from tables import loop
+    from casino import loop
     from tables.models import Table
 
     loop.CARD_INTERVAL, loop.RESULT_PAUSE, loop.SETTLEMENT_RETRY_AFTER = 0.05, 0.2, timedelta(seconds=1)

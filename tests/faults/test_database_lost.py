@@ -10,12 +10,12 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from tables import loop
+from casino import loop
 from tables.models import Coup
 from tests.faults.conftest import DEPOSIT
 from tests.processes import database_url_of_test_database, wait_until
-from wagering import services
 from wagering.models import Account, Bet, LedgerTransaction
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
@@ -35,7 +35,7 @@ def test_a_bet_request_whose_connection_is_cut_writes_nothing_and_the_next_goes_
         loop.table_step(table_id=fault_table.pk)
     coup = Coup.objects.get(table=fault_table, state=Coup.State.BETTING)
     Coup.objects.filter(pk=coup.pk).update(betting_closes_at=coup.betting_closes_at + loop.SETTLEMENT_RETRY_AFTER)
-    services.bet_batch_place(user=first, coup=coup, bets={"banker": "50.00"})  # the table's bets in play exist
+    bet_batch_place(user=first, coup=coup, bets={"banker": "50.00"})  # the table's bets in play exist
     in_play = Account.objects.get(kind=Account.Kind.BETS_IN_PLAY)
     transactions = LedgerTransaction.objects.count()
     browser = Client(raise_request_exception=False)

@@ -18,11 +18,11 @@ from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from casino.asgi import application
-from tables import services as table_services
 from tables.models import Coup
+from tables.services import table_close
 from tests.processes import Process, wait_until
-from wagering import services
 from wagering.models import Bet
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
@@ -99,7 +99,7 @@ def bet_on_the_open_coup(players) -> int:
     wait_until(open_long_enough.exists, what="a coup open for betting")
     coup = open_long_enough.get()
     for player in players:
-        services.bet_batch_place(user=player, coup=coup, bets={"player": "5.00"})
+        bet_batch_place(user=player, coup=coup, bets={"player": "5.00"})
     return len(players)
 
 
@@ -134,7 +134,7 @@ async def test_bets_and_dealing_go_on_without_redis_and_pushes_resume(
         lambda: not Bet.objects.filter(state=Bet.State.ACCEPTED, coup__state=Coup.State.RESOLVED).exists(),
         what="the coups played without Redis settled",
     )
-    await sync_to_async(table_services.table_close)(table=fault_table, reason="no further coup")
+    await sync_to_async(table_close)(table=fault_table, reason="no further coup")
     await sync_to_async(wait_until)(
         lambda: not Coup.objects.exclude(state__in=[Coup.State.SETTLED, Coup.State.VOID]).exists(), what="done"
     )

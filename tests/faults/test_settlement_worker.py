@@ -14,12 +14,12 @@ import psycopg
 import pytest
 from django.utils import timezone
 
-from tables import loop
-from tables import services as table_services
+from casino import loop
 from tables.models import Coup
+from tables.services import table_close
 from tests.processes import database_url_of_test_database, wait_until
-from wagering import services
 from wagering.models import LedgerTransaction
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
@@ -48,9 +48,9 @@ def resolved_coup_with_bets(table, players) -> Coup:
         loop.table_step(table_id=table.pk)
     coup = Coup.objects.get(table=table, state=Coup.State.BETTING)
     for player, bets in zip(players, BETS, strict=True):
-        services.bet_batch_place(user=player, coup=coup, bets=bets)
+        bet_batch_place(user=player, coup=coup, bets=bets)
     Coup.objects.filter(pk=coup.pk).update(betting_closes_at=timezone.now())  # the betting seconds have passed
-    while not loop.table_step(table_id=table.pk).did.endswith("resolved"):
+    while loop.table_step(table_id=table.pk).kind is not loop.StepKind.RESOLVED:
         pass
     return Coup.objects.get(pk=coup.pk)
 
@@ -87,8 +87,8 @@ def test_a_worker_killed_mid_settlement_settles_the_coup_once(processes, real_wo
     elif kill == "whole-worker-resent-by-the-loop":  # still unacknowledged (an hour): the loop sends it again
         processes.worker()
         Coup.objects.filter(pk=coup.pk).update(resolved_at=timezone.now() - loop.SETTLEMENT_RETRY_AFTER)
-        table_services.table_close(table=fault_table, reason="no further coup")
-        assert loop.table_step(table_id=fault_table.pk).did == "table closed"
+        table_close(table=fault_table, reason="no further coup")
+        assert loop.table_step(table_id=fault_table.pk).kind is loop.StepKind.TABLE_CLOSED
     wait_until(lambda: Coup.objects.get(pk=coup.pk).state == Coup.State.SETTLED, what="the coup settled")
 
     settlements = LedgerTransaction.objects.filter(coup=coup, kind=LedgerTransaction.Kind.SETTLEMENT)

@@ -7,12 +7,12 @@ from decimal import Decimal
 
 import pytest
 
-from tables import services as table_services
 from tables.models import Coup
+from tables.services import table_close
 from tests.faults.conftest import DEPOSIT
 from tests.faults.loop_process import PAUSED
 from tests.processes import wait_until
-from wagering import services
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
@@ -52,7 +52,7 @@ def test_the_loop_killed_and_restarted_finishes_the_coup_once(
     wait_until(lambda: betting_coup(fault_table), what="a coup open for betting")
     coup = betting_coup(fault_table)
     for player, stakes in zip(players, STAKES, strict=True):
-        services.bet_batch_place(user=player, coup=coup, bets=stakes)
+        bet_batch_place(user=player, coup=coup, bets=stakes)
     first.wait_for_line(PAUSED)
     first.kill()
     coup.refresh_from_db()
@@ -60,7 +60,7 @@ def test_the_loop_killed_and_restarted_finishes_the_coup_once(
 
     second = processes.loop(fault_table.code)
     wait_until(lambda: Coup.objects.get(pk=coup.pk).state not in Coup.LIVE_STATES, what="the coup played out")
-    table_services.table_close(table=fault_table, reason="no further coup")
+    table_close(table=fault_table, reason="no further coup")
     wait_until(lambda: not Coup.objects.exclude(state__in=[Coup.State.SETTLED, Coup.State.VOID]).exists(), what="done")
     assert second.stop() == 0, second.log()
 

@@ -12,15 +12,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from casino import loop
 from partners import webhook_http, webhooks
 from partners.models import WebhookDelivery
-from tables import loop
-from tables import services as table_services
 from tables.models import Coup
+from tables.services import table_create, table_open
 from tests.partners.conftest import partner_make, player_make
 from tests.partners.test_webhook_attempts import RawReceiver, trickle
 from tests.processes import wait_until
-from wagering import services
+from wagering.placement import bet_batch_place
 
 pytestmark = [pytest.mark.faults, pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -38,8 +38,8 @@ def real_worker_tasks():
 
 def open_table(code: str):
     boss, _ = get_user_model().objects.get_or_create(username="boss")
-    table = table_services.table_create(code=code, name=code, actor=boss, betting_seconds=2)
-    return table_services.table_open(table=table, actor=boss)
+    table = table_create(code=code, name=code, actor=boss, betting_seconds=2)
+    return table_open(table=table, actor=boss)
 
 
 def resolved_coup(table, bets: dict) -> Coup:
@@ -49,9 +49,9 @@ def resolved_coup(table, bets: dict) -> Coup:
         loop.table_step(table_id=table.pk)
     coup = Coup.objects.get(table=table, state=Coup.State.BETTING)
     for user, placed in bets.items():
-        services.bet_batch_place(user=user, coup=coup, bets=placed)
+        bet_batch_place(user=user, coup=coup, bets=placed)
     Coup.objects.filter(pk=coup.pk).update(betting_closes_at=timezone.now())  # the betting seconds have passed
-    while not loop.table_step(table_id=table.pk).did.endswith("resolved"):
+    while loop.table_step(table_id=table.pk).kind is not loop.StepKind.RESOLVED:
         pass
     return coup
 

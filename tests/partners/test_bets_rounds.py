@@ -6,11 +6,12 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from casino import lifecycle
+from casino.settlement import coup_settle
 from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from tests.partners.conftest import idempotency_key, player_make
-from wagering import services
 from wagering.models import Bet
 from wagering.selectors import ledger_check, wallet_balance
 
@@ -25,7 +26,7 @@ def place(api, bets, player_id="p-1", table="pb1", key=None, **body):
 
 def settle(coup, cards=PLAYER_NATURAL_9):
     coup_resolve(coup, cards)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
 
 
 def test_a_batch_is_placed_on_the_coup_taking_bets(api, player, coup):
@@ -241,10 +242,9 @@ def test_the_history_is_filtered_by_date_and_table(api, player, coup, table):
 
 
 def test_a_void_coup_refunds_and_shows_as_void(api, player, coup):
-    from tables import services as table_services
 
     place(api, {"banker": "50"})
-    table_services.coup_void(coup=coup, actor=None, reason="dealing error")
+    lifecycle.coup_void(coup=coup, actor=None, reason="dealing error")
     body = api.get(f"/api/v1/rounds/{coup.round_id}/").json()
     assert body["state"] == "void" and body["void_reason"] == "dealing error"
     assert [(bet["state"], bet["outcome"], bet["returned"]) for bet in body["bets"]] == [

@@ -5,6 +5,7 @@ import yaml
 from rest_framework.test import APIClient
 
 from tests.partners.conftest import client_for, partner_make
+from wagering import placement
 
 
 @pytest.fixture
@@ -65,14 +66,13 @@ def test_a_method_not_allowed_is_405_in_the_envelope(api):
 
 def test_an_unexpected_error_is_a_500_and_nothing_is_half_done(api, player, coup, monkeypatch):
     from partners.models import PartnerIdempotencyKey
-    from wagering import services
     from wagering.models import Bet, LedgerTransaction
     from wagering.selectors import ledger_check, wallet_balance
 
     def explode(**kwargs):  # after the bets and the ledger are written, before the commit
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(services, "_bets_changed_events", explode)
+    monkeypatch.setattr(placement, "bets_changed_events", explode)
     transactions = LedgerTransaction.objects.count()
     api.raise_request_exception = False
     response = api.post(
@@ -144,7 +144,7 @@ def test_a_database_error_mid_request_is_a_json_503_and_changes_nothing(api, pla
         raise OperationalError("server closed the connection unexpectedly")
 
     transactions, balance = LedgerTransaction.objects.count(), wallet_balance(user=player.user)
-    monkeypatch.setattr("wagering.services.personal_limit_marker", connection_lost)  # inside the placement
+    monkeypatch.setattr("wagering.placement.personal_limit_marker", connection_lost)  # inside the placement
     response = place(api, {"player": "10"})
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "database_unavailable"

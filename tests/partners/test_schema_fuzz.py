@@ -26,11 +26,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from casino.settlement import coup_settle
 from partners import services as partner_services
 from partners import webhooks
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from tests.partners.conftest import partner_make, player_make
-from wagering import services
 
 CHECKS = [
     not_a_server_error,
@@ -79,7 +79,7 @@ def api_key(db, same_connection) -> str:
     player_make(partner, KNOWN["path"]["player_id"])
     table = TableFactory(code=KNOWN["path"]["code"])
     played = coup_resolve(CoupFactory(table=table, round_id=PLAYED_ROUND), "9S 2H KD 3C")
-    services.coup_settle(coup_id=played.pk)
+    coup_settle(coup_id=played.pk)
     CoupFactory(table=table, round_id=OPEN_ROUND)
     webhooks.webhook_endpoint_create(partner=partner, url="https://partner.example/hooks")
     return partner_services.partner_api_key_create(partner=partner).key

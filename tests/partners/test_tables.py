@@ -6,9 +6,10 @@ import pytest
 
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.paytables import build_paytables
+from casino import lifecycle
 from partners import selectors as partner_selectors
-from tables import services as table_services
 from tables.models import Shoe
+from tables.services import table_create, table_open
 from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_resolve
 from tests.tables.test_game_loop import step_until
 
@@ -115,7 +116,7 @@ def test_a_shoe_shows_its_commitment_in_play_and_its_order_salt_and_verification
         "number": shoe.number,
         "commitment": shoe.commitment,
     }
-    table_services.shoe_replace(table=table, actor=None, reason="end the test shoe")
+    lifecycle.shoe_replace(table=table, actor=None, reason="end the test shoe")
     shoe.refresh_from_db()
     finished = api.get(f"/api/v1/tables/{table.code}/shoes/{shoe.number}/").json()
     assert finished["state"] == "discarded" and finished["revealed"] is True
@@ -129,5 +130,5 @@ def test_a_shoe_shows_its_commitment_in_play_and_its_order_salt_and_verification
 @pytest.fixture
 def api_live(api):
     """A client and an automatic table run by the table services."""
-    table = table_services.table_create(code="live1", name="Live 1", betting_seconds=5)
-    return api, table_services.table_open(table=table)
+    table = table_create(code="live1", name="Live 1", betting_seconds=5)
+    return api, table_open(table=table)

@@ -13,12 +13,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.urls import reverse
 
+from casino import lifecycle
+from casino.settlement import coup_settle
 from partners import webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
-from tables import services as table_services
 from tests.factories import UserFactory, coup_resolve, staff_login
 from tests.partners.conftest import idempotency_key, player_make
-from wagering import services
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
 
@@ -89,12 +89,12 @@ def settle(coup) -> None:
     """Resolve and settle the coup and write its events, as the hook in settlement does (a second call adds
     nothing): call it inside ``django_capture_on_commit_callbacks(execute=True)`` to send them."""
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     webhooks.webhook_events_enqueue(coup=coup, kind=webhooks.SETTLEMENT)
 
 
 def void(coup) -> None:
-    table_services.coup_void(coup=coup, actor=None, reason="dealing error")
+    lifecycle.coup_void(coup=coup, actor=None, reason="dealing error")
     webhooks.webhook_events_enqueue(coup=coup, kind=webhooks.VOID)
 
 

@@ -11,7 +11,7 @@ from django.test import Client
 
 from casino.asgi import application
 from roadmaps.consumers import CHAT_MAX_LENGTH
-from tables import services
+from tables.services import table_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,7 +25,7 @@ def in_memory_layer_and_fresh_cache(settings):
 @pytest.fixture
 def tables(db):
     boss = get_user_model().objects.create_user(username="boss")
-    return [services.table_create(code=code, name=code, actor=boss) for code in ("chat1", "chat2")]
+    return [table_create(code=code, name=code, actor=boss) for code in ("chat1", "chat2")]
 
 
 def session_cookie(username: str) -> bytes:

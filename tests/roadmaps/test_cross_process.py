@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from casino.asgi import application
-from tables import services
+from tables.services import table_create, table_open
 from tests.processes import subprocess_env
 
 pytestmark = [
@@ -29,8 +29,8 @@ async def test_a_table_loop_in_another_process_reaches_this_consumer():
     @database_sync_to_async
     def open_table():
         boss = get_user_model().objects.create_user(username="boss")
-        table = services.table_create(code="xproc", name="Cross process", actor=boss, betting_seconds=1)
-        services.table_open(table=table, actor=boss)
+        table = table_create(code="xproc", name="Cross process", actor=boss, betting_seconds=1)
+        table_open(table=table, actor=boss)
 
     await open_table()
     ws = WebsocketCommunicator(application, "/ws/tables/xproc/", headers=[(b"origin", b"http://127.0.0.1")])

@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from casino.asgi import application
-from tables import services
-from tables.loop import table_step
+from casino.loop import table_step
 from tables.models import Coup
+from tables.services import table_create, table_open
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,8 +24,8 @@ def in_memory_layer(settings):
 @pytest.fixture
 def table(db):
     boss = get_user_model().objects.create_user(username="boss")
-    table = services.table_create(code="live1", name="Live 1", actor=boss, betting_seconds=5)
-    return services.table_open(table=table, actor=boss)
+    table = table_create(code="live1", name="Live 1", actor=boss, betting_seconds=5)
+    return table_open(table=table, actor=boss)
 
 
 def connect(code):

@@ -17,7 +17,7 @@ from django.db import transaction
 from casino import live as events
 from casino.asgi import application
 from casino.live import table_event_send
-from tables import services
+from tables.services import table_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,7 +35,7 @@ async_to_sync(get_channel_layer().group_send)(table_group(sys.argv[1]), live_mes
 @pytest.fixture
 def table(db):
     boss = get_user_model().objects.create_user(username="boss")
-    return services.table_create(code="wire1", name="Wire 1", actor=boss)
+    return table_create(code="wire1", name="Wire 1", actor=boss)
 
 
 async def connected(code: str) -> WebsocketCommunicator:

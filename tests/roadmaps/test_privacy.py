@@ -7,14 +7,15 @@ from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 from django.test import Client
 
+from casino import lifecycle
 from casino.asgi import application
-from tables import services as table_services
 from tables.models import Coup
 from tables.players import default_display_name
+from tables.services import dealer_login, player_nickname_set
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import fund
-from wagering import services
+from wagering.placement import bet_batch_place
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,9 +77,9 @@ def assert_no_identity(frames: list[str], *secrets: str) -> None:
 
 @database_sync_to_async
 def bets_then_no_more_bets(coup, house_player, partner_player):
-    services.bet_batch_place(user=house_player, coup=coup, bets={"banker": "20"})
-    services.bet_batch_place(user=partner_player, coup=coup, bets={"player": "30"})
-    table_services.coup_close_betting(coup=coup)
+    bet_batch_place(user=house_player, coup=coup, bets={"banker": "20"})
+    bet_batch_place(user=partner_player, coup=coup, bets={"player": "30"})
+    lifecycle.coup_close_betting(coup=coup)
 
 
 async def test_who_shows_the_cards_is_a_display_name_to_every_socket(coup, house_player, partner_player):
@@ -110,7 +111,7 @@ async def test_chat_names_the_sender_by_display_name_to_everyone_and_their_nickn
     await sender.send_json_to({"type": "chat", "text": "hello"})
     for ws in (sender, anonymous):
         assert (await ws.receive_json_from(timeout=5))["data"] == {"user": "al***", "text": "hello"}
-    await database_sync_to_async(table_services.player_nickname_set)(user=house_player, nickname="Lucky Alex")
+    await database_sync_to_async(player_nickname_set)(user=house_player, nickname="Lucky Alex")
     cache.clear()  # the chat's one-a-second limit
     await sender.send_json_to({"type": "chat", "text": "it's me"})
     for ws in (sender, anonymous):
@@ -121,7 +122,7 @@ async def test_chat_names_the_sender_by_display_name_to_everyone_and_their_nickn
 
 
 async def test_a_nickname_shows_the_cards_once_set(coup, house_player, partner_player):
-    await database_sync_to_async(table_services.player_nickname_set)(user=house_player, nickname="Lucky Alex")
+    await database_sync_to_async(player_nickname_set)(user=house_player, nickname="Lucky Alex")
     ws, frames = await join()
     await bets_then_no_more_bets(coup, house_player, partner_player)
     await drain(ws, frames)
@@ -133,7 +134,7 @@ async def test_a_nickname_shows_the_cards_once_set(coup, house_player, partner_p
 @database_sync_to_async
 def dealers_log_in(table, *dealers):
     for dealer in dealers:
-        table_services.dealer_login(table=table, dealer=dealer)
+        dealer_login(table=table, dealer=dealer)
 
 
 async def test_dealers_appear_by_first_name_never_by_username(coup):

@@ -26,7 +26,7 @@ from roadmaps.consumers import (
     TOO_MANY_CONNECTIONS,
     WS_MAX_FRAME_BYTES,
 )
-from tables import services
+from tables.services import table_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = (b"origin", b"http://127.0.0.1")
@@ -41,7 +41,7 @@ def in_memory_layer_and_fresh_cache(settings):
 @pytest.fixture
 def table(db):
     boss = get_user_model().objects.create_user(username="boss")
-    return services.table_create(code="lim1", name="Limits 1", actor=boss)
+    return table_create(code="lim1", name="Limits 1", actor=boss)
 
 
 def session_cookie(username: str) -> bytes:
@@ -96,7 +96,7 @@ async def test_a_frame_under_64_kib_but_over_the_message_limit_gets_an_error_and
 def test_the_procfile_and_manage_py_serve_set_the_server_limit():
     procfile = (settings.BASE_DIR / "Procfile").read_text()
     assert re.search(rf"^web: .*uvicorn .*--ws-max-size {WS_MAX_FRAME_BYTES}\b", procfile, re.M)
-    serve = (settings.BASE_DIR / "tables" / "management" / "commands" / "serve.py").read_text()
+    serve = (settings.BASE_DIR / "casino" / "management" / "commands" / "serve.py").read_text()
     assert "ws_max_size=WS_MAX_FRAME_BYTES" in serve
 
 

@@ -14,15 +14,22 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from casino import lifecycle
+from casino.settlement import coup_settle
 from partners import services as partner_services
 from partners import webhooks
 from partners.api.throttling import PartnerRateThrottle
 from partners.models import WebhookDelivery
 from tables import corrections, holds
-from tables import services as floor
+from tables.coups import coup_open
+from tables.dealing import coup_deal_card
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.services import dealer_login, limit_marker_grant, table_create, table_open
+from tables.shoes import shoe_prepare, shoe_start
 from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
-from wagering import services
+from wagering.placement import bet_batch_place
+from wagering.reports import shoe_report_build, table_day_report_build
+from wagering.wallets import wallet_deposit
 
 ANONYMOUS, PLAYER, PARTNER, OTHER_PARTNER = "anonymous", "player", "partner", "other partner"
 DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER = "dealer", "pit boss", "surveillance", "superuser"
@@ -75,15 +82,15 @@ def _partner(code: str):
 def floor_state(db) -> Floor:
     users = {role: _user(role.replace(" ", "-"), role) for role in (PLAYER, *STAFF_ROLES)}
     boss = users[PIT_BOSS_ROLE]
-    services.wallet_deposit(user=users[PLAYER], amount=Decimal("500.00"), idempotency_key=uuid.uuid4().hex)
+    wallet_deposit(user=users[PLAYER], amount=Decimal("500.00"), idempotency_key=uuid.uuid4().hex)
 
-    open_table = floor.table_open(table=floor.table_create(code="pb1", name="Punto 1", actor=boss), actor=boss)
-    floor.shoe_start(shoe=floor.shoe_prepare(table=open_table, actor=boss))
-    live_coup = floor.coup_open(table=open_table, actor=boss)
-    services.bet_batch_place(user=users[PLAYER], coup=live_coup, bets={"banker": "10.00"})
-    services.table_day_report_build(table_id=open_table.pk, day=timezone.now().date())
-    services.shoe_report_build(shoe_id=live_coup.shoe_id)
-    closed_table = floor.table_create(code="pb2", name="Punto 2", actor=boss)
+    open_table = table_open(table=table_create(code="pb1", name="Punto 1", actor=boss), actor=boss)
+    shoe_start(shoe=shoe_prepare(table=open_table, actor=boss))
+    live_coup = coup_open(table=open_table, actor=boss)
+    bet_batch_place(user=users[PLAYER], coup=live_coup, bets={"banker": "10.00"})
+    table_day_report_build(table_id=open_table.pk, day=timezone.now().date())
+    shoe_report_build(shoe_id=live_coup.shoe_id)
+    closed_table = table_create(code="pb2", name="Punto 2", actor=boss)
     settled_table = TableFactory(code="pb3")
     settled_coup, corrected_coup = (_settled_coup(settled_table, users[PLAYER]) for _ in range(2))
     pending_correction = corrections.result_correction_request(
@@ -94,14 +101,14 @@ def floor_state(db) -> Floor:
         actor=_user("second-pit-boss", PIT_BOSS_ROLE),
     )
     staffed, unstaffed = (
-        floor.table_open(table=floor.table_create(code=code, name=code, actor=boss, dealing_mode="dealer"), actor=boss)
+        table_open(table=table_create(code=code, name=code, actor=boss, dealing_mode="dealer"), actor=boss)
         for code in ("d1", "d2")
     )
-    floor.dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
+    dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
     held_coup, coup_held_by_hand = (
         _coup_held(table, boss, wrong_hand) for table, wrong_hand in ((staffed, True), (unstaffed, False))
     )
-    marker = floor.limit_marker_grant(
+    marker = limit_marker_grant(
         table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
     )
 
@@ -154,18 +161,18 @@ def floor_state(db) -> Floor:
 
 def _settled_coup(table, player):
     coup = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10.00"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10.00"})
     coup_resolve(coup, "9S 2H KD 3C")
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     return coup
 
 
 def _coup_held(table, boss, wrong_hand: bool):
     """A dealer table's coup after no more bets, held by a first card for the wrong hand, or by hand."""
-    floor.shoe_start(shoe=floor.shoe_prepare(table=table, actor=boss), actor=boss, burn_card="5H")
-    coup = floor.coup_close_betting(coup=floor.coup_open(table=table, actor=boss), actor=boss)
+    shoe_start(shoe=shoe_prepare(table=table, actor=boss), actor=boss, burn_card="5H")
+    coup = lifecycle.coup_close_betting(coup=coup_open(table=table, actor=boss), actor=boss)
     if wrong_hand:
-        floor.coup_deal_card(coup=coup, card="9S", hand="banker", actor=boss)
+        coup_deal_card(coup=coup, card="9S", hand="banker", actor=boss)
     else:
         holds.coup_hold(coup=coup, actor=boss, reason="surveillance asked")
     coup.refresh_from_db()

@@ -251,7 +251,7 @@ TABLE_DEALER = DEALER_ROLE  # the one logged in at the staffed table: the only o
 
 
 def test_every_console_page_is_in_the_matrix():
-    from tables.console_urls import urlpatterns
+    from casino.console_urls import urlpatterns
 
     assert {pattern.name for pattern in urlpatterns} == {name for _, name, _ in CONSOLE_STEPS}
 

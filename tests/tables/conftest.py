@@ -1,7 +1,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from tables import services
+from tables.services import table_create, table_open
 
 
 @pytest.fixture
@@ -11,11 +11,11 @@ def pit_boss(db):
 
 @pytest.fixture
 def auto_table(db, pit_boss):
-    table = services.table_create(code="t1", name="Test 1", actor=pit_boss, betting_seconds=5)
-    return services.table_open(table=table, actor=pit_boss)
+    table = table_create(code="t1", name="Test 1", actor=pit_boss, betting_seconds=5)
+    return table_open(table=table, actor=pit_boss)
 
 
 @pytest.fixture
 def dealer_table(db, pit_boss):
-    table = services.table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
-    return services.table_open(table=table, actor=pit_boss)
+    table = table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
+    return table_open(table=table, actor=pit_boss)

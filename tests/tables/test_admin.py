@@ -8,12 +8,15 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from tables import services
+from casino import lifecycle
+from tables.coups import coup_open
 from tables.models import AuditLog, Coup, DealerSession, PersonalLimitMarker, Shoe, Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 from tests.factories import staff_login
+from wagering.placement import bet_batch_place
 from wagering.selectors import wallet_balance
-from wagering.services import bet_batch_place, wallet_deposit
+from wagering.wallets import wallet_deposit
 
 pytestmark = pytest.mark.django_db
 
@@ -44,8 +47,8 @@ def boss(staff_client):
 
 @pytest.fixture
 def live_coup(auto_table, pit_boss):
-    services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
-    return services.coup_open(table=auto_table, actor=pit_boss)
+    shoe_start(shoe=shoe_prepare(table=auto_table, actor=pit_boss))
+    return coup_open(table=auto_table, actor=pit_boss)
 
 
 def changelist(model) -> str:
@@ -116,7 +119,7 @@ def test_voiding_a_coup_asks_for_a_reason_then_refunds_its_bets(boss, live_coup)
 
 
 def test_a_refused_action_changes_nothing_and_says_why(boss, live_coup, pit_boss):
-    other = services.coup_void(coup=live_coup, actor=pit_boss, reason="first void")
+    other = lifecycle.coup_void(coup=live_coup, actor=pit_boss, reason="first void")
     response = run_action(boss, Coup, "void_coups", [other], reason="again")
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert messages == [f"Nothing was changed: coup {other.round_id} is void and cannot be voided"]
@@ -321,7 +324,7 @@ def test_nobody_edits_or_deletes_the_audit_log(staff_client, auto_table):
 
 def test_the_card_order_of_a_shoe_in_play_is_not_shown(staff_client, auto_table, pit_boss):
     root = staff_client("root")
-    shoe = services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
+    shoe = shoe_start(shoe=shoe_prepare(table=auto_table, actor=pit_boss))
     unseen = [card.code for card in shoe.cards[shoe.position : shoe.position + 12]]
     url = reverse("admin:tables_shoe_change", args=[shoe.pk])
     for page in (root.get(url), root.get(changelist(Shoe))):
@@ -329,5 +332,5 @@ def test_the_card_order_of_a_shoe_in_play_is_not_shown(staff_client, auto_table,
         assert " ".join(unseen) not in page.content.decode()
     assert "hidden until the shoe is finished or discarded" in root.get(url).content.decode()
 
-    services.shoe_finish(shoe=shoe, actor=pit_boss)
+    shoe_finish(shoe=shoe, actor=pit_boss)
     assert " ".join(unseen) in root.get(url).content.decode()

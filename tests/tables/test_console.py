@@ -8,16 +8,17 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import include, path, reverse
 
-from tables import services
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.services import dealer_login, dealer_logout, table_create
 from tests.factories import staff_login
 from wagering.models import Bet
+from wagering.placement import bet_batch_place
 from wagering.selectors import wallet_balance
-from wagering.services import bet_batch_place, wallet_deposit
+from wagering.wallets import wallet_deposit
 
 # The console as the project mounts it, with the admin for its login page.
-urlpatterns = [path("admin/", admin.site.urls), path("console/", include("tables.console_urls"))]
+urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 
@@ -37,7 +38,7 @@ def staff_client(username: str, role: str | None) -> Client:
 def dealer(dealer_table, pit_boss):
     """Carla, logged in as the dealer at the dealer table."""
     client = staff_client("carla", DEALER)
-    services.dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
+    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
     return client
 
 
@@ -197,10 +198,10 @@ def test_the_console_acts_only_where_the_signed_in_dealer_deals(dealer, dealer_t
     step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
     step(dealer, dealer_table, "coup_open")
     coup = live_coup(dealer_table)
-    other_table = services.table_create(code="d2", name="Dealer 2", actor=pit_boss, dealing_mode="dealer")
+    other_table = table_create(code="d2", name="Dealer 2", actor=pit_boss, dealing_mode="dealer")
     stranger = staff_client("mallory", role)
     if role == DEALER:
-        services.dealer_login(table=other_table, dealer=stranger.user, actor=pit_boss)
+        dealer_login(table=other_table, dealer=stranger.user, actor=pit_boss)
     before = (AuditLog.objects.count(), Coup.objects.count(), Shoe.objects.count(), DealtCard.objects.count())
     posts = {
         "shoe_start": {"shuffle_method": "table", "burn_card": "5H"},
@@ -220,7 +221,7 @@ def test_the_console_acts_only_where_the_signed_in_dealer_deals(dealer, dealer_t
     assert "You are not the dealer logged in at this table" in page
     assert "<form" not in page.split("</header>")[1]
     # Logged out, the dealer is refused too.
-    services.dealer_logout(table=dealer_table, actor=pit_boss)
+    dealer_logout(table=dealer_table, actor=pit_boss)
     assert dealer.post(url(dealer_table, "coup_close_betting"), {"round_id": coup.round_id}).status_code == 403
 
 

@@ -9,11 +9,13 @@ from django.core.management.base import CommandError
 
 from baccarat.cards import parse_cards
 from baccarat.fairness import commitment_matches, shoe_commitment
+from casino import lifecycle
 from casino.encryption import decrypt, encrypt
-from tables import corrections, services
+from tables import corrections
 from tables.models import AuditLog, DealtCard, Shoe
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.selectors import shoe_verify
+from tables.shoes import shoe_prepare
 from tests.tables.test_game_loop import step_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,12 +34,12 @@ def finished_shoe(auto_table):
     step_until(auto_table, lambda: Shoe.objects.filter(table=auto_table, state="in_play").exists())
     shoe = Shoe.objects.get(table=auto_table, state="in_play")
     step_until(auto_table, lambda: shoe.coups.filter(state="settled").count() >= 3)
-    services.shoe_replace(table=auto_table, actor=None, reason="end the test shoe")
+    lifecycle.shoe_replace(table=auto_table, actor=None, reason="end the test shoe")
     return Shoe.objects.get(pk=shoe.pk)
 
 
 def test_the_commitment_is_published_when_the_shoe_is_prepared(auto_table):
-    shoe = services.shoe_prepare(table=auto_table)
+    shoe = shoe_prepare(table=auto_table)
     assert len(shoe.commitment) == 64 and commitment_matches(shoe.cards, decrypt(shoe.salt_encrypted), shoe.commitment)
     assert AuditLog.objects.get(action="shoe_prepared", object_id=str(shoe.pk)).after["commitment"] == shoe.commitment
 
@@ -95,7 +97,7 @@ def test_verification_lists_a_coup_whose_result_was_corrected(finished_shoe):
     correction = corrections.result_correction_request(
         coup=coup, player_cards=player, banker_cards=banker, reason="test", actor=requester
     )
-    corrections.result_correction_approve(correction=correction, actor=approver)
+    lifecycle.result_correction_approve(correction=correction, actor=approver)
     coup.refresh_from_db()
     assert coup.winner != dealt_winner
     assert shoe_verify(shoe=finished_shoe).mismatches == (

@@ -5,9 +5,13 @@ from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.coup import resolve
-from tables import holds, services
-from tables.loop import table_step
-from tables.models import AuditLog, Coup, DealtCard, Shoe, VoidReason
+from casino import lifecycle
+from casino.loop import StepKind, table_step
+from tables import holds
+from tables.coups import coup_open
+from tables.errors import TableError
+from tables.models import AuditLog, Coup, DealtCard, Shoe, Table, VoidReason
+from tables.services import dealer_login, no_bet_coups_order, table_close, table_create, table_open, table_rules_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -80,8 +84,8 @@ def test_a_loop_restarted_mid_coup_finishes_it_without_dealing_twice(auto_table)
 
 
 def test_three_no_bet_coups_instead_of_the_burn(pit_boss):
-    table = services.table_create(code="nb", name="No-bet burn", actor=pit_boss, burn_procedure="no_bet_coups")
-    services.table_open(table=table, actor=pit_boss)
+    table = table_create(code="nb", name="No-bet burn", actor=pit_boss, burn_procedure="no_bet_coups")
+    table_open(table=table, actor=pit_boss)
     step_until(table, lambda: Coup.objects.filter(table=table).count() == 4)
     coups = list(Coup.objects.filter(table=table).order_by("number"))
     assert [c.no_bet for c in coups] == [True, True, True, False]
@@ -90,7 +94,7 @@ def test_three_no_bet_coups_instead_of_the_burn(pit_boss):
 
 
 def test_ordered_no_bet_coups_are_audited_and_taken(auto_table, pit_boss):
-    services.no_bet_coups_order(table=auto_table, actor=pit_boss, count=2, reason="cards looked out of order")
+    no_bet_coups_order(table=auto_table, actor=pit_boss, count=2, reason="cards looked out of order")
     entry = AuditLog.objects.get(action="no_bet_coups_ordered")
     assert (entry.actor, entry.reason, entry.after) == (pit_boss, "cards looked out of order", {"no_bet_coups": 2})
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).count() == 3)
@@ -100,7 +104,7 @@ def test_ordered_no_bet_coups_are_audited_and_taken(auto_table, pit_boss):
 def test_rule_changes_take_effect_at_the_next_coup(auto_table, pit_boss):
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).exists())
     coup = Coup.objects.get(table=auto_table)
-    services.table_rules_update(table=auto_table, actor=pit_boss, changes={"tie_pays": 9}, reason="promotion")
+    table_rules_update(table=auto_table, actor=pit_boss, changes={"tie_pays": 9}, reason="promotion")
     coup.refresh_from_db()
     assert coup.rules["tie_pays"] == 8
     assert AuditLog.objects.get(action="rules_changed").after["tie_pays"] == 9
@@ -119,26 +123,26 @@ def test_rule_changes_take_effect_at_the_next_coup(auto_table, pit_boss):
 )
 def test_bad_rule_changes_change_nothing(auto_table, pit_boss, changes, message):
     before = AuditLog.objects.count()
-    with pytest.raises(services.TableError, match=message):
-        services.table_rules_update(table=auto_table, actor=pit_boss, changes=changes, reason="x")
+    with pytest.raises(TableError, match=message):
+        table_rules_update(table=auto_table, actor=pit_boss, changes=changes, reason="x")
     auto_table.refresh_from_db()
     assert (auto_table.decks, auto_table.tie_pays, auto_table.cut_card_from_bottom) == (8, 8, 52)
     assert AuditLog.objects.count() == before
 
 
 def test_a_closed_table_opens_no_coup(auto_table, pit_boss):
-    services.table_close(table=auto_table, actor=pit_boss, reason="end of shift")
+    table_close(table=auto_table, actor=pit_boss, reason="end of shift")
     for _ in range(5):
         table_step(table_id=auto_table.pk)
     assert not Coup.objects.filter(table=auto_table).exists()
-    with pytest.raises(services.TableError, match="closed"):
-        services.coup_open(table=auto_table)
+    with pytest.raises(TableError, match="closed"):
+        coup_open(table=auto_table)
 
 
 def test_replacing_the_cards_voids_the_live_coup_and_prepares_a_new_shoe(auto_table, pit_boss):
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).exists())
     coup = Coup.objects.get(table=auto_table)
-    new = services.shoe_replace(table=auto_table, actor=pit_boss, reason="damaged card")
+    new = lifecycle.shoe_replace(table=auto_table, actor=pit_boss, reason="damaged card")
     coup.refresh_from_db()
     assert coup.state == Coup.State.VOID and "damaged card" in coup.void_reason
     assert coup.shoe.state == Shoe.State.DISCARDED
@@ -155,7 +159,7 @@ def test_the_loop_leaves_a_held_coup_alone_and_carries_on_once_released(auto_tab
     holds.coup_hold(coup=coup, actor=pit_boss, reason="surveillance: camera down")
     shoe_position = Shoe.objects.get(pk=coup.shoe_id).position
     for _ in range(5):
-        assert table_step(table_id=auto_table.pk).did == f"{coup.round_id}: held for the pit"
+        assert table_step(table_id=auto_table.pk).kind is StepKind.HELD
     coup.refresh_from_db()
     assert (coup.state, coup.cards.count()) == (Coup.State.HELD, 2)
     assert Shoe.objects.get(pk=coup.shoe_id).position == shoe_position
@@ -171,7 +175,7 @@ def test_the_loop_carries_on_after_a_held_coup_is_voided(auto_table, pit_boss):
     coup = Coup.objects.get(table=auto_table)
     holds.coup_hold(coup=coup, actor=pit_boss, reason="card exposed on camera")
     table_step(table_id=auto_table.pk)
-    services.coup_void(coup=coup, actor=pit_boss, dealing_error=VoidReason.CARD_EXPOSED)
+    lifecycle.coup_void(coup=coup, actor=pit_boss, dealing_error=VoidReason.CARD_EXPOSED)
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table, state=Coup.State.SETTLED).exists())
     assert Coup.objects.get(pk=coup.pk).void_reason == "Card exposed"
 
@@ -179,8 +183,8 @@ def test_the_loop_carries_on_after_a_held_coup_is_voided(auto_table, pit_boss):
 def test_dealer_rotation_is_recorded(auto_table, pit_boss, django_user_model):
     ann = django_user_model.objects.create_user(username="ann")
     ben = django_user_model.objects.create_user(username="ben")
-    services.dealer_login(table=auto_table, dealer=ann, actor=pit_boss)
-    services.dealer_login(table=auto_table, dealer=ben, actor=pit_boss)
+    dealer_login(table=auto_table, dealer=ann, actor=pit_boss)
+    dealer_login(table=auto_table, dealer=ben, actor=pit_boss)
     sessions = list(auto_table.dealer_sessions.order_by("started_at"))
     assert [(s.dealer, s.ended_at is None) for s in sessions] == [(ann, False), (ben, True)]
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).exists())
@@ -196,12 +200,12 @@ def test_dealer_rotation_is_recorded(auto_table, pit_boss, django_user_model):
 
 def test_the_dealing_mode_changes_only_between_shoes(auto_table, pit_boss):
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).exists())
-    with pytest.raises(services.TableError, match="between shoes"):
-        services.table_rules_update(table=auto_table, actor=pit_boss, changes={"dealing_mode": "dealer"}, reason="x")
+    with pytest.raises(TableError, match="between shoes"):
+        table_rules_update(table=auto_table, actor=pit_boss, changes={"dealing_mode": "dealer"}, reason="x")
 
 
 @pytest.mark.parametrize(("rules", "message"), [({"decks": 0}, "decks"), ({"colour": "red"}, "unknown rule")])
 def test_a_table_with_bad_rules_is_not_created(pit_boss, rules, message):
-    with pytest.raises(services.TableError, match=message):
-        services.table_create(code="bad", name="Bad", actor=pit_boss, **rules)
-    assert not services.Table.objects.filter(code="bad").exists()
+    with pytest.raises(TableError, match=message):
+        table_create(code="bad", name="Bad", actor=pit_boss, **rules)
+    assert not Table.objects.filter(code="bad").exists()

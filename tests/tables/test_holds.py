@@ -12,15 +12,22 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from casino import lifecycle
 from casino import live as events
-from tables import holds, services
+from casino.settlement import coup_settle
+from tables import holds
+from tables.coups import coup_open
+from tables.errors import TableError
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
+from tables.services import dealer_login
+from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 from tests.factories import staff_login
 from tests.partners.conftest import client_for, partner_make, player_make
 from wagering.models import Bet
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
-from wagering.services import bet_batch_place, coup_settle, wallet_deposit
+from wagering.wallets import wallet_deposit
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +50,7 @@ def boss():
 @pytest.fixture
 def dealer(dealer_table, pit_boss):
     client = staff("carla", DEALER)
-    services.dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
+    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
     return client
 
 
@@ -164,8 +171,8 @@ def test_after_the_first_card_only_a_listed_dealing_error_voids(boss, dealer, de
     assert page.status_code == 200 and "Select a valid choice" in page.content.decode()
     coup.refresh_from_db()
     assert coup.state == Coup.State.DEALING and wallet_balance(user=punter) == D("60.00")
-    with pytest.raises(services.TableError, match="not a listed dealing error"):
-        services.coup_void(coup=coup, actor=boss.user, dealing_error="pit_boss_whim")
+    with pytest.raises(TableError, match="not a listed dealing error"):
+        lifecycle.coup_void(coup=coup, actor=boss.user, dealing_error="pit_boss_whim")
 
     form = action(boss, "void_coups", [coup]).content.decode()  # the confirmation page offers the list
     assert "Proper order cannot be restored (§4.2)" in form and "Cards replaced (§3.3)" in form
@@ -194,8 +201,8 @@ def test_replacing_the_cards_mid_coup_voids_it_as_cards_replaced(boss, dealer, d
 
 
 def test_a_held_coup_takes_no_bets_from_the_table_page_or_the_partner_api(boss, auto_table, pit_boss, punter):
-    services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
-    coup = services.coup_open(table=auto_table, actor=pit_boss)
+    shoe_start(shoe=shoe_prepare(table=auto_table, actor=pit_boss))
+    coup = coup_open(table=auto_table, actor=pit_boss)
     bet_batch_place(user=punter, coup=coup, bets={"player": "10.00"})
     assert action(boss, "hold_coups", [coup], reason="surveillance: check the shuffle").status_code == 302
     coup.refresh_from_db()
@@ -233,13 +240,13 @@ def test_a_held_coup_takes_no_bets_from_the_table_page_or_the_partner_api(boss, 
 
 
 def test_a_held_coup_is_not_settled(held_third_card, punter):
-    from wagering import tasks
+    from casino import tasks
     from wagering.errors import SettlementRefused
 
     with pytest.raises(SettlementRefused):
-        tasks.coup_settle(held_third_card.pk)
-    with pytest.raises(services.TableError, match="not dealing"):
-        services.coup_resolve(coup=held_third_card)
+        tasks.coup_settle_task(held_third_card.pk)
+    with pytest.raises(TableError, match="not dealing"):
+        lifecycle.coup_resolve(coup=held_third_card)
     held_third_card.refresh_from_db()
     assert held_third_card.state == Coup.State.HELD
     assert Bet.objects.get(coup=held_third_card).state == Bet.State.ACCEPTED
@@ -361,7 +368,7 @@ def test_a_card_kept_for_a_coup_that_never_comes_is_discarded_with_the_shoe(
     deal(dealer, dealer_table, "9C:player 6C:banker")
     resolve(dealer, dealer_table, django_capture_on_commit_callbacks)
     shoe = Shoe.objects.get(table=dealer_table, state=Shoe.State.IN_PLAY)
-    services.shoe_finish(shoe=shoe, actor=boss.user, discard=True, reason="end early")
+    shoe_finish(shoe=shoe, actor=boss.user, discard=True, reason="end early")
     assert HeldCard.objects.get().outcome == HeldCard.Outcome.DISCARDED
 
 
@@ -383,7 +390,7 @@ def test_a_second_card_is_not_kept_for_the_next_coup(boss, dealer, dealer_table,
     deal(dealer, dealer_table, "6C:banker")  # the player's third card, again for the wrong hand
     coup = live(dealer_table)
     assert coup.state == Coup.State.HELD
-    with pytest.raises(services.TableError, match="already kept for the next coup"):
+    with pytest.raises(TableError, match="already kept for the next coup"):
         holds.held_card_keep_for_next_coup(coup=coup, actor=boss.user, no_bet=True)
     assert list(HeldCard.objects.filter(outcome=HeldCard.Outcome.NEXT_COUP).values_list("card", flat=True)) == ["4D"]
     assert HeldCard.objects.get(card="6C").outcome == HeldCard.Outcome.PENDING

@@ -2,9 +2,10 @@
 
 import pytest
 
+from tables.errors import TableError
 from tables.models import AuditLog, PlayerProfile
 from tables.selectors import player_display_name, player_display_names
-from tables.services import TableError, player_nickname_set
+from tables.services import player_nickname_set
 from tests.factories import UserFactory
 from tests.partners.conftest import partner_make, player_make
 

@@ -14,22 +14,24 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
+from casino import lifecycle
 from casino import live as events
 from casino.live import table_group, user_group
+from casino.settlement import coup_settle
 from partners import webhooks
 from partners.models import WebhookDelivery
 from roadmaps.models import ShoeRoad
 from roadmaps.services import shoe_road_add_coup
 from tables import corrections
+from tables.errors import TableError
 from tables.models import AuditLog, Coup, ResultCorrection
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from tables.services import TableError
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
 from tests.partners.conftest import partner_make, player_make
 from tests.partners.test_webhooks import Receiver, signature_ok
 from tests.security.conftest import database_state
 from tests.wagering.conftest import fund
-from wagering import services
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 
 pytestmark = pytest.mark.django_db
@@ -86,10 +88,10 @@ def settled_coup(bets: dict[str, dict[str, str]], cards: str = PLAYER_NATURAL_9)
     for name, stakes in bets.items():
         players[name] = UserFactory(username=name)
         fund(players[name], "1000.00")
-        services.bet_batch_place(user=players[name], coup=coup, bets=stakes)
+        bet_batch_place(user=players[name], coup=coup, bets=stakes)
     coup_resolve(coup, cards)
     shoe_road_add_coup(coup=coup)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     coup.refresh_from_db()
     return coup, players
 
@@ -181,9 +183,9 @@ def test_a_correction_is_decided_once(requester, approver, staff):
     correction = corrections.result_correction_request(
         coup=coup, player_cards=BANKER_WINS[0], banker_cards=BANKER_WINS[1], reason="misread", actor=requester
     )
-    corrections.result_correction_approve(correction=correction, actor=approver)
+    lifecycle.result_correction_approve(correction=correction, actor=approver)
     third = staff("cleo")
-    for decide in (corrections.result_correction_approve, corrections.result_correction_reject):
+    for decide in (lifecycle.result_correction_approve, corrections.result_correction_reject):
         with pytest.raises(TableError, match=f"correction {correction.pk} is already approved"):
             decide(correction=correction, actor=third, reason="again")
     assert wallet_balance(user=players["pia"]) == D("900.00")  # re-settled once
@@ -193,7 +195,7 @@ def test_a_correction_is_decided_once(requester, approver, staff):
     )
     corrections.result_correction_reject(correction=rejected, actor=requester, reason="the video shows a 6")
     with pytest.raises(TableError, match="already rejected"):
-        corrections.result_correction_approve(correction=rejected, actor=approver)
+        lifecycle.result_correction_approve(correction=rejected, actor=approver)
     coup.refresh_from_db()
     assert coup.winner == "banker"
     assert AuditLog.objects.get(action="result_correction_rejected").reason == "the video shows a 6"
@@ -227,7 +229,7 @@ def test_staff_without_the_permission_get_403_and_change_nothing(staff, requeste
         listing = client.get(reverse("admin:tables_resultcorrection_changelist"))
         assert listing.status_code == 200 and coup.round_id in listing.content.decode()
     with pytest.raises(PermissionDenied):
-        corrections.result_correction_approve(correction=correction, actor=staff("other", role))
+        lifecycle.result_correction_approve(correction=correction, actor=staff("other", role))
 
 
 # --- The cards, checked by the game core ------------------------------------------------------------
@@ -288,14 +290,14 @@ def test_partners_get_a_signed_round_corrected_event_for_each_correction(
     with Receiver([200]) as receiver, django_capture_on_commit_callbacks(execute=True):
         endpoint = webhooks.webhook_endpoint_create(partner=partner, url=receiver.url)
         coup = CoupFactory(table=TableFactory())
-        services.bet_batch_place(user=punter.user, coup=coup, bets={"player": "100"})
+        bet_batch_place(user=punter.user, coup=coup, bets={"player": "100"})
         coup_resolve(coup, PLAYER_NATURAL_9)
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
         for actor, other, hands in ((requester, approver, BANKER_WINS), (approver, requester, ("9S KD", "2H 3C"))):
             correction = corrections.result_correction_request(
                 coup=coup, player_cards=hands[0], banker_cards=hands[1], reason="misread", actor=actor
             )
-            corrections.result_correction_approve(correction=correction, actor=other)
+            lifecycle.result_correction_approve(correction=correction, actor=other)
     corrected = WebhookDelivery.objects.filter(event_type="round.corrected").order_by("pk")
     assert [delivery.status for delivery in corrected] == ["delivered", "delivered"]
     bodies = [(headers, json.loads(body)) for headers, body in receiver.requests]

@@ -18,8 +18,9 @@ from casino.encryption import DecryptionFailed, decrypt, encrypt, key_generate
 from partners import webhooks
 from partners.models import WebhookEndpoint
 from partners.services import partner_create
-from tables import services
 from tables.models import AuditLog, Shoe
+from tables.selectors import shoe_is_finished
+from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +38,7 @@ def raw_row(table: str, pk: int) -> dict[str, object]:
 
 @pytest.fixture
 def shoe_in_play(auto_table, pit_boss) -> Shoe:
-    return services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
+    return shoe_start(shoe=shoe_prepare(table=auto_table, actor=pit_boss))
 
 
 @pytest.fixture
@@ -94,7 +95,7 @@ def test_values_round_trip_and_each_encryption_differs():
 def test_a_shoe_deals_and_verifies_through_its_encrypted_order(shoe_in_play, pit_boss):
     order = shoe_in_play.cards
     assert shoe_in_play.burn_shown == order[0].code
-    services.shoe_finish(shoe=shoe_in_play, actor=pit_boss, discard=True, reason="test")
+    shoe_finish(shoe=shoe_in_play, actor=pit_boss, discard=True, reason="test")
     shoe = Shoe.objects.get(pk=shoe_in_play.pk)
     revealed = shoe.reveal()
     assert revealed.card_order == [card.code for card in order]
@@ -113,7 +114,7 @@ def test_a_wrong_key_fails_loudly(shoe_in_play, endpoint_created, keys):
     with pytest.raises(DecryptionFailed, match="ENCRYPTION_KEY does not hold the key"):
         shoe.cards  # noqa: B018 - the property decrypts
     with pytest.raises(DecryptionFailed):
-        services.shoe_is_finished(shoe=shoe)  # the dealing code's view of the shoe
+        shoe_is_finished(shoe=shoe)  # the dealing code's view of the shoe
     with pytest.raises(DecryptionFailed):
         decrypt(WebhookEndpoint.objects.get().secret_encrypted)
 
@@ -127,7 +128,7 @@ def test_a_tampered_value_fails_loudly():
 def test_key_rotation_the_first_key_encrypts_every_key_decrypts_and_the_command_reencrypts(auto_table, pit_boss, keys):
     old, new = key_generate(), key_generate()
     keys(old)
-    shoe_in_play = services.shoe_start(shoe=services.shoe_prepare(table=auto_table, actor=pit_boss))
+    shoe_in_play = shoe_start(shoe=shoe_prepare(table=auto_table, actor=pit_boss))
     endpoint_created = webhooks.webhook_endpoint_create(
         partner=partner_create(code="acme", name="Acme"), url="https://partner.example/hooks"
     )

@@ -6,11 +6,11 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import CoupFactory, TableFactory, UserFactory
-from wagering import services
+from wagering.wallets import wallet_deposit
 
 
 def fund(user, amount: str) -> None:
-    services.wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
+    wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
 
 
 @pytest.fixture

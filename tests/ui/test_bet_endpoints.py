@@ -9,8 +9,8 @@ from django.test import Client
 from tables.models import Coup
 from tests.factories import CoupFactory, UserFactory, coup_resolve
 from tests.ui.conftest import fund
-from wagering import services
 from wagering.models import Bet
+from wagering.placement import bet_batch_place
 from wagering.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_confirm_a_batch(player_client, player, coup):
 
 
 def test_the_players_bets_on_the_live_coup(player_client, player, coup):
-    services.bet_batch_place(user=player, coup=coup, bets={"banker": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"banker": "10"})
     answer = player_client.get("/tables/pb1/bets/").json()
     assert answer == {"ok": True, "round_id": coup.round_id, "balance": "990.00", "bets": {"banker": "10.00"}}
 
@@ -164,7 +164,7 @@ def test_remove_cancels_every_bet(player_client, player, coup):
 def previous_bets(player, table):
     """The player bet 10 on Player and 2 on the tie in the table's last coup."""
     earlier = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=earlier, bets={"player": "10", "tie": "2"})
+    bet_batch_place(user=player, coup=earlier, bets={"player": "10", "tie": "2"})
     coup_resolve(earlier, "9S 2H KD 3C")
     return earlier
 

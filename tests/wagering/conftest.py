@@ -8,7 +8,8 @@ import pytest
 from django.db import connection, transaction
 
 from tests.factories import CoupFactory, TableFactory, UserFactory
-from wagering import services
+from wagering import cancellation, placement, settlement, wallets
+from wagering.wallets import wallet_deposit
 
 postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -36,7 +37,7 @@ def ledger_tampered() -> Iterator[None]:
 
 
 def fund(user, amount) -> None:
-    services.wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
+    wallet_deposit(user=user, amount=Decimal(amount), idempotency_key=uuid.uuid4().hex, reason="test")
 
 
 @pytest.fixture
@@ -72,7 +73,13 @@ def sent_events(monkeypatch):
         json.dumps(data_by_user)
         transaction.on_commit(lambda: sent.extend(("user", event_type, data) for data in data_by_user.values()))
 
-    monkeypatch.setattr(services, "table_event_send", recorder("table"))
-    monkeypatch.setattr(services, "user_event_send", recorder("user"))
-    monkeypatch.setattr(services, "user_events_send", many_users)
+    senders = {
+        "table_event_send": recorder("table"),
+        "user_event_send": recorder("user"),
+        "user_events_send": many_users,
+    }
+    for module in (placement, cancellation, settlement, wallets):
+        for name, send in senders.items():
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, send)
     return sent

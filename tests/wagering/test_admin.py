@@ -10,10 +10,12 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
+from casino.settlement import coup_settle
 from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
 from tests.wagering.conftest import fund
-from wagering import services
 from wagering.models import Account, Bet, LedgerTransaction, ShoeReport, TableDayReport
+from wagering.placement import bet_batch_place
+from wagering.reports import shoe_report_build, table_day_report_build
 from wagering.selectors import wallet_balance
 
 D = Decimal
@@ -36,11 +38,11 @@ def reports(table):
     user = UserFactory()
     fund(user, "100.00")
     coup = CoupFactory(table=table)
-    services.bet_batch_place(user=user, coup=coup, bets={"banker": "40"})
+    bet_batch_place(user=user, coup=coup, bets={"banker": "40"})
     coup_resolve(coup, "9S 2H KD 3C")
-    services.coup_settle(coup_id=coup.pk)
-    day = services.table_day_report_build(table_id=table.pk, day=timezone.now().date())
-    shoe = services.shoe_report_build(shoe_id=coup.shoe_id)
+    coup_settle(coup_id=coup.pk)
+    day = table_day_report_build(table_id=table.pk, day=timezone.now().date())
+    shoe = shoe_report_build(shoe_id=coup.shoe_id)
     return day, shoe
 
 

@@ -11,18 +11,21 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from casino.money import MAX_AMOUNT
+from casino.settlement import coup_settle
 from partners import services as partner_services
 from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
-from wagering import services
 from wagering.errors import WalletRejected
+from wagering.ledger import ledger_post
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
 
 D = Decimal
-MAX = services.MAX_AMOUNT
+MAX = MAX_AMOUNT
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 TIE_NATURAL = "8S 8H KD KC"
 RICH = MAX - D("500.00")  # a balance 500.00 short of the most a wallet holds
@@ -112,14 +115,14 @@ def test_the_bound_counts_open_bets_at_other_tables(rich_client, rich, coups):
     assert error["details"]["open_largest_return"] == "600.00"
     assert wallet_balance(user=rich) == RICH - D("300.00")
     coup_resolve(coups[1], TIE_NATURAL)  # the other coup pushes: its bet is no longer open
-    services.coup_settle(coup_id=coups[1].pk)
+    coup_settle(coup_id=coups[1].pk)
     assert bet(rich_client, {"player": "300"}).status_code == 200
 
 
 def test_rebet_is_bounded_too(rich_client, rich, coups):
     assert bet(rich_client, {"tie": "50"}, table="pb2").status_code == 200  # 450 back at most: fits
     coup_resolve(coups[1], PLAYER_NATURAL_9)  # the tie loses
-    services.coup_settle(coup_id=coups[1].pk)
+    coup_settle(coup_id=coups[1].pk)
     balance = wallet_balance(user=rich)  # 550 below the most: room for ×1 (450 back), not ×2 (900)
     next_coup = CoupFactory(table=coups[1].table, betting_closes_at=later())
     rebet = rich_client.post("/tables/pb2/bets/rebet/", json.dumps({"multiplier": 2}), content_type="application/json")
@@ -160,7 +163,7 @@ def test_a_deposit_leaves_room_for_the_open_bets(rich_client, rich, coups):
 def test_a_partner_deposit_leaves_room_for_the_open_bets(coups):
     partner = partner_make("acme")
     player = player_make(partner, balance=str(RICH))
-    services.bet_batch_place(user=player.user, coup=coups[0], bets={"tie": "62.50"})  # 562.50 back: no room left
+    bet_batch_place(user=player.user, coup=coups[0], bets={"tie": "62.50"})  # 562.50 back: no room left
     api = client_for(partner)
     response = api.post("/api/v1/players/p-1/deposits/", {"amount": "0.01"}, HTTP_IDEMPOTENCY_KEY="too-much")
     assert response.status_code == 400 and response.json()["error"]["code"] == "amount_too_large"
@@ -182,10 +185,10 @@ def test_a_winner_at_the_bound_and_everyone_else_at_the_coup_are_paid(rich, coup
     """On PostgreSQL a payout past numeric(14, 2) failed the whole settlement, on every retry."""
     others = partner_funded_players(2)
     for user in others:
-        services.bet_batch_place(user=user, coup=coups[0], bets={"player": "100"})
-    services.bet_batch_place(user=rich, coup=coups[0], bets={"player": "500"})  # exactly to the most, if it wins
+        bet_batch_place(user=user, coup=coups[0], bets={"player": "100"})
+    bet_batch_place(user=rich, coup=coups[0], bets={"player": "500"})  # exactly to the most, if it wins
     coup_resolve(coups[0], PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coups[0].pk)
+    coup_settle(coup_id=coups[0].pk)
     coup = Coup.objects.get(pk=coups[0].pk)
     assert coup.state == Coup.State.SETTLED
     assert wallet_balance(user=rich) == MAX
@@ -197,16 +200,16 @@ def test_a_wallet_full_all_the_same_has_its_payout_withheld_and_everyone_else_is
     """Should a wallet fill up past the bound (a concurrent placement elsewhere, say), the coup's
     settlement pays everybody else, withholds that payout with an audit row, and is not retried."""
     [other] = partner_funded_players(1)
-    services.bet_batch_place(user=other, coup=coups[0], bets={"player": "100"})
-    services.bet_batch_place(user=rich, coup=coups[0], bets={"player": "500"})
+    bet_batch_place(user=other, coup=coups[0], bets={"player": "100"})
+    bet_batch_place(user=rich, coup=coups[0], bets={"player": "500"})
     wallet = Account.objects.get(user=rich)
-    services.ledger_post(  # past the bound, as no service would
+    ledger_post(  # past the bound, as no service would
         kind=LedgerTransaction.Kind.DEPOSIT,
         wallet_legs={wallet: D("400.00")},
         system_legs={Account.Kind.PARTNER_FLOAT: D("-400.00")},
     )
     coup_resolve(coups[0], PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coups[0].pk)
+    coup_settle(coup_id=coups[0].pk)
     assert Coup.objects.get(pk=coups[0].pk).state == Coup.State.SETTLED
     assert wallet_balance(user=other) == D("1100.00")
     assert wallet_balance(user=rich) == MAX - D("600.00")  # unchanged: 1,000 would not fit
@@ -217,4 +220,4 @@ def test_a_wallet_full_all_the_same_has_its_payout_withheld_and_everyone_else_is
     assert settlement_check(finished=False).problems == [
         f"wallet of user {rich.pk}: {MAX - D('600.00')}, expected {MAX + D('400.00')}"
     ]
-    assert services.coup_settle(coup_id=coups[0].pk) is None  # settled once: nothing retried
+    assert coup_settle(coup_id=coups[0].pk) is None  # settled once: nothing retried

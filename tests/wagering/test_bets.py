@@ -6,12 +6,14 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from casino.settlement import coup_settle
 from tables.models import AuditLog, Coup, PersonalLimitMarker
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
-from wagering import services
+from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import BetRejected
 from wagering.models import Bet, BetBatch, LedgerTransaction
+from wagering.placement import bet_batch_place, bet_rebet
 from wagering.selectors import coup_bet_totals, coup_top_bettors, ledger_check, wallet_balance
 
 D = Decimal
@@ -22,7 +24,7 @@ def rejected(user, coup, bets) -> BetRejected:
     balance, transactions = wallet_balance(user=user), LedgerTransaction.objects.count()
     bets_before = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).count()
     with pytest.raises(BetRejected) as error:
-        services.bet_batch_place(user=user, coup=coup, bets=bets)
+        bet_batch_place(user=user, coup=coup, bets=bets)
     assert wallet_balance(user=user) == balance
     assert LedgerTransaction.objects.count() == transactions
     assert Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).count() == bets_before
@@ -38,9 +40,7 @@ def funded(amount="10000.00"):
 
 def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        placed = services.bet_batch_place(
-            user=player, coup=coup, bets={"banker": "100", "tie": D("10.50"), "banker_pair": 5}
-        )
+        placed = bet_batch_place(user=player, coup=coup, bets={"banker": "100", "tie": D("10.50"), "banker_pair": 5})
     batch = placed.batch
     stored = {bet.pk: (bet.bet_type, bet.stake) for bet in batch.bets.all()}
     assert stored == {bet.pk: (bet.bet_type, bet.stake) for bet in placed.bets}  # as the service answered
@@ -123,7 +123,7 @@ def test_no_bets_once_betting_has_closed(player, coup, change):
 
 def test_bets_are_taken_until_betting_closes(player, coup):
     Coup.objects.filter(pk=coup.pk).update(betting_closes_at=timezone.now() + timedelta(seconds=10))
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10"})
 
 
 def test_a_no_bet_coup_takes_no_bets(player, coup):
@@ -148,14 +148,14 @@ def test_the_table_maximum_per_bet_says_how_much_more_is_allowed(player, coup):
 
 
 def test_limits_apply_to_the_players_total_over_batches(player, coup):
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "600"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "600"})
     error = rejected(player, coup, {"player": "500"})
     assert (error.code, error.details["total"], error.details["max_additional"]) == (
         "above_maximum",
         "1100.00",
         "400.00",
     )
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "400", "tie": "1"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "400", "tie": "1"})
     assert coup_bet_totals(coup=coup, user=player) == {"player": D("1000.00"), "tie": D("1.00")}
 
 
@@ -163,8 +163,8 @@ def test_a_small_addition_is_fine_once_the_total_is_above_the_minimum(player, ta
     table.limits.filter(bet_type="player").update(minimum=D("25.00"))
     coup = CoupFactory(table=table)
     assert rejected(player, coup, {"player": "10"}).code == "below_minimum"
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "25"})
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "0.50"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "25"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "0.50"})
 
 
 def marker(player, table, **fields):
@@ -178,7 +178,7 @@ def test_a_personal_limit_marker_replaces_the_table_limits(player, table):
     error = rejected(player, coup, {"player": "50"})
     assert error.code == "below_minimum" and error.details["limit"] == "personal limit"
     assert error.message == "Player: 50.00 is under the personal limit minimum of 100.00 by 50.00"
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "3000"})  # over the table's 1000
+    bet_batch_place(user=player, coup=coup, bets={"player": "3000"})  # over the table's 1000
     error = rejected(player, coup, {"player": "2000.01"})
     assert (error.code, error.details["max_additional"]) == ("above_maximum", "2000.00")
 
@@ -194,20 +194,20 @@ def test_a_personal_limit_marker_replaces_the_table_limits(player, table):
 def test_a_revoked_expired_or_future_marker_does_not_count(player, table, fields):
     marker(player, table, **fields)
     coup = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "50"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "50"})
     assert rejected(player, coup, {"player": "1000"}).code == "above_maximum"
 
 
 def test_a_marker_at_another_table_does_not_count(player, coup):
     marker(player, TableFactory())
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "50"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "50"})
 
 
 def test_the_table_wide_maximum_for_tie_counts_every_player(coup):
     for _ in range(4):
-        services.bet_batch_place(user=funded(), coup=coup, bets={"tie": "100"})
+        bet_batch_place(user=funded(), coup=coup, bets={"tie": "100"})
     last = funded()
-    services.bet_batch_place(user=last, coup=coup, bets={"tie": "60"})
+    bet_batch_place(user=last, coup=coup, bets={"tie": "60"})
     error = rejected(funded(), coup, {"tie": "50"})
     assert error.code == "table_maximum"
     assert error.message == (
@@ -215,14 +215,14 @@ def test_the_table_wide_maximum_for_tie_counts_every_player(coup):
         "at most 40.00 more can be accepted"
     )
     assert error.details["max_additional"] == "40.00"
-    services.bet_batch_place(user=last, coup=coup, bets={"tie": "40"})
+    bet_batch_place(user=last, coup=coup, bets={"tie": "40"})
 
 
 def test_the_table_wide_maximum_for_pairs(coup):
     for _ in range(5):
-        services.bet_batch_place(user=funded(), coup=coup, bets={"player_pair": "50"})
+        bet_batch_place(user=funded(), coup=coup, bets={"player_pair": "50"})
     assert rejected(funded(), coup, {"player_pair": "1"}).code == "table_maximum"
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker_pair": "1"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker_pair": "1"})
 
 
 @pytest.fixture
@@ -233,8 +233,8 @@ def tight_table(db):
 
 def test_the_maximum_differential_across_the_table(tight_table):
     coup = CoupFactory(table=tight_table)
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "500"})  # exactly at the differential
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "500"})  # exactly at the differential
     error = rejected(funded(), coup, {"banker": "200"})
     assert error.code == "max_differential"
     assert error.message == (
@@ -250,19 +250,19 @@ def test_the_maximum_differential_across_the_table(tight_table):
         "banker_max_additional": "0.00",
     }
     # Tie and side bets are outside the differential (seed 000 §6.1.3).
-    services.bet_batch_place(user=funded(), coup=coup, bets={"tie": "100", "banker_pair": "50"})
+    bet_batch_place(user=funded(), coup=coup, bets={"tie": "100", "banker_pair": "50"})
     # Bets on Player bring it back within, so Banker may go further.
-    services.bet_batch_place(user=funded(), coup=coup, bets={"player": "300"})
+    bet_batch_place(user=funded(), coup=coup, bets={"player": "300"})
     error = rejected(funded(), coup, {"banker": "400"})
     assert error.details["banker_max_additional"] == "300.00"
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "300"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "300"})
     assert coup_bet_totals(coup=coup)["banker"] - coup_bet_totals(coup=coup)["player"] == D("1500.00")
 
 
 def test_the_player_side_of_the_differential(tight_table):
     coup = CoupFactory(table=tight_table)
-    services.bet_batch_place(user=funded(), coup=coup, bets={"player": "1000"})
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "100"})
+    bet_batch_place(user=funded(), coup=coup, bets={"player": "1000"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "100"})
     error = rejected(funded(), coup, {"player": "700"})
     assert (error.code, error.details["player_max_additional"], error.details["over_by"]) == (
         "max_differential",
@@ -274,11 +274,11 @@ def test_the_player_side_of_the_differential(tight_table):
 def test_an_undo_that_would_breach_the_differential_is_refused(tight_table):
     coup = CoupFactory(table=tight_table)
     player_side = funded()
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
-    services.bet_batch_place(user=player_side, coup=coup, bets={"player": "800"})
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
+    bet_batch_place(user=player_side, coup=coup, bets={"player": "800"})
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "1000"})
     with pytest.raises(BetRejected) as error:
-        services.bet_batch_undo(user=player_side, coup=coup)
+        bet_batch_undo(user=player_side, coup=coup)
     assert error.value.code == "max_differential"
     assert coup_bet_totals(coup=coup, user=player_side) == {"player": D("800.00")}
 
@@ -287,14 +287,14 @@ def test_a_player_may_not_bet_player_and_banker_in_one_coup(player, coup):
     error = rejected(player, coup, {"player": "10", "banker": "10"})
     assert error.code == "player_and_banker"
     assert "may not bet both Player and Banker" in error.message
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10", "tie": "5"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10", "tie": "5"})
     assert rejected(player, coup, {"banker": "10"}).code == "player_and_banker"  # across batches too
-    services.bet_batch_place(user=funded(), coup=coup, bets={"banker": "10"})  # another player may
+    bet_batch_place(user=funded(), coup=coup, bets={"banker": "10"})  # another player may
 
 
 def test_a_player_may_bet_both_when_the_table_allows_it(player):
     coup = CoupFactory(table=TableFactory(forbid_player_and_banker=False))
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10", "banker": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10", "banker": "10"})
 
 
 def test_the_player_must_have_the_funds(coup):
@@ -303,7 +303,7 @@ def test_the_player_must_have_the_funds(coup):
     assert error.code == "insufficient_funds"
     assert error.message == "the bets total 110.00 but the balance is 100.00: short by 10.00"
     assert error.details == {"balance": "100.00", "required": "110.00", "short_by": "10.00"}
-    services.bet_batch_place(user=poor, coup=coup, bets={"player": "80", "tie": "20"})
+    bet_batch_place(user=poor, coup=coup, bets={"player": "80", "tie": "20"})
     assert wallet_balance(user=poor) == D("0.00")
     assert rejected(poor, coup, {"tie": "1"}).code == "insufficient_funds"
 
@@ -313,17 +313,17 @@ def test_a_player_without_a_wallet_has_no_funds(coup):
 
 
 def test_undo_cancels_the_last_batch_and_refunds_it(player, coup):
-    first = services.bet_batch_place(user=player, coup=coup, bets={"player": "10"}).batch
-    second = services.bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"}).batch
-    assert services.bet_batch_undo(user=player, coup=coup).pk == second.pk
+    first = bet_batch_place(user=player, coup=coup, bets={"player": "10"}).batch
+    second = bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"}).batch
+    assert bet_batch_undo(user=player, coup=coup).pk == second.pk
     assert wallet_balance(user=player) == D("9990.00")
     assert coup_bet_totals(coup=coup, user=player) == {"player": D("10.00")}
     assert set(second.bets.values_list("state", flat=True)) == {Bet.State.CANCELLED}
     second.refresh_from_db()
     assert second.cancellation.kind == LedgerTransaction.Kind.BET_CANCEL and second.cancelled_at
-    assert services.bet_batch_undo(user=player, coup=coup).pk == first.pk
+    assert bet_batch_undo(user=player, coup=coup).pk == first.pk
     with pytest.raises(BetRejected) as error:
-        services.bet_batch_undo(user=player, coup=coup)
+        bet_batch_undo(user=player, coup=coup)
     assert error.value.code == "no_bets"
     assert wallet_balance(user=player) == D("10000.00")
     assert AuditLog.objects.filter(action="bet_batch_undone").count() == 2
@@ -331,21 +331,21 @@ def test_undo_cancels_the_last_batch_and_refunds_it(player, coup):
 
 
 def test_remove_cancels_all_the_players_bets_and_refunds_them(player, coup):
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10"})
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "20", "tie": "5"})
     other = funded()
-    services.bet_batch_place(user=other, coup=coup, bets={"banker": "30"})
-    assert len(services.bet_remove_all(user=player, coup=coup)) == 2
+    bet_batch_place(user=other, coup=coup, bets={"banker": "30"})
+    assert len(bet_remove_all(user=player, coup=coup)) == 2
     assert wallet_balance(user=player) == D("10000.00")
     assert coup_bet_totals(coup=coup) == {"banker": D("30.00")}
     with pytest.raises(BetRejected) as error:
-        services.bet_remove_all(user=player, coup=coup)
+        bet_remove_all(user=player, coup=coup)
     assert error.value.code == "no_bets"
 
 
-@pytest.mark.parametrize("cancel", [services.bet_batch_undo, services.bet_remove_all])
+@pytest.mark.parametrize("cancel", [bet_batch_undo, bet_remove_all])
 def test_no_undo_or_remove_after_no_more_bets(player, coup, cancel):
-    services.bet_batch_place(user=player, coup=coup, bets={"player": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"player": "10"})
     Coup.objects.filter(pk=coup.pk).update(state=Coup.State.NO_MORE_BETS)
     with pytest.raises(BetRejected) as error:
         cancel(user=player, coup=coup)
@@ -355,7 +355,7 @@ def test_no_undo_or_remove_after_no_more_bets(player, coup, cancel):
 
 def settled(coup, cards="9S 2H KD 3C"):
     coup_resolve(coup, cards)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
 
 
 @pytest.mark.parametrize(
@@ -363,61 +363,61 @@ def settled(coup, cards="9S 2H KD 3C"):
 )
 def test_rebet_places_the_last_coups_bets_again(player, table, multiplier, expected):
     previous = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=previous, bets={"player": "10", "tie": "5"})
-    services.bet_batch_place(user=player, coup=previous, bets={"player": "15"})
-    services.bet_batch_place(user=player, coup=previous, bets={"player_pair": "5"})
-    services.bet_batch_undo(user=player, coup=previous)  # the undone batch is not repeated
+    bet_batch_place(user=player, coup=previous, bets={"player": "10", "tie": "5"})
+    bet_batch_place(user=player, coup=previous, bets={"player": "15"})
+    bet_batch_place(user=player, coup=previous, bets={"player_pair": "5"})
+    bet_batch_undo(user=player, coup=previous)  # the undone batch is not repeated
     settled(previous)
     coup = CoupFactory(table=table)
-    batch = services.bet_rebet(user=player, coup=coup, multiplier=multiplier).batch
+    batch = bet_rebet(user=player, coup=coup, multiplier=multiplier).batch
     assert {bet.bet_type: str(bet.stake) for bet in batch.bets.all()} == expected
     assert AuditLog.objects.filter(action=f"bet_rebet_x{multiplier}").exists()
 
 
 def test_rebet_repeats_the_latest_coup_with_bets_at_this_table(player, table):
     first = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=first, bets={"banker": "40"})
+    bet_batch_place(user=player, coup=first, bets={"banker": "40"})
     settled(first)
     skipped = CoupFactory(table=table)  # the player sat this one out
     settled(skipped)
     elsewhere = CoupFactory()
-    services.bet_batch_place(user=player, coup=elsewhere, bets={"player": "99"})
+    bet_batch_place(user=player, coup=elsewhere, bets={"player": "99"})
     coup = CoupFactory(table=table)
-    assert {bet.bet_type: bet.stake for bet in services.bet_rebet(user=player, coup=coup).batch.bets.all()} == {
+    assert {bet.bet_type: bet.stake for bet in bet_rebet(user=player, coup=coup).batch.bets.all()} == {
         "banker": D("40.00")
     }
 
 
 def test_rebet_x2_honours_every_limit_all_or_nothing(player, table):
     previous = CoupFactory(table=table)
-    services.bet_batch_place(user=player, coup=previous, bets={"player": "600", "tie": "10"})
+    bet_batch_place(user=player, coup=previous, bets={"player": "600", "tie": "10"})
     settled(previous)
     coup = CoupFactory(table=table)
     with pytest.raises(BetRejected) as error:
-        services.bet_rebet(user=player, coup=coup, multiplier=2)
+        bet_rebet(user=player, coup=coup, multiplier=2)
     assert error.value.code == "above_maximum" and error.value.details["total"] == "1200.00"
     assert not Bet.objects.filter(coup=coup).exists()
-    services.bet_rebet(user=player, coup=coup, multiplier=1)
+    bet_rebet(user=player, coup=coup, multiplier=1)
 
 
 def test_rebet_needs_earlier_bets_and_a_multiplier_of_one_or_two(player, coup):
     with pytest.raises(BetRejected) as error:
-        services.bet_rebet(user=player, coup=coup)
+        bet_rebet(user=player, coup=coup)
     assert error.value.code == "no_previous_bets"
     for multiplier in (3, True, 2.0):
         with pytest.raises(BetRejected) as error:
-            services.bet_rebet(user=player, coup=coup, multiplier=multiplier)
+            bet_rebet(user=player, coup=coup, multiplier=multiplier)
         assert error.value.code == "invalid_multiplier"
 
 
 def test_the_top_bettor_on_each_hand_shows_it(coup):
     small, big, banker = funded(), funded(), funded()
     assert coup_top_bettors(coup=coup) == {"player": None, "banker": None}
-    services.bet_batch_place(user=small, coup=coup, bets={"player": "100"})
-    services.bet_batch_place(user=big, coup=coup, bets={"player": "80"})
-    services.bet_batch_place(user=big, coup=coup, bets={"player": "70"})  # 150 in all
-    services.bet_batch_place(user=banker, coup=coup, bets={"banker": "5", "tie": "100"})
+    bet_batch_place(user=small, coup=coup, bets={"player": "100"})
+    bet_batch_place(user=big, coup=coup, bets={"player": "80"})
+    bet_batch_place(user=big, coup=coup, bets={"player": "70"})  # 150 in all
+    bet_batch_place(user=banker, coup=coup, bets={"banker": "5", "tie": "100"})
     assert coup_top_bettors(coup=coup) == {"player": big, "banker": banker}
-    services.bet_batch_undo(user=big, coup=coup)
-    services.bet_batch_undo(user=big, coup=coup)
+    bet_batch_undo(user=big, coup=coup)
+    bet_batch_undo(user=big, coup=coup)
     assert coup_top_bettors(coup=coup) == {"player": small, "banker": banker}

@@ -10,13 +10,15 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from tables import services as table_services
+from casino import lifecycle
+from casino.settlement import coup_settle
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund, postgres_only
-from wagering import services
 from wagering.errors import BetRejected, WalletRejected
 from wagering.models import Bet, BetSettlement, LedgerTransaction
+from wagering.placement import bet_batch_place
 from wagering.selectors import coup_bet_totals, ledger_check, wallet_balance
+from wagering.wallets import wallet_deposit, wallet_withdraw
 
 D = Decimal
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
@@ -57,8 +59,8 @@ def test_a_wallet_cannot_be_overdrawn_by_bets_at_many_tables_and_withdrawals_at_
 
     def spend(index):
         if index % 2:
-            return services.wallet_withdraw(user=user, amount="30", idempotency_key=f"wd-{index}")
-        return services.bet_batch_place(user=user, coup=coups[index], bets={"player": "30"})
+            return wallet_withdraw(user=user, amount="30", idempotency_key=f"wd-{index}")
+        return bet_batch_place(user=user, coup=coups[index], bets={"player": "30"})
 
     results = codes(all_at_once(6, spend))
     assert results == ["insufficient_funds"] * 3 + ["ok"] * 3
@@ -70,7 +72,7 @@ def test_the_same_player_cannot_overdraw_on_one_coup():
     user = UserFactory()
     fund(user, "100.00")
     coup = CoupFactory()
-    results = codes(all_at_once(8, lambda index: services.bet_batch_place(user=user, coup=coup, bets={"tie": "40"})))
+    results = codes(all_at_once(8, lambda index: bet_batch_place(user=user, coup=coup, bets={"tie": "40"})))
     assert results.count("ok") == 2
     assert wallet_balance(user=user) == D("20.00")
 
@@ -81,7 +83,7 @@ def test_many_players_cannot_push_the_table_past_its_differential():
     for user in players:
         fund(user, "1000.00")
     results = codes(
-        all_at_once(10, lambda index: services.bet_batch_place(user=players[index], coup=coup, bets={"banker": "300"}))
+        all_at_once(10, lambda index: bet_batch_place(user=players[index], coup=coup, bets={"banker": "300"}))
     )
     assert results == ["max_differential"] * 7 + ["ok"] * 3
     assert coup_bet_totals(coup=coup) == {"banker": D("900.00")}
@@ -92,9 +94,7 @@ def test_many_players_cannot_push_the_tie_past_its_table_maximum():
     players = [UserFactory() for _ in range(8)]
     for user in players:
         fund(user, "1000.00")
-    results = codes(
-        all_at_once(8, lambda index: services.bet_batch_place(user=players[index], coup=coup, bets={"tie": "100"}))
-    )
+    results = codes(all_at_once(8, lambda index: bet_batch_place(user=players[index], coup=coup, bets={"tie": "100"})))
     assert results == ["ok"] * 5 + ["table_maximum"] * 3
     assert coup_bet_totals(coup=coup) == {"tie": D("500.00")}
 
@@ -104,9 +104,7 @@ def test_one_player_from_two_devices_cannot_bet_player_and_banker():
     fund(user, "1000.00")
     coup = CoupFactory()
     hands = ["player", "banker"] * 3
-    results = codes(
-        all_at_once(6, lambda index: services.bet_batch_place(user=user, coup=coup, bets={hands[index]: "10"}))
-    )
+    results = codes(all_at_once(6, lambda index: bet_batch_place(user=user, coup=coup, bets={hands[index]: "10"})))
     assert results == ["ok"] * 3 + ["player_and_banker"] * 3
     assert len(coup_bet_totals(coup=coup, user=user)) == 1
 
@@ -116,9 +114,9 @@ def test_settling_at_once_from_several_workers_pays_once():
     players = [UserFactory() for _ in range(5)]
     for user in players:
         fund(user, "100.00")
-        services.bet_batch_place(user=user, coup=coup, bets={"player": "100"})
+        bet_batch_place(user=user, coup=coup, bets={"player": "100"})
     coup_resolve(coup, "9S 2H KD 3C")
-    results = all_at_once(4, lambda index: services.coup_settle(coup_id=coup.pk))
+    results = all_at_once(4, lambda index: coup_settle(coup_id=coup.pk))
     assert not [r for r in results if isinstance(r, Exception)]
     assert [wallet_balance(user=user) for user in players] == [D("200.00")] * 5
     assert BetSettlement.objects.count() == 5
@@ -133,8 +131,8 @@ def test_a_void_racing_bets_refunds_every_bet_that_got_in_before_it():
 
     def bet_or_void(index):
         if index == 0:
-            return table_services.coup_void(coup=coup, actor=None, reason="shoe dropped")
-        return services.bet_batch_place(user=players[index], coup=coup, bets={"player": "50"})
+            return lifecycle.coup_void(coup=coup, actor=None, reason="shoe dropped")
+        return bet_batch_place(user=players[index], coup=coup, bets={"player": "50"})
 
     results = all_at_once(6, bet_or_void)
     assert set(codes(results[1:])) <= {"ok", "betting_closed"}
@@ -145,6 +143,6 @@ def test_a_void_racing_bets_refunds_every_bet_that_got_in_before_it():
 
 def test_the_same_idempotency_key_at_once_moves_money_once():
     user = UserFactory()
-    results = all_at_once(8, lambda index: services.wallet_deposit(user=user, amount="25", idempotency_key="same"))
+    results = all_at_once(8, lambda index: wallet_deposit(user=user, amount="25", idempotency_key="same"))
     assert len({entry.pk for entry in results}) == 1
     assert wallet_balance(user=user) == D("25.00")

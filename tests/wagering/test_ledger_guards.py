@@ -8,9 +8,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from tests.factories import UserFactory
 from tests.wagering.conftest import fund, postgres_only
-from wagering import services
 from wagering.models import Account, LedgerEntry, LedgerTransaction
-from wagering.selectors import LEDGER_GUARDS, ledger_check
+from wagering.selectors import LEDGER_GUARDS, ledger_check, wallet_balance
+from wagering.wallets import wallet_withdraw
 
 pytestmark = [postgres_only, pytest.mark.postgres]
 
@@ -75,9 +75,9 @@ def test_balances_moved_with_their_legs_commit_even_when_the_legs_come_after():
     with transaction.atomic():
         fund(user, "100.00")
         fund(user, "50.00")
-        services.wallet_withdraw(user=user, amount="30", idempotency_key="wd")
+        wallet_withdraw(user=user, amount="30", idempotency_key="wd")
         fund(other, "1.00")
-    assert services.wallet_balance(user=user) == D("120.00")
+    assert wallet_balance(user=user) == D("120.00")
     assert ledger_check().ok
 
 

@@ -16,12 +16,15 @@ from hypothesis import strategies as st
 
 from baccarat.cards import deck
 from baccarat.coup import CoupDeal
+from casino.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
-from wagering import services
+from wagering.cancellation import bet_batch_undo, bet_remove_all, coup_bets_refund
 from wagering.errors import BetRejected, WalletRejected
 from wagering.models import Account, Bet
+from wagering.placement import bet_batch_place, bet_rebet
 from wagering.selectors import coup_bet_totals, ledger_check
+from wagering.wallets import wallet_deposit, wallet_withdraw
 
 PLAYERS = 3
 CARD_CODES = [card.code for card in deck()]
@@ -93,32 +96,32 @@ class Casino:
             getattr(self, name)(*args)
 
     def deposit(self, index, amount):
-        services.wallet_deposit(user=self.users[index], amount=amount, idempotency_key=self.key())
+        wallet_deposit(user=self.users[index], amount=amount, idempotency_key=self.key())
         self.deposited += amount
 
     def withdraw(self, index, amount):
-        services.wallet_withdraw(user=self.users[index], amount=amount, idempotency_key=self.key())
+        wallet_withdraw(user=self.users[index], amount=amount, idempotency_key=self.key())
         self.withdrawn += amount
 
     def bet(self, index, bets):
-        services.bet_batch_place(user=self.users[index], coup=self.coup, bets=bets)
+        bet_batch_place(user=self.users[index], coup=self.coup, bets=bets)
 
     def undo(self, index):
-        services.bet_batch_undo(user=self.users[index], coup=self.coup)
+        bet_batch_undo(user=self.users[index], coup=self.coup)
 
     def remove(self, index):
-        services.bet_remove_all(user=self.users[index], coup=self.coup)
+        bet_remove_all(user=self.users[index], coup=self.coup)
 
     def rebet(self, index, multiplier):
-        services.bet_rebet(user=self.users[index], coup=self.coup, multiplier=multiplier)
+        bet_rebet(user=self.users[index], coup=self.coup, multiplier=multiplier)
 
     def settle(self, cards):
         coup_resolve(self.coup, dealt(cards))
-        services.coup_settle(coup_id=self.coup.pk)
+        coup_settle(coup_id=self.coup.pk)
         self.coup = CoupFactory(table=self.table)
 
     def void(self):
-        services.coup_bets_refund(coup=self.coup)
+        coup_bets_refund(coup=self.coup)
         Coup.objects.filter(pk=self.coup.pk).update(state=Coup.State.VOID)
         self.coup = CoupFactory(table=self.table)
 

@@ -8,12 +8,14 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from tables import services as table_services
+from casino import lifecycle
+from casino.settlement import coup_settle
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
-from wagering import services
+from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.models import Account, Bet
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, wallet_balance
 
 D = Decimal
@@ -52,21 +54,21 @@ def players(db):
 
 def test_each_table_holds_its_own_bets_in_play(tables, players):
     coups = [CoupFactory(table=table) for table in tables]
-    services.bet_batch_place(user=players[0], coup=coups[0], bets={"player": "100", "tie": "10"})
-    services.bet_batch_place(user=players[1], coup=coups[0], bets={"banker": "40"})
-    services.bet_batch_place(user=players[0], coup=coups[1], bets={"banker": "25"})
+    bet_batch_place(user=players[0], coup=coups[0], bets={"player": "100", "tie": "10"})
+    bet_batch_place(user=players[1], coup=coups[0], bets={"banker": "40"})
+    bet_batch_place(user=players[0], coup=coups[1], bets={"banker": "25"})
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("150.00"), D("25.00"))
     assert not Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY, table__isnull=True).exists()
 
-    services.bet_batch_undo(user=players[1], coup=coups[0])
+    bet_batch_undo(user=players[1], coup=coups[0])
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("110.00"), D("25.00"))
 
     coup_resolve(coups[0], PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coups[0].pk)
+    coup_settle(coup_id=coups[0].pk)
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("0.00"), D("25.00"))
     assert Account.objects.get(kind=Account.Kind.HOUSE).balance == D("-90.00")  # paid 200 for 100 + 10 lost
 
-    table_services.coup_void(coup=coups[1], actor=None, reason="test")
+    lifecycle.coup_void(coup=coups[1], actor=None, reason="test")
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("0.00"), D("0.00"))
     assert wallet_balance(user=players[0]) == D("1090.00") and wallet_balance(user=players[1]) == D("1000.00")
     assert ledger_check().ok
@@ -76,8 +78,8 @@ def test_every_table_account_equals_its_accepted_stakes(tables, players):
     for table in tables:
         coup = CoupFactory(table=table)
         for user in players:
-            services.bet_batch_place(user=user, coup=coup, bets={"player": "12.50"})
-    services.bet_remove_all(user=players[0], coup=coup)
+            bet_batch_place(user=user, coup=coup, bets={"player": "12.50"})
+    bet_remove_all(user=players[0], coup=coup)
     for table in tables:
         assert bets_in_play(table) == accepted_stakes(table)
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("25.00"), D("12.50"))
@@ -93,19 +95,19 @@ def test_a_placement_costs_the_same_queries_however_many_bets_and_players(
 ):
     coup = CoupFactory(table=tables[0])
     for _ in range(3):
-        services.bet_batch_place(user=players[1], coup=coup, bets={"banker": "10"})
-    services.bet_batch_place(user=players[0], coup=coup, bets={"player": "10"})
+        bet_batch_place(user=players[1], coup=coup, bets={"banker": "10"})
+    bet_batch_place(user=players[0], coup=coup, bets={"player": "10"})
     with django_assert_max_num_queries(SERVICE_QUERIES):
-        services.bet_batch_place(user=players[0], coup=coup, bets=bets)
+        bet_batch_place(user=players[0], coup=coup, bets=bets)
 
 
 def test_open_bets_at_another_table_cost_one_query_more(tables, players, django_assert_max_num_queries):
     """Their coup's paytables bound what they could win: its rules are read with one query."""
     coups = [CoupFactory(table=table) for table in tables]
-    services.bet_batch_place(user=players[0], coup=coups[1], bets={"tie": "10"})
-    services.bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
+    bet_batch_place(user=players[0], coup=coups[1], bets={"tie": "10"})
+    bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
     with django_assert_max_num_queries(SERVICE_QUERIES + 1):
-        services.bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
+        bet_batch_place(user=players[0], coup=coups[0], bets={"player": "10"})
 
 
 def test_the_ui_endpoint_costs_a_bounded_number_of_queries(tables, players, django_assert_max_num_queries):

@@ -5,9 +5,10 @@ from decimal import Decimal
 
 import pytest
 
+from casino.settlement import coup_settle
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.test_settlement import BANKER_SIX, bettor
-from wagering import services
+from wagering.cancellation import coup_bets_refund
 from wagering.models import Account, Bet, BetSettlement, LedgerEntry, LedgerTransaction
 from wagering.selectors import ledger_check, wallet_balance
 
@@ -38,7 +39,7 @@ def test_settlement_queries_do_not_grow_with_bets_or_players(
     coup_resolve(coup, BANKER_SIX)
     sent_events.clear()
     with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(SETTLE_QUERIES):
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
     balances = {user.pk: wallet_balance(user=user) for user in users}
     expected = {user.pk: D("988.00") if index % 2 == 0 else D("1008.50") for index, user in enumerate(users)}
     assert balances == expected  # 1000 - 12; 1000 - 11 + 19.50
@@ -61,7 +62,7 @@ def test_void_refund_queries_do_not_grow_with_bets_or_players(
     coup, users = coup_with_bettors(players)
     sent_events.clear()
     with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(REFUND_QUERIES):
-        services.coup_bets_refund(coup=coup)
+        coup_bets_refund(coup=coup)
     assert {wallet_balance(user=user) for user in users} == {D("1000.00")}
     assert set(BetSettlement.objects.filter(bet__coup=coup).values_list("outcome", flat=True)) == {"refund"}
     refund = LedgerTransaction.objects.get(coup=coup, kind=LedgerTransaction.Kind.REFUND)

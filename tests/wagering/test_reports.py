@@ -7,12 +7,16 @@ import pytest
 from django.utils import timezone
 
 from casino import celery_app
+from casino.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, ShoeFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
-from wagering import services, tasks
+from wagering import tasks
 from wagering.beat import BEAT_SCHEDULE
+from wagering.cancellation import coup_bets_refund
 from wagering.models import ShoeReport, TableDayReport
+from wagering.placement import bet_batch_place
+from wagering.reports import table_day_report_build
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
@@ -32,14 +36,14 @@ def played_day(table):
         (TIE, {"player": "20", "tie": "5"}, {}),  # push, +40
     ]:
         coup = CoupFactory(table=table)
-        services.bet_batch_place(user=alice, coup=coup, bets=alice_bets)
+        bet_batch_place(user=alice, coup=coup, bets=alice_bets)
         if bob_bets:
-            services.bet_batch_place(user=bob, coup=coup, bets=bob_bets)
+            bet_batch_place(user=bob, coup=coup, bets=bob_bets)
         coup_resolve(coup, cards)
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
     void = CoupFactory(table=table)
-    services.bet_batch_place(user=bob, coup=void, bets={"player": "300"})
-    services.coup_bets_refund(coup=void)
+    bet_batch_place(user=bob, coup=void, bets={"player": "300"})
+    coup_bets_refund(coup=void)
     Coup.objects.filter(pk=void.pk).update(state=Coup.State.VOID)
     return table
 
@@ -64,7 +68,7 @@ def report_values(report) -> dict:
 
 
 def test_the_table_day_report_is_the_drop_and_win_of_the_day(played_day):
-    report = services.table_day_report_build(table_id=played_day.pk, day=timezone.now().date())
+    report = table_day_report_build(table_id=played_day.pk, day=timezone.now().date())
     assert report_values(report) == EXPECTED
 
 
@@ -93,8 +97,8 @@ def test_the_shoe_report(played_day):
 def test_a_day_without_stakes_has_no_hold(table):
     coup = CoupFactory(table=table)
     coup_resolve(coup, BANKER_SIX)
-    services.coup_settle(coup_id=coup.pk)
-    report = services.table_day_report_build(table_id=table.pk, day=timezone.now().date())
+    coup_settle(coup_id=coup.pk)
+    report = table_day_report_build(table_id=table.pk, day=timezone.now().date())
     assert (report.coups, report.banker_wins, report.staked, report.hold_percent) == (1, 1, D("0.00"), None)
 
 

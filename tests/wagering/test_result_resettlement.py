@@ -9,13 +9,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from casino import lifecycle
+from casino.settlement import coup_settle
 from tables import corrections
 from tables.models import Coup
 from tables.roles import PIT_BOSS, roles_ensure
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund, postgres_only
 from tests.wagering.test_concurrency import all_at_once
-from wagering import services
 from wagering.models import (
     Account,
     BetAdjustment,
@@ -24,7 +25,10 @@ from wagering.models import (
     LedgerTransaction,
     PlayerAdjustment,
 )
+from wagering.placement import bet_batch_place
+from wagering.reports import table_day_report_build
 from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.wallets import wallet_withdraw
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # dealt P 9S KD (9), B 2H 3C (5): player wins, no pairs
@@ -48,7 +52,7 @@ def correct(coup: Coup, hands: tuple[str, str], bosses, reason: str = "card misr
     correction = corrections.result_correction_request(
         coup=coup, player_cards=hands[0], banker_cards=hands[1], reason=reason, actor=requester
     )
-    return corrections.result_correction_approve(correction=correction, actor=approver)
+    return lifecycle.result_correction_approve(correction=correction, actor=approver)
 
 
 def account_balance(kind: str) -> Decimal:
@@ -58,7 +62,7 @@ def account_balance(kind: str) -> Decimal:
 def bettor(coup, bets, amount="1000.00"):
     user = UserFactory()
     fund(user, amount)
-    services.bet_batch_place(user=user, coup=coup, bets=bets)
+    bet_batch_place(user=user, coup=coup, bets=bets)
     return user
 
 
@@ -83,7 +87,7 @@ def test_a_settled_coup_is_resettled_by_compensation_to_the_cent(bosses, hands, 
         "cid": bettor(coup, {"tie": "10", "banker_pair": "5", "player_pair": "5"}),
     }
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     assert [wallet_balance(user=user) for user in players.values()] == [D("1100.00"), D("900.00"), D("980.00")]
     settlements = list(BetSettlement.objects.order_by("pk").values())
     entries = list(LedgerEntry.objects.order_by("pk").values())
@@ -109,7 +113,7 @@ def test_a_settled_coup_is_resettled_by_compensation_to_the_cent(bosses, hands, 
     assert bob_bet.outcome_after == ("push" if hands == TIE_WITH_PAIRS else "win")
     money_checked()
 
-    report = services.table_day_report_build(table_id=coup.table_id, day=timezone.now().date())
+    report = table_day_report_build(table_id=coup.table_id, day=timezone.now().date())
     assert report.house_win == D("220.00") - (sum(expected.values()) - D("3000.00") + D("220.00"))
 
 
@@ -117,8 +121,8 @@ def test_a_wallet_that_cannot_cover_its_debit_owes_the_rest_and_a_later_credit_p
     coup = CoupFactory(table=TableFactory())
     pia = bettor(coup, {"player": "100"}, amount="100.00")
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
-    services.wallet_withdraw(user=pia, amount="150.00", idempotency_key="pia-cash-out")
+    coup_settle(coup_id=coup.pk)
+    wallet_withdraw(user=pia, amount="150.00", idempotency_key="pia-cash-out")
     assert wallet_balance(user=pia) == D("50.00")
 
     correct(coup, BANKER_SIX, bosses)  # the 200.00 she was paid is taken back: she has 50.00
@@ -147,8 +151,8 @@ def test_a_correction_before_settlement_is_paid_once_by_settlement(bosses):
     assert (coup.state, coup.winner) == ("resolved", "banker")
     assert not LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.CORRECTION).exists()
 
-    services.coup_settle(coup_id=coup.pk)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     assert (wallet_balance(user=pia), wallet_balance(user=bob)) == (D("900.00"), D("1095.00"))
     assert LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.SETTLEMENT).count() == 1
     assert not BetAdjustment.objects.exists()
@@ -169,8 +173,8 @@ def test_approval_and_settlement_at_once_pay_the_corrected_result_once(bosses, r
 
     def work(index):
         if index == 0:
-            return corrections.result_correction_approve(correction=correction, actor=bosses[1])
-        return services.coup_settle(coup_id=coup.pk)
+            return lifecycle.result_correction_approve(correction=correction, actor=bosses[1])
+        return coup_settle(coup_id=coup.pk)
 
     results = all_at_once(2, work)
     assert not [result for result in results if isinstance(result, Exception)], results

@@ -5,13 +5,16 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, transaction
 
-from tables import services as table_services
+from casino import lifecycle
+from casino.settlement import coup_settle
+from casino.tasks import coup_settle_task
 from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
-from wagering import services, tasks
+from wagering.cancellation import bet_batch_undo, coup_bets_refund
 from wagering.errors import SettlementRefused
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
+from wagering.placement import bet_batch_place
 from wagering.selectors import ledger_check, player_round_history, wallet_balance
 
 D = Decimal
@@ -27,7 +30,7 @@ def house_balance() -> Decimal:
 def bettor(coup, bets, amount="1000.00"):
     user = UserFactory()
     fund(user, amount)
-    services.bet_batch_place(user=user, coup=coup, bets=bets)
+    bet_batch_place(user=user, coup=coup, bets=bets)
     return user
 
 
@@ -48,7 +51,7 @@ def test_every_bet_is_paid_by_its_paytable(coup, cards, bets, returned):
     user = bettor(coup, bets)
     staked = sum(D(stake) for stake in bets.values())
     coup_resolve(coup, cards)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=user) == D("1000.00") - staked + D(returned)
     assert house_balance() == staked - D(returned)
     assert Account.objects.get(kind=Account.Kind.BETS_IN_PLAY).balance == D("0.00")
@@ -58,7 +61,7 @@ def test_every_bet_is_paid_by_its_paytable(coup, cards, bets, returned):
 def test_outcomes_are_recorded_per_bet(coup):
     user = bettor(coup, {"player": "100", "tie": "10", "player_pair": "5"})
     coup_resolve(coup, TIE_WITH_PAIRS)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     outcomes = {bet.bet_type: (bet.state, bet.settlement.outcome, bet.settlement.returned) for bet in user.bets.all()}
     assert outcomes == {
         "player": ("settled", "push", D("100.00")),
@@ -72,14 +75,14 @@ def test_the_coups_own_rules_pay_no_commission_and_tie_nine_to_one(db):
     coup = CoupFactory(table=table)
     banker_six = bettor(coup, {"banker": "100"})
     coup_resolve(coup, BANKER_SIX)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=banker_six) == D("1050.00")  # a banker win with 6 pays 1:2
     coup = CoupFactory(table=table)
     tie = bettor(coup, {"tie": "10"})
     table.tie_pays = 8  # a change of rules takes effect from the next coup
     table.save()
     coup_resolve(coup, TIE_WITH_PAIRS)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=tie) == D("1090.00")
 
 
@@ -87,8 +90,8 @@ def test_settling_twice_pays_once(coup, django_capture_on_commit_callbacks):
     user = bettor(coup, {"player": "100"})
     coup_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
-        tasks.coup_settle.delay(coup.pk)
-        tasks.coup_settle.delay(coup.pk)
+        coup_settle_task.delay(coup.pk)
+        coup_settle_task.delay(coup.pk)
     assert wallet_balance(user=user) == D("1100.00")
     assert LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.SETTLEMENT).count() == 1
     assert BetSettlement.objects.count() == 1
@@ -100,16 +103,16 @@ def test_settling_twice_pays_once(coup, django_capture_on_commit_callbacks):
 def test_a_bet_cannot_be_settled_twice_even_by_mistake(coup):
     bettor(coup, {"player": "100"})
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     Coup.objects.filter(pk=coup.pk).update(state=Coup.State.RESOLVED)
     Bet.objects.filter(coup=coup).update(state=Bet.State.ACCEPTED)
     with pytest.raises(IntegrityError), transaction.atomic():
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
 
 
 def test_a_resolved_coup_without_bets_is_simply_marked_settled(coup):
     coup_resolve(coup, PLAYER_NATURAL_9)
-    assert services.coup_settle(coup_id=coup.pk) is None
+    assert coup_settle(coup_id=coup.pk) is None
     coup.refresh_from_db()
     assert coup.state == Coup.State.SETTLED
     assert not LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.SETTLEMENT).exists()
@@ -120,7 +123,7 @@ def test_only_a_resolved_coup_is_settled(coup, state):
     bettor(coup, {"player": "100"})
     Coup.objects.filter(pk=coup.pk).update(state=state)
     with pytest.raises(SettlementRefused) as error:
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
     assert error.value.code == "not_resolved"
     assert not BetSettlement.objects.exists()
 
@@ -133,7 +136,7 @@ def test_settlement_pushes_the_result_to_the_table_and_balances_to_each_player(
     coup_resolve(coup, PLAYER_NATURAL_9)
     sent_events.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        services.coup_settle(coup_id=coup.pk)
+        coup_settle(coup_id=coup.pk)
     table = [data for kind, event, data in sent_events if (kind, event) == ("table", "settlement")]
     assert table == [
         {
@@ -156,13 +159,13 @@ def test_settlement_queries_do_not_grow_with_the_bets(coup, players, django_asse
     for index in range(players):
         bettor(coup, {"banker" if index % 2 else "player": "10", "tie": "1", "player_pair": "1"})
     coup_resolve(coup, BANKER_SIX)
-    services.coup_settle(coup_id=coup.pk)  # creates the house account: every later settlement finds it
+    coup_settle(coup_id=coup.pk)  # creates the house account: every later settlement finds it
     other = CoupFactory()
     for index in range(players):
         bettor(other, {"banker" if index % 2 else "player": "10", "tie": "1"})
     coup_resolve(other, BANKER_SIX)
     with django_assert_max_num_queries(19):  # the ledger, the bets, the report rows, the partners' webhooks
-        services.coup_settle(coup_id=other.pk)
+        coup_settle(coup_id=other.pk)
     assert BetSettlement.objects.filter(bet__coup=other).count() == players * 2
 
 
@@ -170,14 +173,14 @@ def test_a_void_coup_refunds_every_bet_once(coup, sent_events, django_capture_on
     first = bettor(coup, {"player": "100", "tie": "10"})
     second = bettor(coup, {"banker": "50"})
     with django_capture_on_commit_callbacks(execute=True):
-        table_services.coup_void(coup=coup, actor=None, reason="dealing error")
+        lifecycle.coup_void(coup=coup, actor=None, reason="dealing error")
     assert (wallet_balance(user=first), wallet_balance(user=second)) == (D("1000.00"), D("1000.00"))
     assert set(Bet.objects.values_list("state", flat=True)) == {Bet.State.REFUNDED}
     assert set(BetSettlement.objects.values_list("outcome", flat=True)) == {BetSettlement.Outcome.REFUND}
     assert house_balance() == D("0.00")
     assert ("user", "bets_refunded") in {(kind, event) for kind, event, _ in sent_events}
-    assert services.coup_bets_refund(coup=coup) is None  # again: nothing left to refund
-    services.coup_settle(coup_id=coup.pk)  # a void coup is not settled
+    assert coup_bets_refund(coup=coup) is None  # again: nothing left to refund
+    coup_settle(coup_id=coup.pk)  # a void coup is not settled
     assert wallet_balance(user=first) == D("1000.00")
     assert LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.REFUND).count() == 1
     assert AuditLog.objects.filter(action="coup_bets_refunded").count() == 1
@@ -188,18 +191,18 @@ def test_a_void_after_the_result_but_before_settlement_refunds(coup):
     user = bettor(coup, {"player": "100"})
     coup_resolve(coup, PLAYER_NATURAL_9)
     with transaction.atomic():
-        services.coup_bets_refund(coup=coup)
+        coup_bets_refund(coup=coup)
         Coup.objects.filter(pk=coup.pk).update(state=Coup.State.VOID)
-    assert services.coup_settle(coup_id=coup.pk) is None
+    assert coup_settle(coup_id=coup.pk) is None
     assert wallet_balance(user=user) == D("1000.00")
 
 
 def test_a_settled_coup_cannot_be_refunded(coup):
     user = bettor(coup, {"player": "100"})
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     with pytest.raises(SettlementRefused) as error:
-        services.coup_bets_refund(coup=coup)
+        coup_bets_refund(coup=coup)
     assert error.value.code == "settled"
     assert wallet_balance(user=user) == D("1100.00")
 
@@ -208,16 +211,16 @@ def test_game_recall_shows_each_round_with_the_balance_before_and_after(table):
     user = UserFactory()
     fund(user, "500.00")
     first = CoupFactory(table=table)
-    services.bet_batch_place(user=user, coup=first, bets={"player": "100"})
-    services.bet_batch_place(user=user, coup=first, bets={"tie": "10"})
+    bet_batch_place(user=user, coup=first, bets={"player": "100"})
+    bet_batch_place(user=user, coup=first, bets={"tie": "10"})
     coup_resolve(first, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=first.pk)
+    coup_settle(coup_id=first.pk)
     second = CoupFactory(table=table)
-    services.bet_batch_place(user=user, coup=second, bets={"banker": "50"})
-    services.bet_batch_place(user=user, coup=second, bets={"tie": "5"})
-    services.bet_batch_undo(user=user, coup=second)
+    bet_batch_place(user=user, coup=second, bets={"banker": "50"})
+    bet_batch_place(user=user, coup=second, bets={"tie": "5"})
+    bet_batch_undo(user=user, coup=second)
     coup_resolve(second, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=second.pk)
+    coup_settle(coup_id=second.pk)
     latest, earlier = player_round_history(user=user)
     assert (earlier.round_id, earlier.balance_before, earlier.balance_after) == (
         first.round_id,

@@ -4,11 +4,11 @@ from decimal import Decimal as D
 
 import pytest
 
+from casino.settlement import coup_settle
 from tables.models import Coup, DealtCard
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.conftest import ledger_tampered
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
-from wagering import services
 from wagering.models import Account, Bet
 from wagering.selectors import settlement_check
 
@@ -21,7 +21,7 @@ def settled_coup():
     bettor(coup, {"player": "100"})
     bettor(coup, {"banker": "50", "tie": "5"})
     coup_resolve(coup, PLAYER_NATURAL_9)
-    services.coup_settle(coup_id=coup.pk)
+    coup_settle(coup_id=coup.pk)
     return coup
 
 

@@ -8,14 +8,15 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from casino import celery_app
+from casino import celery_app, settlement
+from casino import tasks as casino_tasks
 from partners import tasks as partner_tasks
 from partners import webhook_http
 from tables.models import Coup
 from tests.factories import CoupFactory, coup_resolve
 from tests.processes import ROOT
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
-from wagering import services, tasks
+from wagering import tasks
 from wagering.models import LedgerTransaction
 from wagering.selectors import ledger_check, settlement_check
 
@@ -45,7 +46,7 @@ def test_every_task_is_routed_to_its_queue():
 def test_every_task_has_a_soft_and_a_hard_time_limit_that_fit_its_work():
     for name, task in project_tasks().items():
         assert 0 < task.soft_time_limit < task.time_limit, name
-    assert tasks.coup_settle.time_limit <= 60
+    assert casino_tasks.coup_settle_task.time_limit <= 60
     assert webhook_http.ATTEMPT_DEADLINE_SECONDS < partner_tasks.webhook_delivery_send.soft_time_limit <= 20
     assert tasks.day_reports_build.soft_time_limit >= 60
     assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT  # for any task to come
@@ -78,7 +79,7 @@ def test_a_settlement_cut_by_its_soft_time_limit_leaves_nothing_and_is_retried(m
     bettor(coup, {"player": "100"})
     bettor(coup, {"banker": "50", "tie": "5"})
     coup_resolve(coup, PLAYER_NATURAL_9)
-    events_enqueue, strikes = services.webhook_events_enqueue, []
+    events_enqueue, strikes = settlement.webhook_events_enqueue, []
 
     def late(**kwargs):
         if not strikes:
@@ -86,8 +87,8 @@ def test_a_settlement_cut_by_its_soft_time_limit_leaves_nothing_and_is_retried(m
             raise SoftTimeLimitExceeded
         return events_enqueue(**kwargs)
 
-    monkeypatch.setattr(services, "webhook_events_enqueue", late)
-    tasks.coup_settle.delay(coup.pk)
+    monkeypatch.setattr(settlement, "webhook_events_enqueue", late)
+    casino_tasks.coup_settle_task.delay(coup.pk)
     assert strikes == [1]  # struck with the settlement written, uncommitted
     assert Coup.objects.get(pk=coup.pk).state == Coup.State.SETTLED
     assert LedgerTransaction.objects.filter(kind="settlement").count() == 1

@@ -8,10 +8,10 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from tables.models import AuditLog
 from tests.factories import UserFactory
 from tests.wagering.conftest import ledger_tampered, postgres_only
-from wagering import services
 from wagering.errors import IdempotencyConflict, WalletRejected
 from wagering.models import Account, IdempotencyKey, LedgerEntry, LedgerTransaction
 from wagering.selectors import ledger_check, wallet_balance
+from wagering.wallets import wallet_deposit, wallet_withdraw
 
 D = Decimal
 
@@ -23,7 +23,7 @@ def user(db):
 
 def test_a_deposit_credits_the_wallet_from_the_operator_float(user, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        entry = services.wallet_deposit(user=user, amount=D("250.50"), idempotency_key="dep-1", reason="cash")
+        entry = wallet_deposit(user=user, amount=D("250.50"), idempotency_key="dep-1", reason="cash")
     assert wallet_balance(user=user) == D("250.50")
     legs = {leg.account.kind: leg for leg in entry.entries.select_related("account")}
     assert legs["player"].amount == D("250.50") and legs["partner_float"].amount == D("-250.50")
@@ -35,13 +35,13 @@ def test_a_deposit_credits_the_wallet_from_the_operator_float(user, django_captu
 
 
 def test_the_same_key_twice_moves_money_once_and_returns_the_same_transaction(user):
-    first = services.wallet_deposit(user=user, amount="100", idempotency_key="dep-1")
-    again = services.wallet_deposit(user=user, amount=D("100.00"), idempotency_key="dep-1")
+    first = wallet_deposit(user=user, amount="100", idempotency_key="dep-1")
+    again = wallet_deposit(user=user, amount=D("100.00"), idempotency_key="dep-1")
     assert again.pk == first.pk
     assert wallet_balance(user=user) == D("100.00")
     assert LedgerTransaction.objects.count() == 1
-    first_withdrawal = services.wallet_withdraw(user=user, amount="30", idempotency_key="wd-1")
-    assert services.wallet_withdraw(user=user, amount="30", idempotency_key="wd-1").pk == first_withdrawal.pk
+    first_withdrawal = wallet_withdraw(user=user, amount="30", idempotency_key="wd-1")
+    assert wallet_withdraw(user=user, amount="30", idempotency_key="wd-1").pk == first_withdrawal.pk
     assert wallet_balance(user=user) == D("70.00")
 
 
@@ -54,8 +54,8 @@ def test_the_same_key_twice_moves_money_once_and_returns_the_same_transaction(us
     ],
 )
 def test_the_same_key_with_other_parameters_is_a_conflict(user, second):
-    services.wallet_deposit(user=user, amount="100", idempotency_key="key-1")
-    move = services.wallet_withdraw if second.get("operation") == "withdraw" else services.wallet_deposit
+    wallet_deposit(user=user, amount="100", idempotency_key="key-1")
+    move = wallet_withdraw if second.get("operation") == "withdraw" else wallet_deposit
     target = UserFactory() if second.get("other_user") else user
     with pytest.raises(IdempotencyConflict) as error:
         move(user=target, amount=second.get("amount", "100"), idempotency_key="key-1")
@@ -65,21 +65,21 @@ def test_the_same_key_with_other_parameters_is_a_conflict(user, second):
 
 
 def test_a_refused_request_leaves_its_key_free_for_a_retry(user):
-    services.wallet_deposit(user=user, amount="20", idempotency_key="dep")
+    wallet_deposit(user=user, amount="20", idempotency_key="dep")
     with pytest.raises(WalletRejected) as error:
-        services.wallet_withdraw(user=user, amount="50", idempotency_key="wd")
+        wallet_withdraw(user=user, amount="50", idempotency_key="wd")
     assert error.value.code == "insufficient_funds"
     assert error.value.details == {"balance": "20.00", "amount": "50.00", "short_by": "30.00"}
     assert "short by 30.00" in error.value.message
     assert not IdempotencyKey.objects.filter(key="wd").exists()
-    services.wallet_deposit(user=user, amount="30", idempotency_key="dep-2")
-    services.wallet_withdraw(user=user, amount="50", idempotency_key="wd")
+    wallet_deposit(user=user, amount="30", idempotency_key="dep-2")
+    wallet_withdraw(user=user, amount="50", idempotency_key="wd")
     assert wallet_balance(user=user) == D("0.00")
 
 
 def test_withdrawing_from_a_player_without_a_wallet_is_refused(user):
     with pytest.raises(WalletRejected) as error:
-        services.wallet_withdraw(user=user, amount="1", idempotency_key="wd")
+        wallet_withdraw(user=user, amount="1", idempotency_key="wd")
     assert error.value.code == "insufficient_funds"
 
 
@@ -89,7 +89,7 @@ def test_withdrawing_from_a_player_without_a_wallet_is_refused(user):
 )
 def test_amounts_must_be_positive_with_two_decimals_and_finite(user, amount):
     with pytest.raises(WalletRejected) as error:
-        services.wallet_deposit(user=user, amount=amount, idempotency_key="dep")
+        wallet_deposit(user=user, amount=amount, idempotency_key="dep")
     assert error.value.code == "invalid_amount"
     assert not LedgerTransaction.objects.exists() and not IdempotencyKey.objects.exists()
 
@@ -97,12 +97,12 @@ def test_amounts_must_be_positive_with_two_decimals_and_finite(user, amount):
 @pytest.mark.parametrize("key", ["", "k" * 101, None])
 def test_an_idempotency_key_is_required(user, key):
     with pytest.raises(WalletRejected) as error:
-        services.wallet_deposit(user=user, amount="1", idempotency_key=key)
+        wallet_deposit(user=user, amount="1", idempotency_key=key)
     assert error.value.code == "invalid_idempotency_key"
 
 
 def test_the_database_refuses_a_negative_wallet_but_not_a_negative_house(user):
-    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    wallet_deposit(user=user, amount="10", idempotency_key="dep")
     with pytest.raises(IntegrityError), transaction.atomic():
         Account.objects.filter(pk=user.wallet.pk).update(balance=D("-0.01"))
     house = Account.objects.create(kind=Account.Kind.HOUSE)
@@ -111,7 +111,7 @@ def test_the_database_refuses_a_negative_wallet_but_not_a_negative_house(user):
 
 
 def test_ledger_check_finds_an_unbalanced_transaction_and_a_drifted_balance(user):
-    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    wallet_deposit(user=user, amount="10", idempotency_key="dep")
     assert ledger_check().ok
     # Rolled back: Django checks deferred constraints when a test ends, and on PostgreSQL
     # the ledger trigger would (rightly) refuse this transaction.
@@ -131,8 +131,8 @@ def test_ledger_check_finds_an_unbalanced_transaction_and_a_drifted_balance(user
 
 
 def test_ledger_check_finds_an_entry_off_its_accounts_chain_and_a_stale_balance(user):
-    services.wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
-    services.wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
+    wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
+    wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
     second = LedgerEntry.objects.filter(account=user.wallet).latest("pk")
     with ledger_tampered():  # amounts untouched: the transactions still balance
         LedgerEntry.objects.filter(pk=second.pk).update(balance_before=D("11.00"), balance_after=D("16.00"))
@@ -146,8 +146,8 @@ def test_ledger_check_finds_an_entry_off_its_accounts_chain_and_a_stale_balance(
 
 
 def test_ledger_check_finds_an_entry_whose_balance_after_is_not_before_plus_amount(user):
-    services.wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
-    services.wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
+    wallet_deposit(user=user, amount="10", idempotency_key="dep-1")
+    wallet_deposit(user=user, amount="5", idempotency_key="dep-2")
     first, second = LedgerEntry.objects.filter(account=user.wallet).order_by("pk")
     with ledger_tampered():
         LedgerEntry.objects.filter(pk=first.pk).update(balance_after=D("11.00"))
@@ -160,7 +160,7 @@ def test_ledger_check_finds_an_entry_whose_balance_after_is_not_before_plus_amou
 @pytest.mark.django_db(transaction=True)
 def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zero():
     user = UserFactory()
-    services.wallet_deposit(user=user, amount="10", idempotency_key="dep")
+    wallet_deposit(user=user, amount="10", idempotency_key="dep")
     wallet = Account.objects.get(user=user)
     with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():
         entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)

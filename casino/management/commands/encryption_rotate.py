@@ -8,7 +8,7 @@ from django.db import transaction
 
 from casino.encryption import DecryptionFailed
 from partners.webhooks import webhook_secrets_reencrypt
-from tables.services import shoe_secrets_reencrypt
+from tables.shoes import shoe_secrets_reencrypt
 
 
 class Command(BaseCommand):

@@ -11,13 +11,19 @@ import logging
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
+from enum import Enum
 
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from tables import services
+from casino import lifecycle
+from casino.tasks import coup_settle_task
+from tables.coups import coup_open
+from tables.dealing import coup_deal_card
+from tables.errors import TableError
 from tables.models import Coup, Shoe, Table
-from tables.selectors import coup_deal_state, table_live_coup, table_shoe_in_play
+from tables.selectors import coup_deal_state, shoe_is_finished, table_live_coup, table_shoe_in_play
+from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 
 logger = logging.getLogger(__name__)
 
@@ -26,9 +32,26 @@ RESULT_PAUSE = 3.0  # seconds the result stays up before the next coup opens
 SETTLEMENT_RETRY_AFTER = timedelta(seconds=30)
 
 
+class StepKind(Enum):
+    """What a step of the loop did: the loop (and its tests) read this, never the text."""
+
+    WAITING = "waiting"  # for the dealer, or for the betting time to run out
+    TABLE_CLOSED = "table_closed"
+    SHOE_FINISHED = "shoe_finished"
+    SHOE_STARTED = "shoe_started"
+    COUP_OPENED = "coup_opened"
+    BETTING_CLOSED = "betting_closed"
+    CARD_DEALT = "card_dealt"
+    RESOLVED = "resolved"
+    HELD = "held"
+    REFUSED = "refused"  # a service refused the step (TableError): logged, tried again
+    FAILED = "failed"  # anything else: logged with its traceback, tried again
+
+
 @dataclass(frozen=True)
 class Step:
-    did: str
+    kind: StepKind
+    did: str  # for the log
     wait: float  # seconds until the next step is due
 
 
@@ -39,48 +62,46 @@ def table_step(*, table_id: int) -> Step:
     if coup is not None:
         return _advance_coup(coup)
     if table.dealing_mode != Table.DealingMode.AUTOMATIC:
-        return Step("waiting for the dealer", 1.0)
+        return Step(StepKind.WAITING, "waiting for the dealer", 1.0)
     _retry_stuck_settlements(table)
     if not table.is_open:
-        return Step("table closed", 2.0)
+        return Step(StepKind.TABLE_CLOSED, "table closed", 2.0)
     shoe = table_shoe_in_play(table=table)
-    if shoe is not None and services.shoe_is_finished(shoe=shoe):
-        services.shoe_finish(shoe=shoe)
-        return Step(f"shoe {shoe.number} finished", 0.0)
+    if shoe is not None and shoe_is_finished(shoe=shoe):
+        shoe_finish(shoe=shoe)
+        return Step(StepKind.SHOE_FINISHED, f"shoe {shoe.number} finished", 0.0)
     if shoe is None:
         prepared = table.shoes.filter(state=Shoe.State.PREPARED).order_by("-number").first()
-        services.shoe_start(shoe=prepared or services.shoe_prepare(table=table))
-        return Step("shoe started", 0.0)
-    coup = services.coup_open(table=table)
-    return Step(f"coup {coup.round_id} open", table.betting_seconds if not coup.no_bet else 0.0)
+        shoe_start(shoe=prepared or shoe_prepare(table=table))
+        return Step(StepKind.SHOE_STARTED, "shoe started", 0.0)
+    coup = coup_open(table=table)
+    return Step(StepKind.COUP_OPENED, f"coup {coup.round_id} open", table.betting_seconds if not coup.no_bet else 0.0)
 
 
 def _advance_coup(coup: Coup) -> Step:
     if coup.state == Coup.State.HELD:  # the pit decides; the loop carries on once it has
-        return Step(f"{coup.round_id}: held for the pit", 1.0)
+        return Step(StepKind.HELD, f"{coup.round_id}: held for the pit", 1.0)
     now = timezone.now()
     if coup.state == Coup.State.BETTING:
         if coup.betting_closes_at and coup.betting_closes_at > now:
-            return Step("betting", (coup.betting_closes_at - now).total_seconds())
-        services.coup_close_betting(coup=coup)
-        return Step(f"{coup.round_id}: no more bets", 1.0)
+            return Step(StepKind.WAITING, "betting", (coup.betting_closes_at - now).total_seconds())
+        lifecycle.coup_close_betting(coup=coup)
+        return Step(StepKind.BETTING_CLOSED, f"{coup.round_id}: no more bets", 1.0)
     if coup.table.dealing_mode != Table.DealingMode.AUTOMATIC:
-        return Step("waiting for the dealer's cards", 1.0)
+        return Step(StepKind.WAITING, "waiting for the dealer's cards", 1.0)
     if coup.state == Coup.State.NO_MORE_BETS or not coup_deal_state(coup=coup).complete:
-        dealt = services.coup_deal_card(coup=coup)
-        return Step(f"{coup.round_id}: card {dealt.position + 1}", CARD_INTERVAL)
-    services.coup_resolve(coup=coup)
-    return Step(f"{coup.round_id}: resolved", RESULT_PAUSE)
+        dealt = coup_deal_card(coup=coup)
+        return Step(StepKind.CARD_DEALT, f"{coup.round_id}: card {dealt.position + 1}", CARD_INTERVAL)
+    lifecycle.coup_resolve(coup=coup)
+    return Step(StepKind.RESOLVED, f"{coup.round_id}: resolved", RESULT_PAUSE)
 
 
 def _retry_stuck_settlements(table: Table) -> None:
     """A settlement task lost with its worker, or never sent (broker down), is sent again (settlement is
     idempotent). Robust: with the broker down the loop logs the failure and deals on."""
-    from wagering.tasks import coup_settle
-
     stale = timezone.now() - SETTLEMENT_RETRY_AFTER
     for coup_id in table.coups.filter(state=Coup.State.RESOLVED, resolved_at__lt=stale).values_list("id", flat=True):
-        transaction.on_commit(lambda coup_id=coup_id: coup_settle.delay(coup_id), robust=True)
+        transaction.on_commit(lambda coup_id=coup_id: coup_settle_task.delay(coup_id), robust=True)
 
 
 def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = None) -> None:
@@ -90,14 +111,14 @@ def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = N
         close_old_connections()
         try:
             step = table_step(table_id=table_id)
-        except services.TableError as error:
+        except TableError as error:
             logger.warning("table %s: %s", table_id, error)
-            step = Step(str(error), 1.0)
+            step = Step(StepKind.REFUSED, str(error), 1.0)
         except Exception:
             logger.exception("table %s: step failed; retrying", table_id)
-            step = Step("error", 2.0)
+            step = Step(StepKind.FAILED, "error", 2.0)
         logger.debug("table %s: %s", table_id, step.did)
-        if step.did.endswith("resolved"):
+        if step.kind is StepKind.RESOLVED:
             resolved += 1
             if max_coups is not None and resolved >= max_coups:
                 return

@@ -5,7 +5,7 @@ import threading
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.loop import run_table
+from casino.loop import run_table
 from tables.models import Table
 
 

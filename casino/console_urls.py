@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables import console
+from casino import console
 
 app_name = "console"
 urlpatterns = [

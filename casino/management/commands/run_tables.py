@@ -5,7 +5,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from tables.loop import start_table_threads
+from casino.loop import start_table_threads
 from tables.models import Table
 
 

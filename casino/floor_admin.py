@@ -20,8 +20,10 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
+from casino import lifecycle
 from casino.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin, ReadOnlyInline, StrictLookupsMixin
-from tables import corrections, holds, services
+from tables import corrections, holds
+from tables.errors import TableError
 from tables.forms import (
     RULES_TAKE_EFFECT,
     BetLimitForm,
@@ -48,9 +50,22 @@ from tables.models import (
     Table,
 )
 from tables.selectors import table_dealer
+from tables.services import (
+    RULE_FIELDS,
+    bet_limit_set,
+    dealer_login,
+    dealer_logout,
+    limit_marker_grant,
+    limit_marker_revoke,
+    no_bet_coups_order,
+    table_close,
+    table_create,
+    table_open,
+    table_rules_update,
+)
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
-REFUSALS = (services.TableError, ValidationError)
+REFUSALS = (TableError, ValidationError)
 
 
 def _refusal_text(error: Exception) -> str:
@@ -129,7 +144,7 @@ class FloorAdmin(ActionsCheckedAdmin):
 
 
 class BetLimitInline(admin.TabularInline):
-    """Saved by TableAdmin.save_formset through services.bet_limit_set."""
+    """Saved by TableAdmin.save_formset through bet_limit_set."""
 
     model = BetLimit
     form = BetLimitForm
@@ -168,7 +183,7 @@ class TableAdmin(FloorAdmin):
         "log_dealer_in",
         "log_dealer_out",
     )
-    rules_fields = tuple(field for field in services.RULE_FIELDS if field not in ("dealing_mode", "name"))
+    rules_fields = tuple(field for field in RULE_FIELDS if field not in ("dealing_mode", "name"))
 
     @admin.display(description="dealer")
     def current_dealer(self, table: Table) -> str:
@@ -214,23 +229,21 @@ class TableAdmin(FloorAdmin):
     def save_model(self, request: HttpRequest, obj: Table, form: forms.ModelForm, change: bool) -> None:
         data = form.cleaned_data
         if not change:
-            table = services.table_create(
-                actor=request.user, code=data["code"], **{field: data[field] for field in services.RULE_FIELDS}
-            )
+            table = table_create(actor=request.user, code=data["code"], **{field: data[field] for field in RULE_FIELDS})
             obj.pk = table.pk  # the admin goes on (history, redirect) with its own instance
             return
-        changes = {field: data[field] for field in form.changed_data if field in services.RULE_FIELDS}
+        changes = {field: data[field] for field in form.changed_data if field in RULE_FIELDS}
         if changes:
-            services.table_rules_update(table=obj, actor=request.user, changes=changes, reason=data["reason"])
+            table_rules_update(table=obj, actor=request.user, changes=changes, reason=data["reason"])
 
     def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset, change: bool) -> None:
-        """Only the limits are editable: each one changed goes through services.bet_limit_set."""
+        """Only the limits are editable: each one changed goes through bet_limit_set."""
         formset.new_objects, formset.deleted_objects, formset.changed_objects = [], [], []
         if formset.model is not BetLimit:
             return
         for limit_form in formset.initial_forms:
             if limit_form.has_changed():
-                limit = services.bet_limit_set(
+                limit = bet_limit_set(
                     table=form.instance,
                     actor=request.user,
                     bet_type=limit_form.instance.bet_type,
@@ -243,11 +256,11 @@ class TableAdmin(FloorAdmin):
 
     @confirmed_action(description="Open the selected tables", permission="operate_table")
     def open_tables(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.table_open(table=table, actor=request.user, reason=data["reason"])
+        table_open(table=table, actor=request.user, reason=data["reason"])
 
     @confirmed_action(description="Close the selected tables", permission="operate_table")
     def close_tables(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.table_close(table=table, actor=request.user, reason=data["reason"])
+        table_close(table=table, actor=request.user, reason=data["reason"])
 
     @confirmed_action(
         description="Order no-bet coups (the next coups take no bets)",
@@ -255,14 +268,14 @@ class TableAdmin(FloorAdmin):
         form_class=NoBetCoupsForm,
     )
     def order_no_bet_coups(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.no_bet_coups_order(table=table, actor=request.user, count=data["count"], reason=data["reason"])
+        no_bet_coups_order(table=table, actor=request.user, count=data["count"], reason=data["reason"])
 
     @confirmed_action(
         description="Replace the cards (void a coup in progress, discard the shoe, prepare a new one)",
         permission="replace_cards",
     )
     def replace_cards(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.shoe_replace(table=table, actor=request.user, reason=data["reason"])
+        lifecycle.shoe_replace(table=table, actor=request.user, reason=data["reason"])
 
     @confirmed_action(
         description="Log a dealer in at the selected table",
@@ -271,13 +284,13 @@ class TableAdmin(FloorAdmin):
         one_at_a_time=True,
     )
     def log_dealer_in(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.dealer_login(table=table, dealer=data["dealer"], actor=request.user)
+        dealer_login(table=table, dealer=data["dealer"], actor=request.user)
 
     @confirmed_action(
         description="Log the dealer out of the selected tables", permission="rotate_dealers", form_class=forms.Form
     )
     def log_dealer_out(self, request: HttpRequest, table: Table, data: dict) -> None:
-        services.dealer_logout(table=table, actor=request.user)
+        dealer_logout(table=table, actor=request.user)
 
 
 # --- Coups and shoes: read-only, but a coup can be held, decided and voided -----------------------
@@ -367,7 +380,7 @@ class CoupAdmin(ReadOnlyAdmin):
         description="Void the selected coups and refund all their bets", permission="void_coup", form_class=VoidForm
     )
     def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
-        services.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
+        lifecycle.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
 
     @confirmed_action(
         description="Request a correction of the result (another staff member approves it)",
@@ -419,7 +432,7 @@ class ResultCorrectionAdmin(ReadOnlyAdmin):
         description="Approve the selected corrections (re-settles their coups)", permission="correct_result"
     )
     def approve_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
-        corrections.result_correction_approve(correction=correction, actor=request.user, reason=data["reason"])
+        lifecycle.result_correction_approve(correction=correction, actor=request.user, reason=data["reason"])
 
     @confirmed_action(description="Reject the selected corrections", permission="correct_result")
     def reject_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
@@ -476,7 +489,7 @@ class ShoeAdmin(ReadOnlyAdmin):
 
 @admin.register(PersonalLimitMarker)
 class PersonalLimitMarkerAdmin(FloorAdmin):
-    """Granted through the add form (services.limit_marker_grant), revoked by an action; never edited."""
+    """Granted through the add form (limit_marker_grant), revoked by an action; never edited."""
 
     form = LimitMarkerGrantForm
     list_display = ("player", "table", "minimum", "maximum", "valid_from", "valid_until", "revoked_at", "granted_by")
@@ -491,12 +504,12 @@ class PersonalLimitMarkerAdmin(FloorAdmin):
         return request.user.has_perm("tables.change_personallimitmarker")
 
     def save_model(self, request: HttpRequest, obj: PersonalLimitMarker, form: forms.ModelForm, change: bool) -> None:
-        marker = services.limit_marker_grant(actor=request.user, **form.cleaned_data)
+        marker = limit_marker_grant(actor=request.user, **form.cleaned_data)
         obj.pk = marker.pk  # the admin goes on (history, redirect) with its own instance
 
     @confirmed_action(description="Revoke the selected limit markers", permission="revoke")
     def revoke_markers(self, request: HttpRequest, marker: PersonalLimitMarker, data: dict) -> None:
-        services.limit_marker_revoke(marker=marker, actor=request.user, reason=data["reason"])
+        limit_marker_revoke(marker=marker, actor=request.user, reason=data["reason"])
 
 
 @admin.register(DealerSession)

@@ -9,10 +9,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from casino.two_factor import device_secret, staff_device, staff_totp_device_issue
-from tables import services
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from wagering.services import wallet_deposit
+from tables.services import table_create, table_open
+from wagering.wallets import wallet_deposit
 
 DEMO_PASSWORD = "punto-demo"
 PLAYERS = ("alice", "bob", "carol")
@@ -83,9 +83,9 @@ class Command(BaseCommand):
                 )
         for spec in DEMO_TABLES:
             if not Table.objects.filter(code=spec["code"]).exists():
-                table = services.table_create(actor=admin, **spec)
+                table = table_create(actor=admin, **spec)
                 if table.dealing_mode == Table.DealingMode.AUTOMATIC:
-                    services.table_open(table=table, actor=admin, reason="demo")
+                    table_open(table=table, actor=admin, reason="demo")
         self.stdout.write(
             f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, dealer, surveillance; "
             f"password {DEMO_PASSWORD!r} for all.\nStaff sign in with a two-factor code too: add these secrets to an "

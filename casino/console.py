@@ -23,10 +23,20 @@ from baccarat import rules as game_rules
 from baccarat.cards import hand_total
 from baccarat.coup import BANKER, PLAYER, CoupDeal
 from baccarat.tableau import is_natural
-from tables import services
+from casino import lifecycle
+from tables import coups, shoes
+from tables.dealing import coup_deal_card
+from tables.errors import TableError
 from tables.forms import CardForm, CoupStepForm, ShoeStartForm
 from tables.models import Coup, HeldCard, Shoe, Table
-from tables.selectors import coup_deal_state, table_current_coup, table_dealer, table_live_coup, table_shoe_in_play
+from tables.selectors import (
+    coup_deal_state,
+    shoe_is_finished,
+    table_current_coup,
+    table_dealer,
+    table_live_coup,
+    table_shoe_in_play,
+)
 
 
 def dealer_required(view: Callable) -> Callable:
@@ -102,7 +112,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     dealing = in_hand and not deal.complete
     this_coup = {"round_id": coup.round_id} if live else None
     between_coups = shoe is not None and not live
-    shoe_over = between_coups and services.shoe_is_finished(shoe=shoe)
+    shoe_over = between_coups and shoe_is_finished(shoe=shoe)
     context = {
         "table": table,
         "dealer": table_dealer(table=table),
@@ -168,14 +178,14 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
 def _coup_on_page(table: Table, round_id: str) -> Coup:
     coup = table_live_coup(table=table)
     if coup is None or coup.round_id != round_id:
-        raise services.TableError(f"coup {round_id} is no longer the coup in progress: the page was out of date")
+        raise TableError(f"coup {round_id} is no longer the coup in progress: the page was out of date")
     return coup
 
 
 def _shoe_in_play(table: Table) -> Shoe:
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
-        raise services.TableError(f"table {table.code} has no shoe in play")
+        raise TableError(f"table {table.code} has no shoe in play")
     return shoe
 
 
@@ -186,10 +196,10 @@ def shoe_start(request: HttpRequest, code: str) -> HttpResponse:
 
     def step(data: dict) -> str:
         with transaction.atomic():  # a shoe that cannot start is not left prepared
-            shoe = services.shoe_prepare(
+            shoe = shoes.shoe_prepare(
                 table=table, actor=request.user, shuffle_method=data["shuffle_method"], seal_number=data["seal_number"]
             )
-            shoe = services.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
+            shoe = shoes.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
         burned = f" {shoe.burn_shown} shown, {shoe.position - 1} cards burned." if shoe.burn_shown else ""
         return f"Shoe {shoe.number} in play.{burned}"
 
@@ -202,7 +212,7 @@ def coup_open(request: HttpRequest, code: str) -> HttpResponse:
     table = _my_table(request, code)
 
     def step(data: dict) -> str:
-        coup = services.coup_open(table=table, actor=request.user)
+        coup = coups.coup_open(table=table, actor=request.user)
         return f"Coup {coup.number} ({coup.round_id}): " + ("a no-bet coup." if coup.no_bet else "bets, please.")
 
     return _carry_out(request, table, Form(request.POST), step)
@@ -214,7 +224,7 @@ def coup_close_betting(request: HttpRequest, code: str) -> HttpResponse:
     table = _my_table(request, code)
 
     def step(data: dict) -> str:
-        services.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
+        lifecycle.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
         return "No more bets."
 
     return _carry_out(request, table, CoupStepForm(request.POST), step)
@@ -227,7 +237,7 @@ def coup_card(request: HttpRequest, code: str) -> HttpResponse:
 
     def step(data: dict) -> str:
         coup = _coup_on_page(table, data["round_id"])
-        dealt = services.coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
+        dealt = coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
         if isinstance(dealt, HeldCard):
             messages.warning(
                 request,
@@ -246,7 +256,7 @@ def coup_resolve(request: HttpRequest, code: str) -> HttpResponse:
     table = _my_table(request, code)
 
     def step(data: dict) -> str:
-        coup = services.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
+        coup = lifecycle.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
         return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
 
     return _carry_out(request, table, CoupStepForm(request.POST), step)
@@ -258,7 +268,7 @@ def shoe_cut_card_out(request: HttpRequest, code: str) -> HttpResponse:
     table = _my_table(request, code)
 
     def step(data: dict) -> str:
-        shoe = services.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
+        shoe = shoes.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
         return f"Cut card out: coup {shoe.last_coup} is the last of shoe {shoe.number}."
 
     return _carry_out(request, table, Form(request.POST), step)
@@ -270,7 +280,7 @@ def shoe_finish(request: HttpRequest, code: str) -> HttpResponse:
     table = _my_table(request, code)
 
     def step(data: dict) -> str:
-        shoe = services.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
+        shoe = shoes.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
         return f"Shoe {shoe.number} finished."
 
     return _carry_out(request, table, Form(request.POST), step)

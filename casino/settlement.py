@@ -1,0 +1,26 @@
+"""Settlement, the lifecycle's step after resolve, run by the Celery task (``casino.tasks``): the coup's
+bets paid (``wagering``), the coup marked settled (``tables``) and the partners notified (``partners``),
+in one transaction under the coup's row lock."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from partners.webhooks import SETTLEMENT, webhook_events_enqueue
+from tables.coups import coup_mark_settled
+from tables.locks import coup_only_locked
+from tables.models import Coup
+from wagering.models import LedgerTransaction
+from wagering.settlement import coup_bets_settle
+
+
+def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
+    """Pay every bet of a resolved coup, mark it settled and notify the partners. Run twice, pays once."""
+    with transaction.atomic():
+        coup = coup_only_locked(coup_id)
+        if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
+            return None
+        ledger_transaction = coup_bets_settle(coup=coup)
+        coup_mark_settled(coup=coup)
+        webhook_events_enqueue(coup=coup, kind=SETTLEMENT)
+    return ledger_transaction

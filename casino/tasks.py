@@ -1,0 +1,29 @@
+"""The lifecycle's Celery task: settle a resolved coup (its own ``settlement`` queue and workers).
+
+Its name stays ``wagering.tasks.coup_settle``, from before the lifecycle moved here: settlements queued
+before an upgrade still run after it.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import OperationalError
+
+from casino.settlement import coup_settle
+from wagering.tasks import RETRYING
+
+# A settlement is one transaction: a soft limit rolls it back whole and the task is retried (it is
+# idempotent). Past the hard limit the pool child is killed, its connection (and transaction) with it;
+# the table loop sends a coup left resolved again after 30 s (casino.loop).
+SETTLEMENT_LIMITS = {"soft_time_limit": 30, "time_limit": 45}
+
+
+@shared_task(
+    name="wagering.tasks.coup_settle",
+    **{**RETRYING, "autoretry_for": (OperationalError, SoftTimeLimitExceeded)},
+    **SETTLEMENT_LIMITS,
+)
+def coup_settle_task(coup_id: int) -> None:
+    """Settle a resolved coup; enqueued on commit by ``casino.lifecycle.coup_resolve``. Idempotent."""
+    coup_settle(coup_id=coup_id)

@@ -1,0 +1,190 @@
+"""A coup's steps on the floor: open, close betting, resolve, mark settled, void. Each checks the
+coup's state and writes it, audited, with its live event on commit. The money, the roads and the
+partners' notices that go with them are composed in ``casino.lifecycle``, in the same transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from baccarat.cards import hand_total
+from baccarat.coup import CoupDeal
+from casino.live import table_event_send
+from tables.audit import audit_record
+from tables.errors import TableError
+from tables.locks import coup_locked, shoe_locked, table_locked
+from tables.models import Coup, DealtCard, Table, VoidReason
+from tables.selectors import (
+    coup_deal_state,
+    coup_public,
+    coup_rules_snapshot,
+    player_display_names,
+    shoe_is_finished,
+    table_live_coup,
+    table_shoe_in_play,
+)
+
+User = AbstractBaseUser
+
+
+@transaction.atomic
+def coup_open(*, table: Table, actor: User | None = None) -> Coup:
+    """Open the next coup for betting, with a server deadline (no-bet coups close at once)."""
+    table = table_locked(table.pk)
+    if not table.is_open:
+        raise TableError(f"table {table.code} is closed")
+    if table_live_coup(table=table) is not None:
+        raise TableError(f"table {table.code} already has a coup in progress")
+    shoe = table_shoe_in_play(table=table)
+    if shoe is None:
+        raise TableError(f"table {table.code} has no shoe in play")
+    shoe = shoe_locked(shoe.pk)
+    if shoe_is_finished(shoe=shoe):
+        raise TableError(f"shoe {shoe.number} is finished: the cut card has come out")
+    no_bet = table.no_bet_coups_ordered > 0
+    if no_bet:
+        table.no_bet_coups_ordered -= 1
+        table.save(update_fields=["no_bet_coups_ordered"])
+    shoe.coups_started += 1
+    shoe.save(update_fields=["coups_started"])
+    now = timezone.now()
+    session = table.dealer_sessions.filter(ended_at__isnull=True).first()
+    coup = Coup.objects.create(
+        table=table,
+        shoe=shoe,
+        number=shoe.coups_started,
+        round_id=Coup.new_round_id(table.code),
+        no_bet=no_bet,
+        rules=coup_rules_snapshot(table=table),
+        betting_closes_at=now if no_bet else now + timedelta(seconds=table.betting_seconds),
+        dealer=session.dealer if session else None,
+    )
+    if no_bet:
+        audit_record(action="no_bet_coup", actor=actor, table=table, obj=coup, after={"round_id": coup.round_id})
+    table_event_send(table_code=table.code, event_type="betting_open", data=coup_public(coup=coup))
+    return coup
+
+
+@transaction.atomic
+def coup_close_betting(*, coup: Coup, shown_by: Mapping[str, User | None], actor: User | None = None) -> Coup:
+    """'No more bets' (seed 000 §6.1.4): from now bets can be neither made, changed nor removed.
+    ``shown_by``: who shows each hand, the highest bettor on it (seed 000 §5.1), else the dealer."""
+    coup = coup_locked(coup)
+    if coup.state != Coup.State.BETTING:
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not taking bets", code="not_betting")
+    coup.player_shown_by, coup.banker_shown_by = shown_by.get("player"), shown_by.get("banker")
+    coup.state, coup.closed_at = Coup.State.NO_MORE_BETS, timezone.now()
+    coup.save(update_fields=["state", "closed_at", "player_shown_by", "banker_shown_by"])
+    table_event_send(
+        table_code=coup.table.code,
+        event_type="no_more_bets",
+        data={"round_id": coup.round_id, "shown_by": _shown_by(coup)},
+    )
+    return coup
+
+
+def _shown_by(coup: Coup) -> dict:
+    """Who shows each hand, as the table sees them: players by display name, never by username."""
+    shown_by = {"player": coup.player_shown_by, "banker": coup.banker_shown_by}
+    names = player_display_names(users=[user for user in shown_by.values() if user is not None])
+    return {hand: names[user.pk] if user else "dealer" for hand, user in shown_by.items()}
+
+
+def card_event_send(*, coup: Coup, dealt: DealtCard, deal: CoupDeal) -> None:
+    table_event_send(
+        table_code=coup.table.code,
+        event_type="card",
+        data={
+            "round_id": coup.round_id,
+            "position": dealt.position,
+            "hand": dealt.hand,
+            "card": dealt.card,
+            "player_total": hand_total(deal.player),
+            "banker_total": hand_total(deal.banker),
+            "next": deal.next_hand(),
+        },
+    )
+
+
+@transaction.atomic
+def coup_resolve(*, coup: Coup) -> Coup:
+    """Record the result from the cards actually dealt (seed 000 §7.1)."""
+    coup = coup_locked(coup)
+    if coup.state != Coup.State.DEALING:
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not dealing", code="not_dealing")
+    deal = coup_deal_state(coup=coup)
+    if not deal.complete:
+        raise TableError(
+            f"coup {coup.round_id} is not complete: the {deal.next_hand()} hand takes another card", code="incomplete"
+        )
+    result = deal.result()
+    coup.player_total, coup.banker_total, coup.winner = result.player_total, result.banker_total, result.winner
+    coup.player_pair, coup.banker_pair, coup.natural = result.player_pair, result.banker_pair, result.natural
+    coup.state, coup.resolved_at = Coup.State.RESOLVED, timezone.now()
+    coup.save()
+    table_event_send(table_code=coup.table.code, event_type="result", data=coup_public(coup=coup))
+    return coup
+
+
+def coup_mark_settled(*, coup: Coup) -> None:
+    """Settlement's last step, inside its transaction, the coup's row locked by the caller."""
+    if coup.state != Coup.State.RESOLVED:
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved", code="not_resolved")
+    coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
+    Coup.objects.filter(pk=coup.pk).update(state=coup.state, settled_at=coup.settled_at)
+
+
+def coup_void_check(*, coup: Coup, reason: str = "", dealing_error: str = "") -> tuple[Coup, str]:
+    """Lock the coup and check it may be voided, as far as its result's lifecycle allows; returns the
+    locked coup and the void's text.
+
+    Before its first card: for any reason. Once a card is out (dealing, or held): only for a listed
+    dealing error (``VoidReason``, seed 000 §4, §3.3), ``reason`` being an optional note. Once the
+    result is recorded (resolved, settled): never; only a result correction changes it.
+    """
+    if dealing_error and dealing_error not in VoidReason.values:
+        raise TableError(f"{dealing_error!r} is not a listed dealing error", code="unknown_dealing_error")
+    coup = coup_locked(coup)
+    if coup.state in (Coup.State.RESOLVED, Coup.State.SETTLED):
+        raise TableError(
+            f"coup {coup.round_id} is {coup.state}: its result is recorded and cannot be voided; "
+            "only a result correction can change it",
+            code="result_recorded",
+        )
+    if coup.state == Coup.State.VOID:
+        raise TableError(f"coup {coup.round_id} is void and cannot be voided", code="already_void")
+    cards_out = coup.cards.exists() or coup.held_cards.exists()
+    if cards_out and not dealing_error:
+        listed = "; ".join(str(label) for label in VoidReason.labels)
+        raise TableError(
+            f"coup {coup.round_id} has cards out: it is void only for a listed dealing error ({listed})",
+            code="cards_out",
+        )
+    if not (dealing_error or reason.strip()):
+        raise TableError("voiding a coup needs a reason", code="reason_required")
+    text = ": ".join(part for part in (dealing_error and VoidReason(dealing_error).label, reason.strip()) if part)
+    return coup, text
+
+
+def coup_void_record(*, coup: Coup, actor: User | None, text: str, dealing_error: str = "") -> Coup:
+    """Write the void of a coup ``coup_void_check`` passed (its bets refunded by then), audited."""
+    before = {"state": coup.state}
+    coup.state, coup.voided_at, coup.void_reason = Coup.State.VOID, timezone.now(), text
+    coup.save(update_fields=["state", "voided_at", "void_reason"])
+    audit_record(
+        action="coup_voided",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        before=before,
+        after={"state": "void", "dealing_error": dealing_error},
+        reason=text,
+    )
+    table_event_send(
+        table_code=coup.table.code, event_type="coup_void", data={"round_id": coup.round_id, "reason": text}
+    )
+    return coup

@@ -1,0 +1,36 @@
+"""The floor's lock order, written once: **table → shoe → coup**. Money continues it in
+``wagering.locks``: wallets in primary-key order, then the system accounts.
+
+Every service that locks floor rows goes through here, in that order; a service may skip a level
+(settlement and placement lock only the coup: they change neither its table nor its shoe) but never
+goes back up. A coup's table and shoe are locked FOR NO KEY UPDATE: a placement holding the coup's
+lock still takes the key share its rows' foreign keys need (an exclusive lock on them would make a
+void and a placement wait for each other, commit d678c69).
+"""
+
+from __future__ import annotations
+
+from tables.models import Coup, Shoe, Table
+
+
+def table_locked(table_id: int) -> Table:
+    """The table's row, FOR UPDATE: opening a coup, a shoe change, rules and staff changes."""
+    return Table.objects.select_for_update(of=("self",)).get(pk=table_id)
+
+
+def shoe_locked(shoe_id: int) -> Shoe:
+    """The shoe's row, FOR UPDATE, once its table is locked (or when no table lock is needed)."""
+    return Shoe.objects.select_for_update(of=("self",)).select_related("table").get(pk=shoe_id)
+
+
+def coup_locked(coup: Coup) -> Coup:
+    """The coup's table and shoe (FOR NO KEY UPDATE), then the coup (FOR UPDATE)."""
+    Table.objects.select_for_update(no_key=True).filter(pk=coup.table_id).values_list("pk").get()
+    Shoe.objects.select_for_update(no_key=True).filter(pk=coup.shoe_id).values_list("pk").get()
+    return coup_only_locked(coup.pk)
+
+
+def coup_only_locked(coup_id: int) -> Coup:
+    """The coup alone, for the money side (settlement, placement, corrections): it never takes the
+    table or the shoe after this."""
+    return Coup.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=coup_id)

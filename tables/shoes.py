@@ -1,0 +1,174 @@
+"""Shoes: preparing (an RNG order, or a physical shoe), putting in play with the burn, finishing or
+discarding, the cut card, and key rotation of RNG shoes' secrets. Replacing the cards voids a coup in
+progress, so it is part of the lifecycle (``casino.lifecycle.shoe_replace``)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from baccarat import rules as game_rules
+from baccarat.cards import Card
+from baccarat.fairness import new_salt, shoe_commitment
+from baccarat.shoe import ShoeDealer, burn_count, new_shoe_order
+from casino.encryption import encrypt, reencrypt
+from casino.live import table_event_send
+from tables.audit import audit_record
+from tables.errors import TableError
+from tables.holds import kept_card_discard
+from tables.locks import shoe_locked, table_locked
+from tables.models import Coup, Shoe, Table
+from tables.selectors import table_live_coup, table_shoe_in_play
+
+User = AbstractBaseUser
+
+
+@transaction.atomic
+def shoe_prepare(
+    *, table: Table, actor: User | None = None, shuffle_method: str | None = None, seal_number: str = ""
+) -> Shoe:
+    """A new shoe for the table: an RNG order for automatic tables, a physical shoe for dealer tables."""
+    table = table_locked(table.pk)
+    automatic = table.dealing_mode == Table.DealingMode.AUTOMATIC
+    method = shuffle_method or (Shoe.ShuffleMethod.RNG if automatic else Shoe.ShuffleMethod.TABLE)
+    if automatic != (method == Shoe.ShuffleMethod.RNG):
+        raise TableError("automatic tables use RNG shoes; dealer tables use physical shoes")
+    if method == Shoe.ShuffleMethod.PRELIMINARY and not seal_number:
+        raise TableError("a preliminary (sealed) shuffle needs its seal number")
+    table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
+    last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
+    order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
+    shoe = Shoe.objects.create(
+        table=table,
+        number=last + 1,
+        decks=table.decks,
+        shuffle_method=method,
+        seal_number=seal_number,
+        card_order_encrypted=encrypt(" ".join(card.code for card in order)),
+        commitment=shoe_commitment(order, salt) if automatic else "",
+        salt_encrypted=encrypt(salt),
+        cut_card_position=table.decks * 52 - table.cut_card_from_bottom,
+        cut_card_rule=table.cut_card_rule,
+        prepared_by=actor if actor is not None and actor.is_authenticated else None,
+    )
+    audit_record(
+        action="shoe_prepared",
+        actor=actor,
+        table=table,
+        obj=shoe,
+        after={
+            "number": shoe.number,
+            "decks": shoe.decks,
+            "shuffle": method,
+            "seal": seal_number,
+            "commitment": shoe.commitment,
+        },
+    )
+    return shoe
+
+
+@transaction.atomic
+def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None = None) -> Shoe:
+    """Put a prepared shoe in play with the table's burn procedure.
+
+    Burn by card (seed 000 §3.1.1): an RNG shoe burns from its order; at a dealer table
+    the dealer enters the card shown and burns that many. Or three no-bet coups (§3.1.2).
+    """
+    table = table_locked(shoe.table_id)  # the lock order: table, then shoe
+    shoe = shoe_locked(shoe.pk)
+    if shoe.state != Shoe.State.PREPARED:
+        raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared")
+    if table_shoe_in_play(table=table) is not None:
+        raise TableError(f"table {table.code} already has a shoe in play")
+    if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
+        table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
+        table.save(update_fields=["no_bet_coups_ordered"])
+    elif shoe.has_card_order:
+        dealer = ShoeDealer(shoe.cards, cut_card_position=shoe.cut_card_position, cut_card_rule=shoe.cut_card_rule)
+        burn = dealer.burn()
+        shoe.burn_shown, shoe.burned_cards_encrypted = burn.shown.code, encrypt(" ".join(c.code for c in burn.burned))
+        shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
+    else:
+        if burn_card is None:
+            raise TableError("enter the card shown for the burn")
+        shown = Card.parse(burn_card)
+        shoe.burn_shown, shoe.position = shown.code, 1 + burn_count(shown)
+    shoe.state, shoe.started_at = Shoe.State.IN_PLAY, timezone.now()
+    shoe.save()
+    audit_record(
+        action="shoe_started",
+        actor=actor,
+        table=table,
+        obj=shoe,
+        after={
+            "number": shoe.number,
+            "burn_shown": shoe.burn_shown,
+            "burned": shoe.position,
+            "burn": table.burn_procedure,
+        },
+    )
+    table_event_send(
+        table_code=table.code,
+        event_type="shoe_change",
+        data={"shoe": shoe.number, "burn_shown": shoe.burn_shown, "commitment": shoe.commitment},
+    )
+    return shoe
+
+
+@transaction.atomic
+def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False, reason: str = "") -> Shoe:
+    shoe = shoe_locked(shoe.pk)
+    if shoe.state in (Shoe.State.FINISHED, Shoe.State.DISCARDED):
+        raise TableError(f"shoe {shoe.number} is already {shoe.state}")
+    if shoe.coups.filter(state__in=Coup.LIVE_STATES).exists():
+        raise TableError(f"shoe {shoe.number} has a coup in progress")
+    kept_card_discard(shoe=shoe, actor=actor)
+    shoe.state = Shoe.State.DISCARDED if discard else Shoe.State.FINISHED
+    shoe.finished_at = timezone.now()
+    shoe.save(update_fields=["state", "finished_at"])
+    audit_record(
+        action="shoe_discarded" if discard else "shoe_finished",
+        actor=actor,
+        table=shoe.table,
+        obj=shoe,
+        after={"number": shoe.number, "coups": shoe.coups_started, "cards_used": shoe.position},
+        reason=reason,
+    )
+    return shoe
+
+
+@transaction.atomic
+def shoe_secrets_reencrypt(*, actor: User | None = None) -> int:
+    """Key rotation: every RNG shoe's order, salt and burned cards encrypted again with the first key."""
+    shoes = list(Shoe.objects.select_for_update().exclude(card_order_encrypted="").order_by("pk"))
+    for shoe in shoes:
+        shoe.card_order_encrypted = reencrypt(shoe.card_order_encrypted)
+        shoe.salt_encrypted = reencrypt(shoe.salt_encrypted)
+        shoe.burned_cards_encrypted = reencrypt(shoe.burned_cards_encrypted)
+    Shoe.objects.bulk_update(shoes, ["card_order_encrypted", "salt_encrypted", "burned_cards_encrypted"])
+    audit_record(action="shoe_secrets_reencrypted", actor=actor, actor_label="system", after={"shoes": len(shoes)})
+    return len(shoes)
+
+
+@transaction.atomic
+def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
+    """The dealer reports the cut card of a physical shoe (an RNG shoe knows where its cut card is).
+
+    Out before a coup's first card: that coup is the last; during a coup: by the table's rule.
+    """
+    shoe = shoe_locked(shoe.pk)
+    if shoe.state != Shoe.State.IN_PLAY or shoe.has_card_order:
+        raise TableError("only a physical shoe in play reports its cut card")
+    if shoe.last_coup is not None:
+        raise TableError(f"the cut card of shoe {shoe.number} is already out")
+    live = table_live_coup(table=shoe.table)
+    if live is None or not live.cards.exists():
+        shoe.last_coup = shoe.coups_started + (0 if live is not None else 1)
+    elif shoe.cut_card_rule == game_rules.CUT_END_OF_COUP:
+        shoe.last_coup = live.number
+    else:
+        shoe.last_coup = live.number + 1
+    shoe.save(update_fields=["last_coup"])
+    audit_record(action="cut_card_out", actor=actor, table=shoe.table, obj=shoe, after={"last_coup": shoe.last_coup})
+    return shoe

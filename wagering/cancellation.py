@@ -1,0 +1,147 @@
+"""Cancelling bets: undo the last batch, remove all (while betting is open), and refunding every open
+bet of a coup being voided."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from casino.live import user_events_send
+from tables.audit import audit_record
+from tables.locks import coup_only_locked
+from tables.models import Coup
+from wagering.errors import BetRejected, SettlementRefused
+from wagering.ledger import SETTLEMENT, ledger_post
+from wagering.limits import differential_check
+from wagering.locks import wallet_locked, wallets_locked
+from wagering.models import (
+    ZERO,
+    Account,
+    Bet,
+    BetBatch,
+    BetSettlement,
+    LedgerTransaction,
+    money,
+)
+from wagering.placement import (
+    bets_changed_events,
+    betting_open_check,
+    coup_betting_locked,
+    stake_totals_move,
+    totals_added,
+)
+from wagering.selectors import (
+    coup_bet_totals,
+)
+from wagering.settlement import ClosedBet, bets_by_user, bets_close, open_bets
+
+User = AbstractBaseUser
+
+
+@transaction.atomic
+def bet_batch_undo(*, user: User, coup: Coup) -> BetBatch:
+    """Undo: cancel the player's last confirmed batch on the coup while betting is open, and refund it."""
+    coup_betting_locked(coup)
+    betting_open_check(coup)
+    batch = BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("-pk").first()
+    if batch is None:
+        raise BetRejected("no_bets", f"there is no bet to undo on coup {coup.round_id}", {"round_id": coup.round_id})
+    _batches_cancel(coup=coup, user=user, batches=[batch], action="bet_batch_undone")
+    return batch
+
+
+@transaction.atomic
+def bet_remove_all(*, user: User, coup: Coup) -> list[BetBatch]:
+    """Remove: cancel all the player's bets on the coup while betting is open, and refund them."""
+    coup_betting_locked(coup)
+    betting_open_check(coup)
+    batches = list(BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("pk"))
+    if not batches:
+        raise BetRejected(
+            "no_bets", f"there are no bets to remove on coup {coup.round_id}", {"round_id": coup.round_id}
+        )
+    _batches_cancel(coup=coup, user=user, batches=batches, action="bets_removed")
+    return batches
+
+
+def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: str) -> None:
+    bets = list(Bet.objects.filter(batch__in=batches, state=Bet.State.ACCEPTED))
+    cancelled: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    for bet in bets:
+        cancelled[bet.bet_type] -= bet.stake
+    table_before = coup_bet_totals(coup=coup)
+    table_after = totals_added(table_before, cancelled)
+    differential_check(coup=coup, before=table_before, after=table_after)
+    wallet = wallet_locked(user)
+    total = -money(sum(cancelled.values()))
+    ledger_transaction = ledger_post(
+        kind=LedgerTransaction.Kind.BET_CANCEL,
+        wallet_legs={wallet: total},
+        system_legs={Account.Kind.BETS_IN_PLAY: -total},
+        coup=coup,
+        actor=user,
+    )
+    Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
+    stake_totals_move(coup=coup, changes=cancelled)
+    now = timezone.now()
+    BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
+        cancellation=ledger_transaction, cancelled_at=now
+    )
+    for batch in batches:
+        batch.cancellation, batch.cancelled_at = ledger_transaction, now
+    audit_record(
+        action=action,
+        actor=user,
+        table=coup.table,
+        obj=batches[-1],
+        after={"round_id": coup.round_id, "refunded": str(total), "balance": str(wallet.balance)},
+    )
+    bets_changed_events(coup=coup, user_id=user.pk, balance=wallet.balance, table_totals=table_after)
+
+
+def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
+    """Refund every open bet of a coup being voided, inside the caller's transaction. Idempotent.
+
+    A settled coup is final: its bets cannot be refunded.
+    """
+    with transaction.atomic():
+        coup = coup_only_locked(coup.pk)
+        if coup.state == Coup.State.SETTLED:
+            raise SettlementRefused(
+                "settled", f"coup {coup.round_id} is settled: its bets cannot be refunded", {"round_id": coup.round_id}
+            )
+        bets = open_bets(coup)
+        if not bets:
+            return None
+        closed = [ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
+        by_user = bets_by_user(closed)
+        refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
+        wallets = wallets_locked(set(refunds))
+        total = money(sum(refunds.values()))
+        ledger_transaction = ledger_post(
+            kind=LedgerTransaction.Kind.REFUND,
+            wallet_legs={wallets[user_id]: amount for user_id, amount in refunds.items()},
+            system_legs={Account.Kind.BETS_IN_PLAY: -total},
+            coup=coup,
+            reason=f"coup {coup.round_id} void",
+        )
+        bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.REFUNDED)
+        audit_record(
+            action="coup_bets_refunded",
+            actor_label=SETTLEMENT,
+            table=coup.table,
+            obj=coup,
+            after={"bets": len(bets), "refunded": str(total)},
+        )
+        user_events_send(
+            event_type="bets_refunded",
+            data_by_user={
+                user_id: {"round_id": coup.round_id, "refunded": str(refunds[user_id]), "balance": str(wallet.balance)}
+                for user_id, wallet in wallets.items()
+            },
+        )
+    return ledger_transaction

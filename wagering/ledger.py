@@ -1,0 +1,84 @@
+"""The double-entry ledger: one ``LedgerTransaction`` per movement, legs summing to zero (a deferred
+trigger refuses anything else on PostgreSQL), written in bulk, balances stored from the newest leg."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
+from django.db.models import Model, OuterRef, Subquery
+from django.utils import timezone
+
+from tables.models import Coup
+from wagering.locks import system_accounts_locked
+from wagering.models import (
+    Account,
+    LedgerEntry,
+    LedgerTransaction,
+    money,
+)
+
+User = AbstractBaseUser
+SETTLEMENT = "settlement"  # the actor label of the postings no person makes: settlement and refunds
+
+
+def ledger_post(
+    *,
+    kind: str,
+    wallet_legs: Mapping[Account, Decimal],
+    system_legs: Mapping[str, Decimal],
+    coup: Coup | None = None,
+    actor: User | None = None,
+    reason: str = "",
+) -> LedgerTransaction:
+    """Write one balanced transaction and the new balances. Wallets must already be locked."""
+    legs = [(wallet, money(amount)) for wallet, amount in wallet_legs.items() if amount]
+    system = {kind_: money(amount) for kind_, amount in system_legs.items() if amount}
+    if sum(amount for _, amount in legs) + sum(system.values()) != 0:
+        raise ValueError(f"unbalanced {kind} transaction: {legs} {system}")
+    ledger_transaction = LedgerTransaction.objects.create(
+        kind=kind, coup=coup, actor=actor if actor is not None and actor.is_authenticated else None, reason=reason
+    )
+    if system:
+        accounts = system_accounts_locked(set(system), table_id=coup.table_id if coup is not None else None)
+        legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
+    entries = []
+    for account, amount in legs:
+        before = account.balance
+        account.balance = money(before + amount)
+        entries.append((ledger_transaction.pk, account.pk, amount, before, account.balance))
+    rows_insert(LedgerEntry, ("transaction", "account", "amount", "balance_before", "balance_after"), entries)
+    _balances_store(ledger_transaction)
+    return ledger_transaction
+
+
+def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> None:
+    """Insert rows of plain values (foreign keys as ids) with no model instance per row: settlement
+    writes one per player and one per bet. PostgreSQL takes them by COPY (no statement to parse and
+    plan for thousands of rows), SQLite by executemany. A ``created_at`` column gets the time now."""
+    meta = model._meta
+    if any(field.name == "created_at" for field in meta.concrete_fields):
+        fields += ("created_at",)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        rows = [(*row, now) for row in rows]
+    table = connection.ops.quote_name(meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in fields)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # Django's errors (IntegrityError...), as for its own queries: COPY goes to psycopg directly.
+            with connection.wrap_database_errors, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            placeholders = ", ".join(["%s"] * len(fields))
+            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)  # noqa: S608
+
+
+def _balances_store(ledger_transaction: LedgerTransaction) -> None:
+    """Each account of the transaction takes the balance after its leg: one statement for any number of legs."""
+    balance_after = LedgerEntry.objects.filter(transaction=ledger_transaction, account=OuterRef("pk"))
+    Account.objects.filter(entries__transaction=ledger_transaction).update(
+        balance=Subquery(balance_after.values("balance_after"))
+    )

@@ -1,0 +1,68 @@
+"""Money's lock order, after the floor's (``tables.locks``: table → shoe → coup): player wallets in
+primary-key order, then the system accounts in primary-key order (last, just before commit, as every
+transaction touches them). Every money service locks through here, so concurrent services never
+deadlock."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import reduce
+from operator import or_
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q
+
+from wagering.errors import WalletRejected
+from wagering.models import (
+    Account,
+    LedgerTransaction,
+)
+
+User = AbstractBaseUser
+
+
+def wallet_locked(user: User) -> Account | None:
+    return Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user=user).first()
+
+
+def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
+    """The player's wallet, locked (opened if it is the first transfer), with the funds a withdrawal needs."""
+    wallet = wallet_locked(user)
+    if wallet is None:
+        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
+        wallet = wallet_locked(user)
+    if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > wallet.balance:
+        raise WalletRejected(
+            "insufficient_funds",
+            f"cannot withdraw {amount}: the balance is {wallet.balance}, short by {amount - wallet.balance}",
+            {"balance": str(wallet.balance), "amount": str(amount), "short_by": str(amount - wallet.balance)},
+        )
+    return wallet
+
+
+def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
+    wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+    return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
+
+
+def system_accounts_locked(kinds: set[str], *, table_id: int | None = None) -> dict[str, Account]:
+    """The house, bets-in-play and operator float accounts, created the first time, locked in pk order.
+
+    Bets in play are held per table (``table_id``, the coup's): placements at different tables
+    never queue for one account's row lock.
+    """
+    accounts = Account.objects.select_for_update().filter(_system_account_q(kinds, table_id)).order_by("pk")
+    locked = {account.kind: account for account in accounts}
+    if len(locked) < len(kinds):
+        for kind in kinds - set(locked):
+            Account.objects.get_or_create(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id))
+        return system_accounts_locked(kinds, table_id=table_id)
+    return locked
+
+
+def _account_table_id(kind: str, table_id: int | None) -> int | None:
+    return table_id if kind == Account.Kind.BETS_IN_PLAY else None
+
+
+def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
+    return reduce(or_, (Q(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id)) for kind in kinds))

@@ -1,0 +1,82 @@
+"""Game-history reports: a table's day and a shoe's drop, win and hold, recomputed on demand."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, F, Q, QuerySet, Sum
+
+from baccarat.coup import BANKER, PLAYER, TIE
+from tables.models import Coup, Shoe
+from wagering.models import (
+    CENT,
+    BetAdjustment,
+    BetSettlement,
+    ShoeReport,
+    TableDayReport,
+    money,
+)
+
+User = AbstractBaseUser
+
+
+def table_day_report_build(*, table_id: int, day: date) -> TableDayReport:
+    """(Re)compute a table's drop/win for a day (the UTC day its coups opened): safe to run again."""
+    coups = Coup.objects.filter(table_id=table_id, opened_at__date=day)
+    report, _ = TableDayReport.objects.update_or_create(table_id=table_id, day=day, defaults=_report_values(coups))
+    return report
+
+
+def shoe_report_build(*, shoe_id: int) -> ShoeReport:
+    """(Re)compute a shoe's drop/win: safe to run again."""
+    coups = Coup.objects.filter(shoe_id=shoe_id)
+    report, _ = ShoeReport.objects.update_or_create(shoe_id=shoe_id, defaults=_report_values(coups))
+    return report
+
+
+def day_reports_build(*, day: date) -> int:
+    """The reports of every table that played on the day, and of every shoe used that day."""
+    coups = Coup.objects.filter(opened_at__date=day)
+    table_ids = set(coups.values_list("table_id", flat=True))
+    shoe_ids = set(Shoe.objects.filter(coups__in=coups).values_list("pk", flat=True))
+    for table_id in sorted(table_ids):
+        table_day_report_build(table_id=table_id, day=day)
+    for shoe_id in sorted(shoe_ids):
+        shoe_report_build(shoe_id=shoe_id)
+    return len(table_ids) + len(shoe_ids)
+
+
+def _report_values(coups: QuerySet[Coup]) -> dict:
+    played = Q(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
+    counts = coups.aggregate(
+        coups=Count("pk", filter=played),
+        void_coups=Count("pk", filter=Q(state=Coup.State.VOID)),
+        banker_wins=Count("pk", filter=played & Q(winner=BANKER)),
+        player_wins=Count("pk", filter=played & Q(winner=PLAYER)),
+        ties=Count("pk", filter=played & Q(winner=TIE)),
+    )
+    paid = (
+        BetSettlement.objects.filter(bet__coup__in=coups)
+        .exclude(outcome=BetSettlement.Outcome.REFUND)
+        .aggregate(
+            bets=Count("pk"),
+            players=Count("bet__user", distinct=True),
+            staked=Sum("bet__stake"),
+            returned=Sum("returned"),
+        )
+    )
+    corrected = BetAdjustment.objects.filter(bet__coup__in=coups).aggregate(
+        total=Sum(F("returned_after") - F("returned_before"))
+    )
+    staked, returned = money(paid["staked"]), money(paid["returned"]) + money(corrected["total"])
+    house_win = staked - returned
+    return {
+        **counts,
+        "bets": paid["bets"],
+        "players": paid["players"],
+        "staked": staked,
+        "returned": returned,
+        "house_win": house_win,
+        "hold_percent": (house_win * 100 / staked).quantize(CENT) if staked else None,
+    }

@@ -1,0 +1,193 @@
+"""Settlement: every open bet of a resolved coup paid by its paytable, in the caller's transaction
+(``casino.settlement`` composes it with the coup's state and the partners' notices)."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import NamedTuple
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from baccarat.coup import CoupResult
+from casino.live import table_event_send, user_events_send
+from casino.money import MAX_AMOUNT
+from tables.audit import audit_record
+from tables.models import Coup
+from tables.selectors import rules_from_snapshot
+from wagering.errors import SettlementRefused
+from wagering.ledger import SETTLEMENT, ledger_post, rows_insert
+from wagering.locks import wallets_locked
+from wagering.models import (
+    ZERO,
+    Account,
+    Bet,
+    BetSettlement,
+    LedgerTransaction,
+    money,
+)
+from wagering.selectors import (
+    bet_paid,
+)
+
+User = AbstractBaseUser
+
+logger = logging.getLogger(__name__)
+
+
+def coup_bets_settle(*, coup: Coup) -> LedgerTransaction | None:
+    """Pay every open bet of a resolved coup by its paytable, inside the caller's transaction, the coup's
+    row locked by the caller (``casino.settlement.coup_settle``, which marks the coup settled).
+
+    Winnings are rounded down to the cent. One ledger transaction per coup, one leg per player.
+    The statements do not grow with the bets or the players (bets read as rows, settlements and
+    legs written in bulk), and the players' live events go in one on-commit callback.
+    """
+    result = coup.result() if coup.state == Coup.State.RESOLVED else None
+    if result is None:
+        raise SettlementRefused(
+            "not_resolved",
+            f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
+            {"round_id": coup.round_id, "state": coup.state},
+        )
+    bets = open_bets(coup)
+    ledger_transaction, returned = _bets_pay(coup=coup, result=result, bets=bets) if bets else (None, ZERO)
+    staked = money(sum(bet.stake for bet in bets))
+    audit_record(
+        action="coup_settled",
+        actor_label=SETTLEMENT,
+        table=coup.table,
+        obj=coup,
+        after={"bets": len(bets), "staked": str(staked), "returned": str(returned)},
+    )
+    table_event_send(
+        table_code=coup.table.code,
+        event_type="settlement",
+        data={
+            "round_id": coup.round_id,
+            "result": result.as_dict(),
+            "bets": len(bets),
+            "staked": str(staked),
+            "returned": str(returned),
+        },
+    )
+    return ledger_transaction
+
+
+class _OpenBet(NamedTuple):
+    pk: int
+    user_id: int
+    bet_type: str
+    stake: Decimal
+
+
+class ClosedBet(NamedTuple):
+    bet: _OpenBet
+    outcome: str
+    returned: Decimal
+
+
+def open_bets(coup: Coup) -> list[_OpenBet]:
+    """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
+    rows = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk")
+    return [_OpenBet(*row) for row in rows.values_list("pk", "user_id", "bet_type", "stake")]
+
+
+def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
+    by_user: dict[int, list[ClosedBet]] = defaultdict(list)
+    for closed_bet in closed:
+        by_user[closed_bet.bet.user_id].append(closed_bet)
+    return by_user
+
+
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
+    """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
+    paytables = rules_from_snapshot(coup.rules).paytables()
+    closed = []
+    for bet in bets:
+        closed.append(ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))
+    by_user = bets_by_user(closed)
+    returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
+    wallets = wallets_locked(set(by_user))
+    withheld = _payouts_withheld(coup=coup, wallets=wallets, returned_by_user=returned_by_user)
+    paid_by_user = {user_id: amount for user_id, amount in returned_by_user.items() if user_id not in withheld}
+    staked, paid = sum(bet.stake for bet in bets), sum(paid_by_user.values())
+    ledger_transaction = ledger_post(
+        kind=LedgerTransaction.Kind.SETTLEMENT,
+        wallet_legs={wallets[user_id]: amount for user_id, amount in paid_by_user.items()},
+        system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
+        coup=coup,
+    )
+    bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
+    user_events_send(
+        event_type="settlement",
+        data_by_user={
+            user_id: {
+                "round_id": coup.round_id,
+                "winner": result.winner,
+                "balance": str(wallet.balance),
+                "staked": str(money(sum(each.bet.stake for each in by_user[user_id]))),
+                "returned": str(returned_by_user[user_id]),
+                "withheld": str(withheld.get(user_id, ZERO)),
+                "bets": [
+                    {
+                        "bet_type": each.bet.bet_type,
+                        "stake": str(each.bet.stake),
+                        "outcome": each.outcome,
+                        "returned": str(each.returned),
+                    }
+                    for each in by_user[user_id]
+                ],
+            }
+            for user_id, wallet in wallets.items()
+        },
+    )
+    return ledger_transaction, money(paid)
+
+
+def _payouts_withheld(
+    *, coup: Coup, wallets: Mapping[int, Account], returned_by_user: Mapping[int, Decimal]
+) -> dict[int, Decimal]:
+    """The players whose wallet cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
+
+    Placements and deposits leave room for every open bet's largest return (``_BalanceBound``), so this
+    stays empty; should a wallet be full all the same, its payout is withheld rather than fail the
+    coup's whole settlement (a ``numeric`` overflow, again on every retry, and nobody at the coup paid).
+    Each bet still records what it returned; the amount stays with the house, and an audit row and an
+    error in the log tell the cashier what the player is owed (``settlement_check`` reports the wallet).
+    """
+    withheld = {
+        user_id: amount
+        for user_id, amount in returned_by_user.items()
+        if amount and wallets[user_id].balance + amount > MAX_AMOUNT
+    }
+    for user_id, amount in withheld.items():
+        wallet = wallets[user_id]
+        logger.error("coup %s: payout of %s to user %s withheld: the wallet is full", coup.round_id, amount, user_id)
+        audit_record(
+            action="settlement_payout_withheld",
+            actor_label=SETTLEMENT,
+            table=coup.table,
+            obj=wallet,
+            after={
+                "round_id": coup.round_id,
+                "user_id": user_id,
+                "withheld": str(amount),
+                "balance": str(wallet.balance),
+                "max_balance": str(MAX_AMOUNT),
+            },
+            reason=f"the wallet cannot hold a payout of {amount}: owed to the player, to be paid by the cashier",
+        )
+    return withheld
+
+
+def bets_close(*, coup: Coup, closed: list[ClosedBet], ledger_transaction: LedgerTransaction, state: str) -> None:
+    """Record each bet's settlement (unique per bet: a second attempt fails) and its final state."""
+    rows_insert(
+        BetSettlement,
+        ("bet", "outcome", "returned", "transaction"),
+        [(each.bet.pk, each.outcome, each.returned, ledger_transaction.pk) for each in closed],
+    )
+    Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).update(state=state)
