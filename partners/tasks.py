@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from partners import webhook_http, webhooks
+from partners import deliveries, webhook_http
 
 # Just above an attempt's own deadline (connect, TLS, request and answer).
 WEBHOOK_LIMITS = {
@@ -21,12 +21,12 @@ WEBHOOK_LIMITS = {
     name="wagering.tasks.webhook_delivery_send",
     bind=True,
     acks_late=True,
-    max_retries=webhooks.WEBHOOK_ATTEMPTS - 1,
+    max_retries=deliveries.WEBHOOK_ATTEMPTS - 1,
     **WEBHOOK_LIMITS,
 )
 def webhook_delivery_send(self, delivery_id: int) -> None:
     """POST one signed webhook event; enqueued on commit. A failed attempt is retried with exponential backoff."""
     final = self.request.retries >= self.max_retries
-    done = webhooks.webhook_delivery_attempt(delivery_id=delivery_id, final=final)
+    done = deliveries.webhook_delivery_attempt(delivery_id=delivery_id, final=final)
     if not done and not final:
-        raise self.retry(countdown=webhooks.webhook_retry_delay(self.request.retries))
+        raise self.retry(countdown=deliveries.webhook_retry_delay(self.request.retries))

@@ -21,18 +21,12 @@ a slow receiver never holds up a settlement.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-import random
 import secrets
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -40,37 +34,22 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import decrypt, encrypt, reencrypt
+from casino.encryption import encrypt, reencrypt
 from partners.identifiers import PartnerRejected, partner_actor_label
 from partners.models import Partner, WebhookDelivery, WebhookEndpoint
-from partners.webhook_http import WebhookTargetRefused, webhook_post, webhook_target_resolve
+from partners.tasks import webhook_delivery_send
+from partners.webhook_http import WebhookTargetRefused, webhook_target_resolve
 from tables.audit import audit_record
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_public
 from wagering.models import Account, Bet, BetAdjustment, PlayerAdjustment
 
 User = AbstractBaseUser
-SIGNATURE_HEADER = "Punto-Signature"
-WEBHOOK_ATTEMPTS = 8
-RETRY_BASE_SECONDS = 30  # then 60, 120, ... up to RETRY_MAX_SECONDS: about an hour over the 8 attempts
-RETRY_MAX_SECONDS = 30 * 60
 MAX_ACTIVE_ENDPOINTS = 10
 MAX_URL_LENGTH = 500
 SETTLEMENT, VOID = "settlement", "void"
 EVENT_TYPES = {SETTLEMENT: WebhookDelivery.EventType.ROUND_SETTLED, VOID: WebhookDelivery.EventType.ROUND_VOIDED}
 _CLOSED_BET_STATE = {SETTLEMENT: Bet.State.SETTLED, VOID: Bet.State.REFUNDED}
-
-
-def webhook_signature(*, secret: str, timestamp: int, body: bytes) -> str:
-    """The ``Punto-Signature`` header of a request body."""
-    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={digest}"
-
-
-def webhook_retry_delay(retries: int) -> int:
-    """Seconds before the next attempt after ``retries`` retries: doubling, capped, with up to 25% jitter."""
-    delay = min(RETRY_BASE_SECONDS * 2**retries, RETRY_MAX_SECONDS)
-    return delay + random.randint(0, delay // 4)
 
 
 # --- Targets -------------------------------------------------------------------------------------
@@ -334,8 +313,6 @@ def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], ba
 def _deliveries_send(delivery_ids: list[int]) -> None:
     """Queue one task per delivery. Robust on commit: a broker down (or, with eager Celery, a partner's
     endpoint down) must not fail the settlement that committed; the deliveries stay on record, pending."""
-    from partners.tasks import webhook_delivery_send
-
     for delivery_id in delivery_ids:
         webhook_delivery_send.delay(delivery_id)
 
@@ -355,50 +332,3 @@ def webhook_delivery_resend(*, delivery: WebhookDelivery, actor: User | None) ->
     )
     transaction.on_commit(lambda: _deliveries_send([delivery.pk]), robust=True)
     return delivery
-
-
-# --- Delivery ------------------------------------------------------------------------------------
-
-
-def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
-    """POST the event, signed, and record how it went. True when there is nothing more to try:
-    delivered (2xx), or no longer pending. A failure on the ``final`` attempt marks it failed."""
-    delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
-    if delivery.status != WebhookDelivery.Status.PENDING:
-        return True
-    if not delivery.endpoint.is_active:
-        _attempt_record(delivery_id=delivery_id, status_code=None, error="the endpoint was deleted", final=True)
-        return True
-    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "Punto-Webhooks/1",
-        "Punto-Event-Id": str(delivery.event_id),
-        "Punto-Event-Type": delivery.event_type,
-        SIGNATURE_HEADER: webhook_signature(
-            secret=decrypt(delivery.endpoint.secret_encrypted), timestamp=int(time.time()), body=body
-        ),
-    }
-    try:
-        status_code, error = webhook_post(url=delivery.endpoint.url, body=body, headers=headers)
-    except SoftTimeLimitExceeded:  # the task's soft limit (a name slow to resolve): a failed attempt
-        status_code, error = None, "the attempt overran the task's time limit"
-    return _attempt_record(delivery_id=delivery_id, status_code=status_code, error=error, final=final)
-
-
-@transaction.atomic
-def _attempt_record(*, delivery_id: int, status_code: int | None, error: str, final: bool) -> bool:
-    """Record an attempt (an empty ``error`` means delivered); True when there is nothing more to try."""
-    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
-    if delivery.status != WebhookDelivery.Status.PENDING:  # a concurrent attempt finished it
-        return True
-    delivered = not error
-    now = timezone.now()
-    delivery.attempts += 1
-    delivery.last_status_code, delivery.last_error, delivery.last_attempt_at = status_code, error, now
-    if delivered:
-        delivery.status, delivery.delivered_at = WebhookDelivery.Status.DELIVERED, now
-    elif final:
-        delivery.status = WebhookDelivery.Status.FAILED
-    delivery.save()
-    return delivered

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, Django checks, migrations up to date, pytest.
+# The whole test suite: lint, import contracts, Django checks, migrations up to date, pytest.
 # Runs on whatever DATABASE_URL / REDIS_URL say (unset: the embedded default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,6 +7,7 @@ bash scripts/bootstrap.sh
 bash scripts/install-browser.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/lint-imports  # the architecture's contracts: pyproject.toml [tool.importlinter]
 .venv/bin/python manage.py check
 .venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
 exec .venv/bin/pytest "$@"

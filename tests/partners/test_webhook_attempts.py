@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from partners import webhook_http, webhooks
+from partners import deliveries, webhook_http
 from partners.models import WebhookDelivery
 from tests.partners.test_webhooks import place, register, settle
 
@@ -102,7 +102,7 @@ def pending_delivery(api, player, coup, django_capture_on_commit_callbacks):
 def attempt(delivery: WebhookDelivery) -> float:
     """One final attempt; the seconds it took."""
     started = time.monotonic()
-    webhooks.webhook_delivery_attempt(delivery_id=delivery.pk, final=True)
+    deliveries.webhook_delivery_attempt(delivery_id=delivery.pk, final=True)
     delivery.refresh_from_db()
     return time.monotonic() - started
 

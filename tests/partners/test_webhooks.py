@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from casino import lifecycle
 from casino.settlement import coup_settle
-from partners import webhook_http, webhooks
+from partners import deliveries, webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
 from tests.factories import UserFactory, coup_resolve, staff_login
 from tests.partners.conftest import idempotency_key, player_make
@@ -155,7 +155,7 @@ def test_a_name_that_comes_to_resolve_inside_is_not_posted_to(
     api, player, coup, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = False
-    monkeypatch.setattr(webhooks, "webhook_retry_delay", lambda retries: 0)
+    monkeypatch.setattr(deliveries, "webhook_retry_delay", lambda retries: 0)
     resolving_to(monkeypatch, "93.184.215.14")  # public when registered
     register(api, "https://partner.example/hooks")
     resolving_to(monkeypatch, "127.0.0.1")  # rebound to loopback before the delivery
@@ -259,23 +259,24 @@ def test_an_endpoint_that_keeps_failing_ends_failed_with_the_last_error(
     api, player, coup, django_capture_on_commit_callbacks, monkeypatch
 ):
     delays = []
-    monkeypatch.setattr(webhooks, "webhook_retry_delay", lambda retries: delays.append(retries) or 0)
+    monkeypatch.setattr(deliveries, "webhook_retry_delay", lambda retries: delays.append(retries) or 0)
     with Receiver([500]) as receiver:
         register(api, receiver.url)
         place(api, {"player": "10"})
         with django_capture_on_commit_callbacks(execute=True):
             settle(coup)
-    assert len(receiver.requests) == webhooks.WEBHOOK_ATTEMPTS
-    assert delays == list(range(webhooks.WEBHOOK_ATTEMPTS - 1))  # a backoff before every retry
+    assert len(receiver.requests) == deliveries.WEBHOOK_ATTEMPTS
+    assert delays == list(range(deliveries.WEBHOOK_ATTEMPTS - 1))  # a backoff before every retry
     delivery = WebhookDelivery.objects.get()
-    assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("failed", webhooks.WEBHOOK_ATTEMPTS, 500)
+    assert (delivery.status, delivery.attempts) == ("failed", deliveries.WEBHOOK_ATTEMPTS)
+    assert delivery.last_status_code == 500
     assert delivery.last_error.startswith("HTTP 500") and "try later" in delivery.last_error
 
 
 def test_an_endpoint_that_does_not_answer_records_the_connection_error(
     api, player, coup, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(webhooks, "webhook_retry_delay", lambda retries: 0)
+    monkeypatch.setattr(deliveries, "webhook_retry_delay", lambda retries: 0)
     with Receiver([200]) as closed:
         url = closed.url
     register(api, url)  # nobody listens there any more
@@ -289,9 +290,9 @@ def test_an_endpoint_that_does_not_answer_records_the_connection_error(
 
 def test_the_backoff_doubles_with_jitter_up_to_a_cap():
     for retries in range(12):
-        base = min(webhooks.RETRY_BASE_SECONDS * 2**retries, webhooks.RETRY_MAX_SECONDS)
-        assert base <= webhooks.webhook_retry_delay(retries) <= base * 1.25
-    assert webhooks.webhook_retry_delay(0) < webhooks.webhook_retry_delay(3)
+        base = min(deliveries.RETRY_BASE_SECONDS * 2**retries, deliveries.RETRY_MAX_SECONDS)
+        assert base <= deliveries.webhook_retry_delay(retries) <= base * 1.25
+    assert deliveries.webhook_retry_delay(0) < deliveries.webhook_retry_delay(3)
 
 
 def test_a_deleted_endpoint_gets_nothing_more(api, player, coup, django_capture_on_commit_callbacks):
@@ -330,8 +331,8 @@ def test_a_failing_endpoint_never_fails_the_settlement_that_committed(
 def test_deliveries_and_their_failures_are_in_the_admin_and_a_failed_one_can_be_sent_again(
     client, api, player, coup, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(webhooks, "webhook_retry_delay", lambda retries: 0)
-    with Receiver([500] * webhooks.WEBHOOK_ATTEMPTS + [200]) as receiver:
+    monkeypatch.setattr(deliveries, "webhook_retry_delay", lambda retries: 0)
+    with Receiver([500] * deliveries.WEBHOOK_ATTEMPTS + [200]) as receiver:
         register(api, receiver.url)
         place(api, {"player": "10"})
         with django_capture_on_commit_callbacks(execute=True):
@@ -350,6 +351,6 @@ def test_deliveries_and_their_failures_are_in_the_admin_and_a_failed_one_can_be_
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == (
         "delivered",
-        webhooks.WEBHOOK_ATTEMPTS + 1,
+        deliveries.WEBHOOK_ATTEMPTS + 1,
         200,
     )
