@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 
 from baccarat.coup import BANKER, PLAYER, TIE, CoupResult
 
 LOSE = Decimal(-1)
+CENT = Decimal("0.01")
+WIN_OUTCOME, LOSE_OUTCOME, PUSH_OUTCOME = "win", "lose", "push"
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,16 @@ class Paytable:
     def returned(self, stake: Decimal, result: CoupResult) -> Decimal:
         """What goes back to the player for ``stake``: stake plus winnings, the stake on a push, else 0."""
         return stake * (1 + self.net(result))
+
+    def outcome(self, result: CoupResult) -> str:
+        """``win``, ``lose`` or ``push``: what the result does to a bet of this type."""
+        net = self.net(result)
+        return WIN_OUTCOME if net > 0 else LOSE_OUTCOME if net < 0 else PUSH_OUTCOME
+
+    def payout(self, stake: Decimal, result: CoupResult) -> Decimal:
+        """What settlement pays back for ``stake``: ``returned``, winnings rounded down to the cent (the
+        fraction of a cent a commission leaves, e.g. 0.95 x 0.05, stays with the house)."""
+        return self.returned(stake, result).quantize(CENT, rounding=ROUND_DOWN)
 
     def largest_return(self, stake: Decimal) -> Decimal:
         """The most ``stake`` can bring back, by the table's best event (at least nothing): the bound

@@ -100,8 +100,8 @@ def main() -> int:
 
     from casino import celery_app
     from tests.processes import celery_worker, python, subprocess_env
+    from wagering.checks import ledger_check, settlement_check
     from wagering.models import LedgerTransaction
-    from wagering.selectors import ledger_check, settlement_check
 
     celery_app.control.purge()
     boss = get_user_model().objects.create_user(username="boss")

@@ -310,7 +310,7 @@ def database_only_tps(*, seconds: int) -> float:
 def ledger_problems() -> list[str]:
     """What ``ledger_check`` and ``settlement_check`` (the coups still taking bets) find wrong: the ledger's
     invariants, each wallet from its deposits and bets, each table's bets in play = its accepted stakes."""
-    from wagering.selectors import ledger_check, settlement_check
+    from wagering.checks import ledger_check, settlement_check
 
     check = ledger_check()
     print(f"ledger: {check.transactions} transactions, {check.entries} entries")

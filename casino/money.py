@@ -10,6 +10,8 @@ from django import forms
 
 MONEY = {"max_digits": 14, "decimal_places": 2}  # the column every amount is stored in
 CENT = Decimal("0.01")
+# A stored amount is exact to the cent; anything further off is a real difference (SQLite sums floats).
+HALF_CENT = Decimal("0.005")
 ZERO = Decimal("0.00")
 MAX_AMOUNT = Decimal("999999999999.99")  # what MONEY (14 digits, 2 places) can hold
 AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")  # ASCII digits: Decimal alone takes "1_000", "1e3", "١٠٠"

@@ -1,6 +1,6 @@
 """Every change the partner API makes: partners, API keys, players, their money and their bets.
 
-One transaction each, validated and audited, on the ledger of ``wagering.services``. A partner's
+One transaction each, validated and audited, on the ledger of ``wagering.ledger``. A partner's
 deposits and withdrawals move money between the partner's float account and the player's wallet
 (the cashier's deposits use the operator's float). Requests carrying an ``Idempotency-Key`` are carried
 out once per partner and key: the same key and request again answers the first result, the same
@@ -233,7 +233,7 @@ def _partner_wallet_move(
 def _wallet_transfer(
     *, kind: str, partner: Partner, player: PartnerPlayer, amount: Decimal, key: str
 ) -> LedgerTransaction:
-    """Locks the wallet, then the partner's float (the order of ``wagering.services``: wallets first)."""
+    """Locks the wallet, then the partner's float (the order of ``wagering.locks``: wallets first)."""
     wallet = wallet_locked_for_transfer(player.user, kind=kind, amount=amount)
     partner_float = _partner_float_locked(partner)
     before = wallet.balance

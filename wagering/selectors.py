@@ -6,44 +6,33 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Value, Window
-from django.db.models.functions import Coalesce, Lag
+from django.db.models import Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from tables.models import MONEY, Coup, DealtCard, PersonalLimitMarker, Table
+from tables.models import Coup, PersonalLimitMarker, Table
 from tables.selectors import rules_from_snapshot
 from wagering.models import (
-    CENT,
     ZERO,
     Account,
     Bet,
-    BetAdjustment,
     BetSettlement,
     CoupStakeTotal,
     LedgerEntry,
-    LedgerTransaction,
-    PlayerAdjustment,
     money,
 )
 
 User = AbstractBaseUser
-# A stored amount is exact to the cent; anything further off is a real difference (SQLite sums floats).
-HALF_CENT = Decimal("0.005")
 
 
 def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[str, Decimal]:
-    """A bet's outcome by the result and what it returns, winnings rounded down to the cent (settlement's rule)."""
-    net = paytable.net(result)
-    outcome = (
-        BetSettlement.Outcome.WIN if net > 0 else BetSettlement.Outcome.LOSE if net < 0 else BetSettlement.Outcome.PUSH
-    )
-    return outcome, paytable.returned(stake, result).quantize(CENT, rounding=ROUND_DOWN)
+    """A bet's outcome by the result and what it returns (``baccarat.paytables``: winnings rounded down)."""
+    return BetSettlement.Outcome(paytable.outcome(result)), paytable.payout(stake, result)
 
 
 @dataclass(frozen=True)
@@ -246,228 +235,3 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
         balance_before=legs[0].balance_before,
         balance_after=legs[-1].balance_after,
     )
-
-
-@dataclass(frozen=True)
-class LedgerCheck:
-    """The ledger's counts, and the ids of the transactions, accounts or entries breaking its invariants."""
-
-    transactions: int
-    entries: int
-    unbalanced: list[int]
-    mismatched_accounts: list[int]
-    stale_accounts: list[int]
-    broken_chains: list[int]
-    missing_guards: list[str]
-
-    @property
-    def problems(self) -> list[str]:
-        """Each kind of problem found, in words, with the first ten ids."""
-        found = {
-            "transactions whose legs do not sum to zero": self.unbalanced,
-            "accounts whose balance is not the sum of their entries": self.mismatched_accounts,
-            "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
-            "entries that do not follow their account's previous entry": self.broken_chains,
-            "database guards missing or disabled": self.missing_guards,
-        }
-        return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-# PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
-# wagering/0002, 0010): the ledger balanced and append-only, balances moving only by new legs.
-LEDGER_GUARDS = (
-    "tables_auditlog_append_only",
-    "tables_auditlog_no_truncate",
-    "wagering_ledgerentry_balanced",
-    "wagering_ledgertransaction_append_only",
-    "wagering_ledgertransaction_no_truncate",
-    "wagering_ledgerentry_append_only",
-    "wagering_ledgerentry_no_truncate",
-    "wagering_account_balance_inserted",
-    "wagering_account_balance_updated",
-)
-
-
-def ledger_check() -> LedgerCheck:
-    """Every transaction's legs sum to zero; every account's balance is the sum of its legs and its last
-    leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's ``balance_after``
-    (0 for the first) and its ``balance_after`` that plus its amount. On PostgreSQL, the triggers that
-    guard all this are installed and enabled."""
-    money_field = DecimalField(**MONEY)
-    sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
-    unbalanced = sums.filter(_beyond_a_cent("total")).values_list("transaction_id", flat=True)
-    drift = Account.objects.annotate(
-        drift=F("balance") - Coalesce(Sum("entries__amount"), Value(ZERO), output_field=money_field)
-    ).filter(_beyond_a_cent("drift"))
-    last_after = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("-pk").values("balance_after")[:1]
-    stale = Account.objects.annotate(gap=F("balance") - Subquery(last_after)).filter(_beyond_a_cent("gap"))
-    previous_after = Window(Lag("balance_after"), partition_by=F("account_id"), order_by=F("pk").asc())
-    chain = LedgerEntry.objects.annotate(
-        gap_before=F("balance_before") - Coalesce(previous_after, Value(ZERO), output_field=money_field),
-        gap_after=F("balance_after") - F("balance_before") - F("amount"),
-    ).order_by()
-    broken = chain.filter(_beyond_a_cent("gap_before") | _beyond_a_cent("gap_after"))
-    return LedgerCheck(
-        transactions=LedgerTransaction.objects.count(),
-        entries=LedgerEntry.objects.count(),
-        unbalanced=sorted(unbalanced),
-        mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
-        stale_accounts=sorted(stale.values_list("pk", flat=True)),
-        broken_chains=sorted(broken.values_list("pk", flat=True)),
-        missing_guards=_ledger_guards_missing(),
-    )
-
-
-def _ledger_guards_missing() -> list[str]:
-    if connection.vendor != "postgresql":
-        return []  # SQLite has no such triggers
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = ANY(%s)",
-            [list(LEDGER_GUARDS)],
-        )
-        installed = {name for (name,) in cursor.fetchall()}
-    return [name for name in LEDGER_GUARDS if name not in installed]
-
-
-def _beyond_a_cent(name: str) -> Q:
-    """The difference ``name`` is further from zero than rounding explains."""
-    return Q(**{f"{name}__gt": HALF_CENT}) | Q(**{f"{name}__lt": -HALF_CENT})
-
-
-@dataclass(frozen=True)
-class SettlementCheck:
-    coups: dict[str, int]  # coups by state
-    bets: dict[str, int]  # bets by state
-    problems: list[str]
-
-
-def settlement_check(*, finished: bool = True) -> SettlementCheck:
-    """After faults: each coup's cards dealt once and in order, each bet closed once by its coup's one
-    settlement or refund, each wallet = deposits - withdrawals - stakes + returns, each table's bets in
-    play = its accepted stakes, each coup's running stake totals = its bets not cancelled, each corrected
-    coup's bets returning what its corrected result pays and the players' debt account = what they owe. ``finished``:
-    every coup must also be settled or void (none left open or awaiting settlement)."""
-    coups = dict(Coup.objects.values_list("state").annotate(n=Count("pk")).order_by())
-    problems = []
-    if finished and set(coups) - {Coup.State.SETTLED, Coup.State.VOID}:
-        problems.append(f"coups neither settled nor void: {coups}")
-    problems += _card_problems() + _bet_problems() + _wallet_problems() + _bets_in_play_problems()
-    problems += _stake_total_problems() + _correction_problems()
-    bets = dict(Bet.objects.values_list("state").annotate(n=Count("pk")).order_by())
-    return SettlementCheck(coups=coups, bets=bets, problems=problems)
-
-
-def _card_problems() -> list[str]:
-    coups = DealtCard.objects.values("coup_id").annotate(n=Count("pk"), top=Max("position"), low=Min("position"))
-    twice = DealtCard.objects.values("shoe_id", "shoe_position").annotate(n=Count("pk")).filter(n__gt=1)
-    return [f"coup {row['coup_id']}: cards out of order" for row in coups.exclude(low=0, top=F("n") - 1)] + [
-        f"shoe {row['shoe_id']}: card {row['shoe_position']} dealt {row['n']} times" for row in twice
-    ]
-
-
-_CLOSED_BY = {Bet.State.SETTLED: LedgerTransaction.Kind.SETTLEMENT, Bet.State.REFUNDED: LedgerTransaction.Kind.REFUND}
-
-
-def _bet_problems() -> list[str]:
-    closing = LedgerTransaction.objects.filter(kind__in=_CLOSED_BY.values())
-    repeated = closing.values("coup_id").annotate(n=Count("pk")).filter(n__gt=1)
-    problems = [f"coup {row['coup_id']}: {row['n']} settlement/refund transactions" for row in repeated]
-    for bet in Bet.objects.exclude(state=Bet.State.CANCELLED).select_related("coup", "settlement__transaction"):
-        settlement = getattr(bet, "settlement", None)
-        if bet.state == Bet.State.ACCEPTED:
-            if bet.coup.state in (Coup.State.SETTLED, Coup.State.VOID):
-                problems.append(f"bet {bet.pk}: still open on a {bet.coup.state} coup")
-        elif settlement is None or settlement.transaction.kind != _CLOSED_BY[bet.state]:
-            problems.append(f"bet {bet.pk}: {bet.state} without its {_CLOSED_BY[bet.state]}")
-        elif settlement.transaction.coup_id != bet.coup_id:
-            problems.append(f"bet {bet.pk}: closed by another coup's transaction")
-    return problems
-
-
-def _wallet_problems() -> list[str]:
-    """Each wallet from the money it received and the bets' own records, not from its ledger legs."""
-    transfers = LedgerTransaction.Kind.DEPOSIT, LedgerTransaction.Kind.WITHDRAWAL
-    expected: dict[int, Decimal] = defaultdict(lambda: ZERO)
-    entries = LedgerEntry.objects.filter(transaction__kind__in=transfers, account__kind=Account.Kind.PLAYER)
-    for user_id, amount in entries.values_list("account__user_id").annotate(total=Sum("amount")).order_by():
-        expected[user_id] += amount
-    staked = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list("user_id").annotate(total=Sum("stake"))
-    for user_id, amount in staked.order_by():
-        expected[user_id] -= amount
-    returned = BetSettlement.objects.values_list("bet__user_id").annotate(total=Sum("returned")).order_by()
-    for user_id, amount in returned:
-        expected[user_id] += amount
-    adjusted = BetAdjustment.objects.values_list("bet__user_id").annotate(
-        total=Sum(F("returned_after") - F("returned_before"))
-    )
-    owed = PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change"))
-    for user_id, amount in [*adjusted.order_by(), *owed.order_by()]:
-        expected[user_id] += amount
-    wallets = Account.objects.filter(kind=Account.Kind.PLAYER).values_list("user_id", "balance")
-    return [
-        f"wallet of user {user_id}: {balance}, expected {money(expected[user_id])}"
-        for user_id, balance in wallets
-        if abs(balance - expected[user_id]) > HALF_CENT
-    ]
-
-
-def _bets_in_play_problems() -> list[str]:
-    """Each table's bets-in-play account holds exactly the stakes of the table's accepted bets."""
-    in_play = dict(Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "balance"))
-    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id").annotate(total=Sum("stake"))
-    staked = {table_id: money(total) for table_id, total in accepted.order_by()}
-    return [
-        f"table {table_id}: bets in play {in_play.get(table_id, ZERO)}, accepted stakes {staked.get(table_id, ZERO)}"
-        for table_id in sorted(in_play.keys() | staked.keys(), key=str)
-        if in_play.get(table_id, ZERO) != staked.get(table_id, ZERO)
-    ]
-
-
-def _correction_problems() -> list[str]:
-    """After result corrections: each settled bet of a corrected coup returns (its latest adjustment, else its
-    settlement) what the corrected result pays; each player's adjustment is the sum of their bets'; nobody owes
-    a negative amount; the players' debt account holds minus what they owe."""
-    problems = []
-    corrected = Coup.objects.filter(corrected_at__isnull=False, state=Coup.State.SETTLED)
-    for coup in corrected:
-        result, paytables = coup.result(), rules_from_snapshot(coup.rules).paytables()
-        latest = {each.bet_id: each for each in BetAdjustment.objects.filter(bet__coup=coup).order_by("pk")}
-        for bet in coup.bets.filter(state=Bet.State.SETTLED).select_related("settlement"):
-            returned = latest[bet.pk].returned_after if bet.pk in latest else bet.settlement.returned
-            expected = bet_paid(paytables[bet.bet_type], bet.stake, result)[1]
-            if money(returned) != expected:
-                problems.append(f"bet {bet.pk}: returns {money(returned)}, its corrected result pays {expected}")
-    by_bets = BetAdjustment.objects.values_list("correction_id", "bet__user_id").annotate(
-        total=Sum(F("returned_after") - F("returned_before"))
-    )
-    bets_total = {(correction, user): money(total) for correction, user, total in by_bets.order_by()}
-    for each in PlayerAdjustment.objects.all():
-        if bets_total.get((each.correction_id, each.user_id), ZERO) != money(each.adjustment):
-            problems.append(f"player adjustment {each.pk}: {each.adjustment}, its bets' adjustments differ")
-    owed = dict(PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change")).order_by())
-    problems += [f"user {user_id} owes {money(total)}" for user_id, total in owed.items() if money(total) < 0]
-    debt = Account.objects.filter(kind=Account.Kind.PLAYER_DEBT).values_list("balance", flat=True).first() or ZERO
-    if money(debt) != -money(sum(owed.values(), ZERO)):
-        problems.append(f"players' debt account {debt}, players owe {money(sum(owed.values(), ZERO))}")
-    return problems
-
-
-def _stake_total_problems() -> list[str]:
-    """Each coup's running totals (``CoupStakeTotal``) are its stakes placed and not cancelled, per bet type."""
-    standing = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list("coup_id", "bet_type")
-    expected = {(coup, bet_type): money(total) for coup, bet_type, total in standing.annotate(Sum("stake")).order_by()}
-    kept = {
-        (coup, bet_type): money(total)
-        for coup, bet_type, total in CoupStakeTotal.objects.values_list("coup_id", "bet_type", "total")
-    }
-    wrong = sorted(key for key in expected.keys() | kept.keys() if kept.get(key, ZERO) != expected.get(key, ZERO))
-    return [
-        f"coup {coup} {bet_type}: running total {kept.get((coup, bet_type), ZERO)}, "
-        f"stakes standing {expected.get((coup, bet_type), ZERO)}"
-        for coup, bet_type in wrong
-    ]

@@ -28,9 +28,9 @@ from tables.services import table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
 from tests.factories import UserFactory
 from tests.wagering.conftest import fund, postgres_only
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 10

@@ -14,9 +14,10 @@ from casino import loop
 from tables.models import Coup
 from tests.faults.conftest import DEPOSIT
 from tests.processes import database_url_of_test_database, wait_until
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import Account, Bet, LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 

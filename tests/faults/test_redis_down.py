@@ -21,9 +21,9 @@ from casino.asgi import application
 from tables.models import Coup
 from tables.services import table_close
 from tests.processes import Process, wait_until
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 ORIGIN = [(b"origin", b"http://127.0.0.1")]

@@ -18,9 +18,9 @@ from casino import loop
 from tables.models import Coup
 from tables.services import table_close
 from tests.processes import database_url_of_test_database, wait_until
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 

@@ -12,8 +12,9 @@ from tables.services import table_close
 from tests.faults.conftest import DEPOSIT
 from tests.faults.loop_process import PAUSED
 from tests.processes import wait_until
+from wagering.checks import ledger_check, settlement_check
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 

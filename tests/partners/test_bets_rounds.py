@@ -12,8 +12,9 @@ from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from tests.partners.conftest import idempotency_key, player_make
+from wagering.checks import ledger_check
 from wagering.models import Bet
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"

@@ -9,9 +9,10 @@ from partners.models import PartnerPlayer
 from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import postgres_only
 from tests.wagering.test_concurrency import all_at_once
+from wagering.checks import ledger_check
 from wagering.errors import WalletRejected
 from wagering.models import LedgerTransaction
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -66,8 +66,9 @@ def test_a_method_not_allowed_is_405_in_the_envelope(api):
 
 def test_an_unexpected_error_is_a_500_and_nothing_is_half_done(api, player, coup, monkeypatch):
     from partners.models import PartnerIdempotencyKey
+    from wagering.checks import ledger_check
     from wagering.models import Bet, LedgerTransaction
-    from wagering.selectors import ledger_check, wallet_balance
+    from wagering.selectors import wallet_balance
 
     def explode(**kwargs):  # after the bets and the ledger are written, before the commit
         raise RuntimeError("the database went away")

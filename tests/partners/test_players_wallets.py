@@ -9,8 +9,9 @@ from partners.models import PartnerIdempotencyKey, PartnerPlayer
 from tables.models import AuditLog
 from tests.factories import UserFactory
 from tests.partners.conftest import idempotency_key, player_make
+from wagering.checks import ledger_check
 from wagering.models import Account, LedgerTransaction
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 D = Decimal
 

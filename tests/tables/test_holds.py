@@ -24,9 +24,10 @@ from tables.services import dealer_login
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 from tests.factories import staff_login
 from tests.partners.conftest import client_for, partner_make, player_make
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit
 
 pytestmark = pytest.mark.django_db

@@ -31,8 +31,9 @@ from tests.partners.conftest import partner_make, player_make
 from tests.partners.test_webhooks import Receiver, signature_ok
 from tests.security.conftest import database_state
 from tests.wagering.conftest import fund
+from wagering.checks import ledger_check, settlement_check
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
 D = Decimal

@@ -18,11 +18,12 @@ from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
+from wagering.checks import ledger_check, settlement_check
 from wagering.errors import WalletRejected
 from wagering.ledger import ledger_post
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 D = Decimal
 MAX = MAX_AMOUNT

@@ -11,10 +11,11 @@ from tables.models import AuditLog, Coup, PersonalLimitMarker
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
 from wagering.cancellation import bet_batch_undo, bet_remove_all
+from wagering.checks import ledger_check
 from wagering.errors import BetRejected
 from wagering.models import Bet, BetBatch, LedgerTransaction
 from wagering.placement import bet_batch_place, bet_rebet
-from wagering.selectors import coup_bet_totals, coup_top_bettors, ledger_check, wallet_balance
+from wagering.selectors import coup_bet_totals, coup_top_bettors, wallet_balance
 
 D = Decimal
 

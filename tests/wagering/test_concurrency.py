@@ -14,10 +14,11 @@ from casino import lifecycle
 from casino.settlement import coup_settle
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund, postgres_only
+from wagering.checks import ledger_check
 from wagering.errors import BetRejected, WalletRejected
 from wagering.models import Bet, BetSettlement, LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.selectors import coup_bet_totals, ledger_check, wallet_balance
+from wagering.selectors import coup_bet_totals, wallet_balance
 from wagering.wallets import wallet_deposit, wallet_withdraw
 
 D = Decimal

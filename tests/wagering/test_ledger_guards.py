@@ -8,8 +8,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from tests.factories import UserFactory
 from tests.wagering.conftest import fund, postgres_only
+from wagering.checks import LEDGER_GUARDS, ledger_check
 from wagering.models import Account, LedgerEntry, LedgerTransaction
-from wagering.selectors import LEDGER_GUARDS, ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_withdraw
 
 pytestmark = [postgres_only, pytest.mark.postgres]

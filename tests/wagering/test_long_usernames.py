@@ -13,8 +13,8 @@ from tables.models import AuditLog
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
+from wagering.checks import ledger_check
 from wagering.models import Bet, BetBatch
-from wagering.selectors import ledger_check
 
 LONGEST_USERNAME = "u" * 150
 LONGEST_PLAYER_ID = "p" + "x" * 99  # 100 characters, the partner API's longest

@@ -20,10 +20,11 @@ from casino.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from wagering.cancellation import bet_batch_undo, bet_remove_all, coup_bets_refund
+from wagering.checks import ledger_check
 from wagering.errors import BetRejected, WalletRejected
 from wagering.models import Account, Bet
 from wagering.placement import bet_batch_place, bet_rebet
-from wagering.selectors import coup_bet_totals, ledger_check
+from wagering.selectors import coup_bet_totals
 from wagering.wallets import wallet_deposit, wallet_withdraw
 
 PLAYERS = 3

@@ -14,9 +14,10 @@ from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering.cancellation import bet_batch_undo, bet_remove_all
+from wagering.checks import ledger_check
 from wagering.models import Account, Bet
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins

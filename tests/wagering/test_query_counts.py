@@ -9,8 +9,9 @@ from casino.settlement import coup_settle
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.test_settlement import BANKER_SIX, bettor
 from wagering.cancellation import coup_bets_refund
+from wagering.checks import ledger_check
 from wagering.models import Account, Bet, BetSettlement, LedgerEntry, LedgerTransaction
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 
 D = Decimal
 SETTLE_QUERIES = 19  # coup, cards, bets, wallets, the ledger (5), settlements, bet states, coup, audit, webhooks (5)

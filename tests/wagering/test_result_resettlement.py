@@ -17,6 +17,7 @@ from tables.roles import PIT_BOSS, roles_ensure
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund, postgres_only
 from tests.wagering.test_concurrency import all_at_once
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import (
     Account,
     BetAdjustment,
@@ -27,7 +28,7 @@ from wagering.models import (
 )
 from wagering.placement import bet_batch_place
 from wagering.reports import table_day_report_build
-from wagering.selectors import ledger_check, settlement_check, wallet_balance
+from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_withdraw
 
 D = Decimal

@@ -12,10 +12,11 @@ from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund
 from wagering.cancellation import bet_batch_undo, coup_bets_refund
+from wagering.checks import ledger_check
 from wagering.errors import SettlementRefused
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.selectors import ledger_check, player_round_history, wallet_balance
+from wagering.selectors import player_round_history, wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # P 9, B 5: player wins, no pairs

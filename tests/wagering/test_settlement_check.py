@@ -9,8 +9,8 @@ from tables.models import Coup, DealtCard
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.conftest import ledger_tampered
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
+from wagering.checks import settlement_check
 from wagering.models import Account, Bet
-from wagering.selectors import settlement_check
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from tests.factories import CoupFactory, coup_resolve
 from tests.processes import ROOT
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
 from wagering import tasks
+from wagering.checks import ledger_check, settlement_check
 from wagering.models import LedgerTransaction
-from wagering.selectors import ledger_check, settlement_check
 
 QUEUES = {
     "wagering.tasks.coup_settle": "settlement",

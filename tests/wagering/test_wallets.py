@@ -8,9 +8,10 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from tables.models import AuditLog
 from tests.factories import UserFactory
 from tests.wagering.conftest import ledger_tampered, postgres_only
+from wagering.checks import ledger_check
 from wagering.errors import IdempotencyConflict, WalletRejected
 from wagering.models import Account, IdempotencyKey, LedgerEntry, LedgerTransaction
-from wagering.selectors import ledger_check, wallet_balance
+from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit, wallet_withdraw
 
 D = Decimal
