@@ -54,16 +54,15 @@ def amount_parse(value: object, *, what: str = "the amount") -> Decimal:
 
 
 class AmountField(forms.DecimalField):
-    """A form's amount, read by ``amount_parse``: the forms refuse exactly what the services refuse."""
+    """A form's amount in ASCII digits (``AMOUNT_TEXT``, as ``amount_parse`` reads them): DecimalField alone
+    takes "1_000", "1e3", "١٠٠". Its bounds come from the field's ``min_value`` and ``MONEY``."""
+
+    default_error_messages = {"not_digits": "Write the amount in digits, e.g. 25.50."}
 
     def __init__(self, **kwargs: object) -> None:
-        kwargs = {**MONEY, "min_value": CENT, **kwargs}
-        super().__init__(**kwargs)
+        super().__init__(**{**MONEY, **kwargs})
 
     def to_python(self, value: object) -> Decimal | None:
-        if value in self.empty_values:
-            return None
-        try:
-            return amount_parse(value.strip() if isinstance(value, str) else value)
-        except AmountInvalid as error:
-            raise forms.ValidationError(error.message, code=error.code) from None
+        if isinstance(value, str) and value.strip() and not AMOUNT_TEXT.fullmatch(value.strip()):
+            raise forms.ValidationError(self.error_messages["not_digits"], code="not_digits")
+        return super().to_python(value)

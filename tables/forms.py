@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from baccarat import rules as game_rules
-from tables.models import AMOUNT_TEXT, HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table, VoidReason
+from casino.money import CENT, AmountField
+from tables.models import HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table, VoidReason
 from tables.services import RULE_FIELDS
 
-POSITIVE_AMOUNT = {"min_value": Decimal("0.01"), "max_digits": 14, "decimal_places": 2}
+POSITIVE_AMOUNT = {"min_value": CENT}
 REASON_HELP = "Required; recorded in the audit log."
 RULES_TAKE_EFFECT = "Changes take effect at the next coup: a coup in progress keeps the rules it opened with."
-
-
-class AmountField(forms.DecimalField):
-    """An amount written in ASCII digits (``AMOUNT_TEXT``): DecimalField alone takes "1_000", "1e3", "١٠٠"."""
-
-    default_error_messages = {"not_digits": "Write the amount in digits, e.g. 25.50."}
-
-    def to_python(self, value: object) -> Decimal | None:
-        if isinstance(value, str) and value.strip() and not AMOUNT_TEXT.fullmatch(value.strip()):
-            raise forms.ValidationError(self.error_messages["not_digits"], code="not_digits")
-        return super().to_python(value)
 
 
 class ReasonForm(forms.Form):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,6 +16,7 @@ from baccarat import rules as game_rules
 from baccarat.cards import Card
 from baccarat.coup import BANKER, PLAYER, TIE, CoupResult, resolve_hands
 from casino.encryption import decrypt
+from casino.money import MONEY
 from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
@@ -24,9 +24,6 @@ CUT_CARD_RULES = [
     (game_rules.CUT_END_OF_COUP, "End after the current coup"),
 ]
 
-MONEY = {"max_digits": 14, "decimal_places": 2}
-# An amount as text: ASCII digits only; Decimal() would also take "1_000", "1e3", "NaN" and other scripts' digits.
-AMOUNT_TEXT = re.compile(r"[0-9]+(\.[0-9]+)?")
 HAND_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker")]
 WINNER_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker"), (TIE, "Tie")]
 BET_TYPE_CHOICES = [(bet, bet.replace("_", " ").capitalize()) for bet in game_rules.MAIN_BETS + game_rules.SIDE_BETS]

@@ -16,8 +16,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from casino.admin_base import ReadOnlyAdmin
-from tables.forms import AmountField
-from tables.models import MONEY
+from casino.money import AmountField
 from wagering.errors import WageringError
 from wagering.models import (
     CENT,
@@ -63,7 +62,7 @@ class MoneyMoveForm(forms.Form):
     operation = forms.ChoiceField(
         choices=[(LedgerTransaction.Kind.DEPOSIT, "Deposit"), (LedgerTransaction.Kind.WITHDRAWAL, "Withdraw")]
     )
-    amount = AmountField(**MONEY, min_value=CENT)
+    amount = AmountField(min_value=CENT)
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
     # A new key with every form: submitting the same form twice moves the money once.
     idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=MAX_IDEMPOTENCY_KEY)

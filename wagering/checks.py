@@ -14,8 +14,8 @@ from django.db import connection
 from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, Window
 from django.db.models.functions import Coalesce, Lag
 
-from casino.money import HALF_CENT
-from tables.models import MONEY, Coup, DealtCard
+from casino.money import HALF_CENT, MONEY
+from tables.models import Coup, DealtCard
 from tables.selectors import rules_from_snapshot
 from wagering.models import (
     ZERO,

@@ -14,7 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from tables.models import BET_TYPE_CHOICES, MONEY, Coup, ResultCorrection, Shoe, Table
+from casino.money import MONEY
+from tables.models import BET_TYPE_CHOICES, Coup, ResultCorrection, Shoe, Table
 
 ZERO = Decimal("0.00")
 CENT = Decimal("0.01")
