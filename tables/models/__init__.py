@@ -1,0 +1,40 @@
+"""The casino floor's models (Django's models package): tables, seats, shoes, coups, dealt and held cards,
+limit markers, dealers, result corrections and the audit log, by family in the modules below."""
+
+from tables.models.audit import AuditLog, AuditLogQuerySet
+from tables.models.coups import Coup, DealtCard, HeldCard, ResultCorrection, VoidReason
+from tables.models.floor import (
+    BET_TYPE_CHOICES,
+    CUT_CARD_RULES,
+    HAND_CHOICES,
+    WINNER_CHOICES,
+    BetLimit,
+    DealerSession,
+    PersonalLimitMarker,
+    PlayerProfile,
+    Seat,
+    Table,
+)
+from tables.models.shoes import Shoe, ShoeSecrets
+
+__all__ = [
+    "BET_TYPE_CHOICES",
+    "CUT_CARD_RULES",
+    "HAND_CHOICES",
+    "WINNER_CHOICES",
+    "AuditLog",
+    "AuditLogQuerySet",
+    "BetLimit",
+    "Coup",
+    "DealerSession",
+    "DealtCard",
+    "HeldCard",
+    "PersonalLimitMarker",
+    "PlayerProfile",
+    "ResultCorrection",
+    "Seat",
+    "Shoe",
+    "ShoeSecrets",
+    "Table",
+    "VoidReason",
+]

@@ -1,0 +1,188 @@
+"""The floor's tables, their limits and seats, personal limit markers, dealers and players' profiles."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from baccarat import rules as game_rules
+from baccarat.coup import BANKER, PLAYER, TIE
+from casino.money import MONEY
+from tables.players import NICKNAME_MAX_LENGTH
+
+CUT_CARD_RULES = [
+    (game_rules.CUT_ONE_MORE_COUP, "Finish the coup and play one more"),
+    (game_rules.CUT_END_OF_COUP, "End after the current coup"),
+]
+
+
+HAND_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker")]
+
+
+WINNER_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker"), (TIE, "Tie")]
+
+
+BET_TYPE_CHOICES = [(bet, bet.replace("_", " ").capitalize()) for bet in game_rules.MAIN_BETS + game_rules.SIDE_BETS]
+
+
+class Table(models.Model):
+    class DealingMode(models.TextChoices):
+        AUTOMATIC = "automatic", "Automatic (RNG shoe)"
+        DEALER = "dealer", "Dealer (physical shoe)"
+
+    code = models.SlugField(max_length=20, unique=True)
+    name = models.CharField(max_length=80)
+    is_open = models.BooleanField(default=False)
+    dealing_mode = models.CharField(max_length=10, choices=DealingMode.choices, default=DealingMode.AUTOMATIC)
+    # Rules (snapshotted onto each coup when it opens: changes take effect at the next coup).
+    decks = models.PositiveSmallIntegerField(default=8, validators=[MinValueValidator(1), MaxValueValidator(8)])
+    burn_procedure = models.CharField(
+        max_length=16,
+        choices=[
+            (game_rules.BURN_CARD, "Burn by the first card"),
+            (game_rules.BURN_NO_BET_COUPS, "Three no-bet coups"),
+        ],
+        default=game_rules.BURN_CARD,
+    )
+    cut_card_from_bottom = models.PositiveSmallIntegerField(default=52)
+    cut_card_rule = models.CharField(
+        max_length=16,
+        choices=CUT_CARD_RULES,
+        default=game_rules.CUT_ONE_MORE_COUP,
+    )
+    commission = models.BooleanField(default=True, help_text="5% on banker wins; off: a banker win with 6 pays 1:2")
+    tie_pays = models.PositiveSmallIntegerField(choices=[(8, "8:1"), (9, "9:1")], default=8)
+    side_bets = models.JSONField(default=list, blank=True)
+    forbid_player_and_banker = models.BooleanField(default=True)
+    betting_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
+    # Limits: per bet type in BetLimit; the differential here (seed 000 §6.1).
+    max_differential = models.DecimalField(**MONEY, default=Decimal("5000.00"))
+    no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["code"]
+        permissions = [
+            ("operate_table", "Can open and close tables and change their rules and limits"),
+            ("order_no_bet_coups", "Can order no-bet coups"),
+            ("replace_cards", "Can replace the cards"),
+            ("deal", "Can deal at a dealer table"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.name})"
+
+    def game_rules(self) -> game_rules.TableRules:
+        return game_rules.TableRules(
+            decks=self.decks,
+            burn=self.burn_procedure,
+            cut_card_from_bottom=self.cut_card_from_bottom,
+            cut_card_rule=self.cut_card_rule,
+            commission=self.commission,
+            tie_pays=self.tie_pays,
+            side_bets=tuple(self.side_bets),
+            forbid_player_and_banker=self.forbid_player_and_banker,
+        )
+
+
+class BetLimit(models.Model):
+    """A table's minimum and maximum stake for one bet type.
+
+    ``table_maximum`` caps the total of this bet type across the whole table: the
+    tie and bonus bets of seed 000 §6.1.3, which stay outside the differential.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
+    bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
+    minimum = models.DecimalField(**MONEY)
+    maximum = models.DecimalField(**MONEY)
+    table_maximum = models.DecimalField(**MONEY, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "bet_type"], name="one_limit_per_bet_type"),
+            models.CheckConstraint(
+                condition=Q(minimum__gt=0) & Q(maximum__gte=models.F("minimum")), name="limit_order"
+            ),
+        ]
+        ordering = ["table", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.bet_type} {self.minimum}-{self.maximum}"
+
+
+class Seat(models.Model):
+    """One of the ten seats of a table (seed 000 §1.1), each a betting zone."""
+
+    SEATS_PER_TABLE = 10
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(SEATS_PER_TABLE)])
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="one_seat_number_per_table")]
+        ordering = ["table", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} seat {self.number}"
+
+
+class PersonalLimitMarker(models.Model):
+    """A player's own min/max at a table (seed 000 glossary), granted by a pit boss."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limit_markers")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="limit_markers")
+    minimum = models.DecimalField(**MONEY)
+    maximum = models.DecimalField(**MONEY)
+    valid_from = models.DateTimeField()
+    valid_until = models.DateTimeField(null=True, blank=True)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="granted_limit_markers"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(minimum__gt=0) & Q(maximum__gte=models.F("minimum")), name="marker_order"
+            )
+        ]
+        ordering = ["-valid_from"]
+
+    def __str__(self) -> str:
+        return f"{self.player} at {self.table.code}: {self.minimum}-{self.maximum}"
+
+
+class DealerSession(models.Model):
+    """Who deals at which table from when to when (rotation)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="dealer_sessions")
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="dealer_sessions")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(ended_at__isnull=True), name="one_dealer_per_table")
+        ]
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.dealer} at {self.table.code}"
+
+
+class PlayerProfile(models.Model):
+    """What other players see of a player (``tables.players``): the nickname they chose, if any."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="player_profile"
+    )
+    nickname = models.CharField(max_length=NICKNAME_MAX_LENGTH, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

@@ -1,0 +1,97 @@
+"""Shoes: their order (encrypted for an RNG shoe), burn, cut card and where they stand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.db.models import Q
+
+from baccarat import rules as game_rules
+from baccarat.cards import Card
+from casino.encryption import decrypt
+from tables.models.floor import CUT_CARD_RULES, Table
+
+
+class Shoe(models.Model):
+    class State(models.TextChoices):
+        PREPARED = "prepared"
+        IN_PLAY = "in_play", "In play"
+        FINISHED = "finished"
+        DISCARDED = "discarded"
+
+    class ShuffleMethod(models.TextChoices):
+        RNG = "rng", "RNG (CSPRNG Fisher–Yates)"
+        PRELIMINARY = "preliminary", "Preliminary, sealed"
+        TABLE = "table", "At the table"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    number = models.PositiveIntegerField()
+    decks = models.PositiveSmallIntegerField()
+    shuffle_method = models.CharField(max_length=12, choices=ShuffleMethod.choices)
+    seal_number = models.CharField(max_length=40, blank=True)
+    # The secrets of an RNG shoe, encrypted (casino.encryption) until shown once the shoe is out of play:
+    # its card order (codes separated by spaces), the salt of its commitment, the cards burned face down.
+    # Empty for a physical shoe. Read through ``cards`` (dealing) and ``reveal()``, never on a screen.
+    card_order_encrypted = models.TextField(blank=True)
+    cut_card_position = models.PositiveSmallIntegerField(help_text="cards before the cut card")
+    # The table's cut card rule when the shoe was prepared: a change of rule waits for the next shoe.
+    cut_card_rule = models.CharField(max_length=16, choices=CUT_CARD_RULES, default=game_rules.CUT_ONE_MORE_COUP)
+    # Provably fair: published while in play; the salt (and the order) revealed once the shoe ends.
+    commitment = models.CharField(max_length=64, blank=True)
+    salt_encrypted = models.TextField(blank=True)
+    burn_shown = models.CharField(max_length=2, blank=True)
+    burned_cards_encrypted = models.TextField(blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PREPARED)
+    # Progress through the shoe (see baccarat.shoe.ShoeState).
+    position = models.PositiveSmallIntegerField(default=0)
+    coups_started = models.PositiveSmallIntegerField(default=0)
+    last_coup = models.PositiveSmallIntegerField(null=True, blank=True)
+    prepared_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="shoe_number_per_table"),
+            models.UniqueConstraint(fields=["table"], condition=Q(state="in_play"), name="one_shoe_in_play_per_table"),
+        ]
+        ordering = ["table", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} shoe {self.number}"
+
+    @property
+    def has_card_order(self) -> bool:
+        """An RNG shoe, which deals from its recorded order (a physical shoe has none)."""
+        return bool(self.card_order_encrypted)
+
+    @property
+    def cards(self) -> list[Card]:
+        """The order, decrypted: for the dealing code, and the verification once the shoe is revealed."""
+        return [Card.parse(code) for code in decrypt(self.card_order_encrypted).split()]
+
+    @property
+    def revealed(self) -> bool:
+        """The order and salt may be shown: the shoe is out of play."""
+        return self.state in (self.State.FINISHED, self.State.DISCARDED)
+
+    def reveal(self) -> ShoeSecrets:
+        """The order, salt and burned cards, decrypted; refused while the shoe is prepared or in play."""
+        if not self.revealed:
+            raise PermissionDenied(f"shoe {self.number} is {self.state}: its secrets are revealed when it ends")
+        return ShoeSecrets(
+            card_order=decrypt(self.card_order_encrypted).split(),
+            salt=decrypt(self.salt_encrypted),
+            burned_cards=decrypt(self.burned_cards_encrypted).split(),
+        )
+
+
+@dataclass(frozen=True)
+class ShoeSecrets:
+    card_order: list[str]
+    salt: str
+    burned_cards: list[str]
