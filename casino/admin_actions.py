@@ -1,0 +1,96 @@
+"""The floor admins' base: nothing is deleted, a refused action changes nothing and says why, and an
+action that needs a reason asks for it on a confirmation page first."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+
+from casino.admin_base import ActionsCheckedAdmin
+from tables.errors import TableError
+from tables.forms import (
+    ReasonForm,
+)
+
+CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
+REFUSALS = (TableError, ValidationError)
+
+
+def _refusal_text(error: Exception) -> str:
+    return "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+
+
+def confirmed_action(
+    *, description: str, permission: str, form_class: type[forms.Form] = ReasonForm, one_at_a_time: bool = False
+) -> Callable:
+    """An admin action behind a confirmation page whose form (a reason, at least) must be valid.
+
+    The decorated ``perform(modeladmin, request, obj, data)`` runs for each selected object
+    in one transaction: if the service refuses any of them, nothing is changed.
+    """
+
+    def decorate(perform: Callable) -> Callable:
+        @admin.action(description=description, permissions=[permission])
+        @functools.wraps(perform)
+        def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset) -> HttpResponse | None:
+            if one_at_a_time and queryset.count() != 1:
+                modeladmin.message_user(request, f"{description}: select exactly one.", messages.ERROR)
+                return None
+            form = form_class(request.POST if CONFIRMED in request.POST else None)
+            if not form.is_valid():
+                return _confirmation_page(
+                    modeladmin, request, queryset, form, action_name=perform.__name__, title=description
+                )
+            try:
+                with transaction.atomic():
+                    for obj in queryset:
+                        perform(modeladmin, request, obj, form.cleaned_data)
+            except REFUSALS as error:
+                modeladmin.message_user(request, f"Nothing was changed: {_refusal_text(error)}", messages.ERROR)
+            else:
+                modeladmin.message_user(request, f"Done: {description} ({len(queryset)}).", messages.SUCCESS)
+            return None
+
+        return action
+
+    return decorate
+
+
+def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str, title: str) -> TemplateResponse:
+    """Like Django's delete confirmation: the selected objects, the form, and the action posted again."""
+    request.current_app = modeladmin.admin_site.name
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "opts": modeladmin.model._meta,
+        "objects": queryset,
+        "form": form,
+        "action_name": action_name,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "confirmed_field": CONFIRMED,
+        "media": modeladmin.media + form.media,
+    }
+    return TemplateResponse(request, "admin/tables/action_confirmation.html", context)
+
+
+class FloorAdmin(ActionsCheckedAdmin):
+    """Nothing on the floor is deleted; an action the user may not run is refused with 403;
+    a service's refusal is shown as a message and changes nothing."""
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except REFUSALS as error:  # raised inside the view's transaction: it is rolled back
+            self.message_user(request, f"Nothing was changed: {_refusal_text(error)}", messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())

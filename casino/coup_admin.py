@@ -1,0 +1,214 @@
+"""Coups, result corrections and shoes in the admin: read-only, but a coup can be held, its held card
+decided, voided, and its result corrected (four eyes), through the coup lifecycle."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from casino import lifecycle
+from casino.admin_actions import confirmed_action
+from casino.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from tables import corrections, holds
+from tables.forms import (
+    KeepForNextCoupForm,
+    ResultCorrectionForm,
+    VoidForm,
+)
+from tables.models import (
+    Coup,
+    DealtCard,
+    HeldCard,
+    ResultCorrection,
+    Shoe,
+)
+
+# --- Coups and shoes: read-only, but a coup can be held, decided and voided -----------------------
+
+
+class DealtCardInline(ReadOnlyInline):
+    model = DealtCard
+    fields = ("position", "hand", "card", "shoe_position", "entered_by", "dealt_at")
+    readonly_fields = fields
+
+
+class ResultCorrectionInline(ReadOnlyInline):
+    model = ResultCorrection
+    fields = ("state", "player_cards", "banker_cards", "reason", "requested_by", "decided_by", "decided_at")
+    readonly_fields = fields
+
+
+class HeldCardInline(ReadOnlyInline):
+    model = HeldCard
+    fk_name = "coup"
+    fields = ("card", "entered_for", "next_hand", "shoe_position", "entered_by", "outcome", "decided_by", "decided_at")
+    readonly_fields = fields
+    verbose_name_plural = "cards entered for the wrong hand"
+
+
+@admin.register(Coup)
+class CoupAdmin(ReadOnlyAdmin):
+    list_display = (
+        "round_id",
+        "table",
+        "shoe",
+        "number",
+        "state",
+        "no_bet",
+        "winner",
+        "player_total",
+        "banker_total",
+        "held_reason",
+        "opened_at",
+    )
+    list_filter = ("state", "no_bet", "table")
+    list_select_related = ("table", "shoe")
+    search_fields = ("round_id",)
+    date_hierarchy = "opened_at"
+    inlines = (DealtCardInline, HeldCardInline, ResultCorrectionInline)
+    actions = (
+        "hold_coups",
+        "release_coups",
+        "deal_held_card_in_this_coup",
+        "keep_held_card_for_next_coup",
+        "void_coups",
+        "request_result_correction",
+    )
+
+    def has_void_coup_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.void_coup")
+
+    def has_correct_result_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.correct_result")
+
+    def has_resolve_dealing_error_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.resolve_dealing_error")
+
+    @confirmed_action(description="Hold the selected coups for the pit", permission="resolve_dealing_error")
+    def hold_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_hold(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Release the selected held coups", permission="resolve_dealing_error")
+    def release_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.coup_release(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: deal it in proper order in this coup (§4.3)", permission="resolve_dealing_error"
+    )
+    def deal_held_card_in_this_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_deal_in_this_coup(coup=coup, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Held card: keep it as the next coup's first card (§4.3)",
+        permission="resolve_dealing_error",
+        form_class=KeepForNextCoupForm,
+    )
+    def keep_held_card_for_next_coup(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        holds.held_card_keep_for_next_coup(coup=coup, actor=request.user, no_bet=data["no_bet"], reason=data["reason"])
+
+    @confirmed_action(
+        description="Void the selected coups and refund all their bets", permission="void_coup", form_class=VoidForm
+    )
+    def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        lifecycle.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
+
+    @confirmed_action(
+        description="Request a correction of the result (another staff member approves it)",
+        permission="correct_result",
+        form_class=ResultCorrectionForm,
+        one_at_a_time=True,
+    )
+    def request_result_correction(self, request: HttpRequest, coup: Coup, data: dict) -> None:
+        corrections.result_correction_request(
+            coup=coup,
+            player_cards=data["player_cards"],
+            banker_cards=data["banker_cards"],
+            reason=data["reason"],
+            actor=request.user,
+        )
+
+
+@admin.register(ResultCorrection)
+class ResultCorrectionAdmin(ReadOnlyAdmin):
+    """Requested from the coup's page; approved or rejected here by someone other than the requester."""
+
+    list_display = (
+        "__str__",
+        "state",
+        "result_before",
+        "result_after",
+        "requested_by",
+        "requested_at",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = ("state", "coup__table")
+    list_select_related = ("coup", "requested_by", "decided_by")
+    search_fields = ("coup__round_id",)
+    actions = ("approve_corrections", "reject_corrections")
+
+    @admin.display(description="before")
+    def result_before(self, correction: ResultCorrection) -> str:
+        return _result_text(correction.before)
+
+    @admin.display(description="after")
+    def result_after(self, correction: ResultCorrection) -> str:
+        return _result_text(correction.after)
+
+    def has_correct_result_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.correct_result")
+
+    @confirmed_action(
+        description="Approve the selected corrections (re-settles their coups)", permission="correct_result"
+    )
+    def approve_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
+        lifecycle.result_correction_approve(correction=correction, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Reject the selected corrections", permission="correct_result")
+    def reject_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
+        corrections.result_correction_reject(correction=correction, actor=request.user, reason=data["reason"])
+
+
+def _result_text(result: dict) -> str:
+    player, banker = " ".join(result["player"]), " ".join(result["banker"])
+    return f"{result['winner']} {result['player_total']}-{result['banker_total']} (P {player}, B {banker})"
+
+
+@admin.register(Shoe)
+class ShoeAdmin(ReadOnlyAdmin):
+    """The card order (and the cards burned face down) stay hidden until the shoe is out of play."""
+
+    SECRET_UNTIL_OUT_OF_PLAY = "hidden until the shoe is finished or discarded"
+    list_display = ("__str__", "state", "shuffle_method", "seal_number", "position", "coups_started", "started_at")
+    list_filter = ("state", "shuffle_method", "table")
+    list_select_related = ("table",)
+    fields = (
+        "table",
+        "number",
+        "state",
+        "decks",
+        "shuffle_method",
+        "seal_number",
+        "cut_card_position",
+        "burn_shown",
+        "position",
+        "coups_started",
+        "last_coup",
+        "prepared_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "burned_cards_once_out_of_play",
+        "card_order_once_out_of_play",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="burned cards")
+    def burned_cards_once_out_of_play(self, shoe: Shoe) -> str:
+        return " ".join(shoe.reveal().burned_cards) if shoe.revealed else self.SECRET_UNTIL_OUT_OF_PLAY
+
+    @admin.display(description="card order")
+    def card_order_once_out_of_play(self, shoe: Shoe) -> str:
+        if not shoe.revealed:
+            return self.SECRET_UNTIL_OUT_OF_PLAY
+        return " ".join(shoe.reveal().card_order) or "physical shoe: not recorded"
