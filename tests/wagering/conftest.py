@@ -9,7 +9,27 @@ from django.db import connection, transaction
 
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from wagering import cancellation, placement, settlement, wallets
+from wagering.checks import ledger_check, settlement_check
 from wagering.wallets import wallet_deposit
+
+DATABASE_FIXTURES = {"db", "transactional_db"}
+
+
+@pytest.fixture(autouse=True)
+def books_balanced_after_each_test(request):
+    """After every wagering test that used the database: the ledger balanced and chained, and every bet,
+    wallet, bets-in-play account and stake total agreeing with the rows (``wagering.checks``). A test that
+    breaks the books on purpose says so with ``@pytest.mark.books_broken_on_purpose``."""
+    uses_database = request.node.get_closest_marker("django_db") or DATABASE_FIXTURES & set(request.fixturenames)
+    if not uses_database or request.node.get_closest_marker("books_broken_on_purpose"):
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")  # set up before this fixture: its rollback comes after the checks
+    yield
+    ledger = ledger_check()
+    assert ledger.ok, ledger.problems
+    assert settlement_check(finished=False).problems == []
+
 
 postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",

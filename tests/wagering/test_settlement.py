@@ -101,6 +101,7 @@ def test_settling_twice_pays_once(coup, django_capture_on_commit_callbacks):
     assert AuditLog.objects.filter(action="coup_settled", object_id=str(coup.pk)).count() == 1
 
 
+@pytest.mark.books_broken_on_purpose
 def test_a_bet_cannot_be_settled_twice_even_by_mistake(coup):
     bettor(coup, {"player": "100"})
     coup_resolve(coup, PLAYER_NATURAL_9)
