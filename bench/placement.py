@@ -37,7 +37,7 @@ from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, 
 from tables.coups import coup_open
 from tables.services import bet_limit_set, table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
-from wagering.placement import PLACEMENT_SQL
+from wagering.placement import PLACEMENT_SQL, sql_with_tables
 from wagering.wallets import wallet_deposit
 
 NAME, REDIS_DB = "punto_bench_placement", 5
@@ -263,7 +263,7 @@ def database_only_tps(*, seconds: int) -> float:
     from django.conf import settings
     from django.db import connection
 
-    from wagering.selectors import TOTALS_WITH_OWN_SQL
+    from wagering.selectors import totals_with_own_sql
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(user_id), max(user_id), count(*) FROM wagering_account WHERE kind = 'player'")
@@ -285,6 +285,11 @@ def database_only_tps(*, seconds: int) -> float:
         "stakes": "ARRAY[1.00]",
         "action": "'bet_batch_placed'",
         "audit": "'{}'",
+        "wallet_kind": "'player'",
+        "in_play_kind": "'bets_in_play'",
+        "placement_kind": "'bet_placement'",
+        "accepted": "'accepted'",
+        "object_type": "'BetBatch'",
     }
     script = "\n".join(
         [
@@ -293,8 +298,8 @@ def database_only_tps(*, seconds: int) -> float:
             f"\\set table :coup + {table_offset}",
             "BEGIN;",
             MARKER_AND_LOCK_SQL.strip(),
-            " ".join((TOTALS_WITH_OWN_SQL % values).split()) + ";",
-            " ".join((PLACEMENT_SQL % values).split()) + ";",
+            " ".join((totals_with_own_sql() % values).split()) + ";",
+            " ".join((sql_with_tables(PLACEMENT_SQL) % values).split()) + ";",
             "COMMIT;",
         ]
     )

@@ -18,7 +18,7 @@ from baccarat.rules import MAIN_BETS, SIDE_BETS
 from casino.live import table_event_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
-from tables.models import Coup
+from tables.models import AuditLog, Coup
 from wagering.amounts import amount_checked, amounts_as_strings, bet_label
 from wagering.errors import BetRejected
 from wagering.ledger import ledger_post
@@ -29,6 +29,8 @@ from wagering.models import (
     Account,
     Bet,
     BetBatch,
+    CoupStakeTotal,
+    LedgerEntry,
     LedgerTransaction,
     money,
 )
@@ -123,8 +125,7 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
         on_coup=largest_return(rules=coup.rules, stakes=own_after),
         elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
     )
-    write = _placement_write_in_one_statement if connection.vendor == "postgresql" else _placement_write
-    placed = write(user=user, coup=coup, stakes=stakes, total=total, action=action, bound=bound)
+    placed = placement_writer()(user=user, coup=coup, stakes=stakes, total=total, action=action, bound=bound)
     if placed is None:
         _placement_refusal_raise(user=user, total=total, bound=bound)
     batch, bets, balance = placed
@@ -215,12 +216,10 @@ def _placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal
 # update the row their placement made (an upsert would check the negative change against the
 # constraint as a row of its own).
 STAKE_TOTAL_ADD_SQL = """
-INSERT INTO wagering_coupstaketotal (coup_id, bet_type, total) VALUES (%s, %s, %s)
-ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = ROUND(wagering_coupstaketotal.total + excluded.total, 2)
+INSERT INTO {stake_total} (coup_id, bet_type, total) VALUES (%s, %s, %s)
+ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = ROUND({stake_total}.total + excluded.total, 2)
 """
-STAKE_TOTAL_TAKE_SQL = (
-    "UPDATE wagering_coupstaketotal SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s"
-)
+STAKE_TOTAL_TAKE_SQL = "UPDATE {stake_total} SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s"
 
 
 def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
@@ -231,7 +230,7 @@ def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
     with connection.cursor() as cursor:
         for sql, rows in ((STAKE_TOTAL_ADD_SQL, added), (STAKE_TOTAL_TAKE_SQL, taken)):
             if rows:
-                cursor.executemany(sql, rows)
+                cursor.executemany(sql_with_tables(sql), rows)
 
 
 # The same rows as _placement_write, in one round trip (PostgreSQL): the coup's lock, which every
@@ -242,43 +241,43 @@ def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
 # legs at commit.
 PLACEMENT_SQL = """
 WITH wallet AS (
-    UPDATE wagering_account SET balance = balance - %(total)s
-    WHERE kind = 'player' AND user_id = %(user)s AND balance >= %(total)s
+    UPDATE {account} SET balance = balance - %(total)s
+    WHERE kind = %(wallet_kind)s AND user_id = %(user)s AND balance >= %(total)s
         AND balance - %(total)s + %(largest_return)s <= %(max_balance)s
     RETURNING id, balance
 ), in_play AS (
-    INSERT INTO wagering_account (kind, partner_code, table_id, balance, created_at)
-    SELECT 'bets_in_play', '', %(table)s, %(total)s, %(now)s FROM wallet
-    ON CONFLICT (table_id) WHERE kind = 'bets_in_play'
-    DO UPDATE SET balance = wagering_account.balance + EXCLUDED.balance
+    INSERT INTO {account} (kind, partner_code, table_id, balance, created_at)
+    SELECT %(in_play_kind)s, '', %(table)s, %(total)s, %(now)s FROM wallet
+    ON CONFLICT (table_id) WHERE kind = {in_play_kind}
+    DO UPDATE SET balance = {account}.balance + EXCLUDED.balance
     RETURNING id, balance
 ), placement AS (
-    INSERT INTO wagering_ledgertransaction (kind, coup_id, actor_id, reason, created_at)
-    SELECT 'bet_placement', %(coup)s, %(user)s, '', %(now)s FROM in_play
+    INSERT INTO {ledger_transaction} (kind, coup_id, actor_id, reason, created_at)
+    SELECT %(placement_kind)s, %(coup)s, %(user)s, '', %(now)s FROM in_play
     RETURNING id
 ), legs AS (
-    INSERT INTO wagering_ledgerentry (transaction_id, account_id, amount, balance_before, balance_after)
+    INSERT INTO {ledger_entry} (transaction_id, account_id, amount, balance_before, balance_after)
     SELECT placement.id, wallet.id, -%(total)s, wallet.balance + %(total)s, wallet.balance FROM placement, wallet
     UNION ALL
     SELECT placement.id, in_play.id, %(total)s, in_play.balance - %(total)s, in_play.balance FROM placement, in_play
 ), batch AS (
-    INSERT INTO wagering_betbatch (coup_id, user_id, placement_id, created_at)
+    INSERT INTO {bet_batch} (coup_id, user_id, placement_id, created_at)
     SELECT %(coup)s, %(user)s, placement.id, %(now)s FROM placement
     RETURNING id
 ), bets AS (
-    INSERT INTO wagering_bet (batch_id, coup_id, user_id, bet_type, stake, state, created_at)
-    SELECT batch.id, %(coup)s, %(user)s, stake.bet_type, stake.amount, 'accepted', %(now)s
+    INSERT INTO {bet} (batch_id, coup_id, user_id, bet_type, stake, state, created_at)
+    SELECT batch.id, %(coup)s, %(user)s, stake.bet_type, stake.amount, %(accepted)s, %(now)s
     FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
     RETURNING id, bet_type
 ), stake_totals AS (
-    INSERT INTO wagering_coupstaketotal (coup_id, bet_type, total)
+    INSERT INTO {stake_total} (coup_id, bet_type, total)
     SELECT %(coup)s, stake.bet_type, stake.amount
     FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
-    ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = wagering_coupstaketotal.total + EXCLUDED.total
+    ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = {stake_total}.total + EXCLUDED.total
 ), audit AS (
-    INSERT INTO tables_auditlog
+    INSERT INTO {audit_log}
         (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
-    SELECT %(user)s, %(username)s, %(action)s, %(table)s, 'BetBatch', batch.id::text,
+    SELECT %(user)s, %(username)s, %(action)s, %(table)s, %(object_type)s, batch.id::text,
         %(audit)s::jsonb || jsonb_build_object('balance', wallet.balance::text), '', %(now)s
     FROM batch, wallet
 )
@@ -287,13 +286,35 @@ FROM batch, placement, wallet
 """
 
 
+def sql_with_tables(sql: str) -> str:
+    """The statement with its tables' names, from the models (quoted), and the bets-in-play kind that the
+    partial unique index names (an index predicate is matched as written, so it cannot be a parameter)."""
+    quote = connection.ops.quote_name
+    return sql.format(
+        account=quote(Account._meta.db_table),
+        ledger_transaction=quote(LedgerTransaction._meta.db_table),
+        ledger_entry=quote(LedgerEntry._meta.db_table),
+        bet_batch=quote(BetBatch._meta.db_table),
+        bet=quote(Bet._meta.db_table),
+        stake_total=quote(CoupStakeTotal._meta.db_table),
+        audit_log=quote(AuditLog._meta.db_table),
+        in_play_kind=f"'{Account.Kind.BETS_IN_PLAY.value}'",
+    )
+
+
+def placement_writer():
+    """The one-statement writer on PostgreSQL, the model-by-model one elsewhere: the two write the same
+    rows (a PostgreSQL test compares them)."""
+    return _placement_write_in_one_statement if connection.vendor == "postgresql" else _placement_write
+
+
 def _placement_write_in_one_statement(
     *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: _BalanceBound
 ) -> _PlacementWritten | None:
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
-            PLACEMENT_SQL,
+            sql_with_tables(PLACEMENT_SQL),
             {
                 "total": total,
                 "largest_return": bound.largest_return,
@@ -307,6 +328,11 @@ def _placement_write_in_one_statement(
                 "stakes": list(stakes.values()),
                 "action": action,
                 "audit": json.dumps(_placement_audit(coup, stakes, None)),
+                "wallet_kind": Account.Kind.PLAYER.value,
+                "in_play_kind": Account.Kind.BETS_IN_PLAY.value,
+                "placement_kind": LedgerTransaction.Kind.BET_PLACEMENT.value,
+                "accepted": Bet.State.ACCEPTED.value,
+                "object_type": BetBatch.__name__,
             },
         )
         row = cursor.fetchone()

@@ -86,11 +86,17 @@ def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decima
 # under the coup's lock in every placement (the ORM's two queries cost more CPU than the statement).
 # ``bet_open_by_user`` indexes exactly the second part's rows: a player's bets not yet settled.
 TOTALS_WITH_OWN_SQL = """
-SELECT NULL, bet_type, total FROM wagering_coupstaketotal WHERE coup_id = %(coup)s AND total > 0
+SELECT NULL, bet_type, total FROM {stake_total} WHERE coup_id = %(coup)s AND total > 0
 UNION ALL
-SELECT coup_id, bet_type, SUM(stake) FROM wagering_bet
-WHERE user_id = %(user)s AND state = 'accepted' GROUP BY coup_id, bet_type
+SELECT coup_id, bet_type, SUM(stake) FROM {bet}
+WHERE user_id = %(user)s AND state = %(accepted)s GROUP BY coup_id, bet_type
 """
+
+
+def totals_with_own_sql() -> str:
+    """``TOTALS_WITH_OWN_SQL`` with its tables' names, from the models."""
+    quote = connection.ops.quote_name
+    return TOTALS_WITH_OWN_SQL.format(stake_total=quote(CoupStakeTotal._meta.db_table), bet=quote(Bet._meta.db_table))
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ def coup_bet_totals_with_own(*, coup: Coup, user: User) -> CoupStakes:
     one query."""
     stakes = CoupStakes(table={}, own={}, elsewhere=defaultdict(dict))
     with connection.cursor() as cursor:
-        cursor.execute(TOTALS_WITH_OWN_SQL, {"coup": coup.pk, "user": user.pk})
+        cursor.execute(totals_with_own_sql(), {"coup": coup.pk, "user": user.pk, "accepted": Bet.State.ACCEPTED.value})
         for coup_id, bet_type, total in cursor.fetchall():
             whose = stakes.table if coup_id is None else stakes.own if coup_id == coup.pk else stakes.elsewhere[coup_id]
             whose[bet_type] = money(total)

@@ -162,6 +162,7 @@ def test_ledger_check_finds_an_entry_whose_balance_after_is_not_before_plus_amou
 
 @postgres_only
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.books_broken_on_purpose  # legs written by hand to test the trigger
 def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zero():
     user = UserFactory()
     wallet_deposit(user=user, amount="10", idempotency_key="dep")
@@ -193,6 +194,7 @@ def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zer
 
 @postgres_only
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.books_broken_on_purpose  # legs written by hand to test the trigger
 def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once():
     """The trigger sums a transaction once for a batch of its legs: a leg written after that sum is summed again."""
     users = UserFactory.create_batch(3)
