@@ -9,7 +9,6 @@ key with another request is an ``IdempotencyConflict``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -17,10 +16,9 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from casino.money import MAX_AMOUNT
 from partners.identifiers import (
     PartnerRejected,
     api_key_new,
@@ -36,11 +34,10 @@ from tables.models import Table
 from tables.selectors import table_live_coup
 from wagering.amounts import amount_checked
 from wagering.errors import BetRejected, IdempotencyConflict, WalletRejected
-from wagering.ledger import ledger_post
-from wagering.locks import wallet_locked_for_transfer
+from wagering.idempotency import request_once
 from wagering.models import Account, LedgerTransaction
 from wagering.placement import PlacedBatch, bet_batch_place
-from wagering.wallets import deposit_bound_check, wallet_event_send
+from wagering.wallets import TransferAudit, wallet_transfer
 
 User = AbstractBaseUser
 PARTNER_EDITABLE_FIELDS = ("name", "is_active", "rate_limit")
@@ -225,57 +222,21 @@ def _partner_wallet_move(
     request = {"operation": kind, "player_id": player.external_id, "amount": str(amount)}
 
     def move() -> LedgerTransaction:
-        return _wallet_transfer(kind=kind, partner=partner, player=player, amount=amount, key=idempotency_key)
+        return wallet_transfer(
+            kind=kind,
+            user=player.user,
+            amount=amount,
+            float_code=partner.code,
+            actor=None,
+            ledger_reason=f"partner {partner.code}",
+            audit=TransferAudit(
+                action=f"partner_wallet_{kind}",
+                actor_label=partner_actor_label(partner.code),
+                after={"player_id": player.external_id, "idempotency_key": idempotency_key},
+            ),
+        )
 
     return _idempotent(partner=partner, key=idempotency_key, request=request, perform=move)
-
-
-def _wallet_transfer(
-    *, kind: str, partner: Partner, player: PartnerPlayer, amount: Decimal, key: str
-) -> LedgerTransaction:
-    """Locks the wallet, then the partner's float (the order of ``wagering.locks``: wallets first)."""
-    wallet = wallet_locked_for_transfer(player.user, kind=kind, amount=amount)
-    partner_float = _partner_float_locked(partner)
-    before = wallet.balance
-    if kind == LedgerTransaction.Kind.DEPOSIT:
-        deposit_bound_check(wallet=wallet, amount=amount)
-    signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
-    wallet_after, float_after = wallet.balance + signed, partner_float.balance - signed
-    if max(abs(wallet_after), abs(float_after)) > MAX_AMOUNT:
-        raise WalletRejected(
-            "amount_too_large",
-            f"a {kind} of {amount} would take the balance past {MAX_AMOUNT}, the most an account holds",
-            {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
-        )
-    ledger_transaction = ledger_post(
-        kind=kind,
-        wallet_legs={wallet: signed, partner_float: -signed},
-        system_legs={},
-        reason=f"partner {partner.code}",
-    )
-    audit_record(
-        action=f"partner_wallet_{kind}",
-        actor_label=partner_actor_label(partner.code),
-        obj=wallet,
-        before={"balance": str(before)},
-        after={
-            "balance": str(wallet.balance),
-            "amount": str(amount),
-            "player_id": player.external_id,
-            "idempotency_key": key,
-        },
-    )
-    wallet_event_send(user_id=wallet.user_id, balance=wallet.balance)
-    return ledger_transaction
-
-
-def _partner_float_locked(partner: Partner) -> Account:
-    floats = Account.objects.select_for_update().filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
-    partner_float = floats.first()
-    if partner_float is None:
-        Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
-        partner_float = floats.get()
-    return partner_float
 
 
 # --- Bets ----------------------------------------------------------------------------------------
@@ -332,53 +293,31 @@ def partner_bet_batch_place(
 def _idempotent(
     *, partner: Partner, key: str, request: dict, perform: Callable[[], LedgerTransaction]
 ) -> PartnerRequestResult:
-    """Carry out ``perform`` once per partner and key, in one transaction with the key's record.
-
-    The key is written first, so a concurrent request with it waits for this one, then replays it.
-    A refused request leaves no record: it may be tried again with the same key.
-    """
+    """``perform`` once per partner and ``Idempotency-Key`` (``wagering.idempotency``, as the cashier)."""
     if not idempotency_key_valid(key):
         raise PartnerRejected(
             "invalid_idempotency_key",
             "an Idempotency-Key header of 1 to 255 printable ASCII characters (no spaces) is required",
             {"header": "Idempotency-Key"},
         )
-    with transaction.atomic():
-        record_id = _idempotency_key_claim(partner=partner, key=key, request=request)
-        if record_id is None:
-            return PartnerRequestResult(transaction=_replayed(partner=partner, key=key, request=request), replayed=True)
-        ledger_transaction = perform()
-        PartnerIdempotencyKey.objects.filter(pk=record_id).update(transaction=ledger_transaction)
-    return PartnerRequestResult(transaction=ledger_transaction, replayed=False)
 
-
-# One statement where an insert in a savepoint took three. A key another request holds makes this wait
-# for that request's transaction: committed, the key is taken (no row comes back); rolled back, it is ours.
-IDEMPOTENCY_KEY_CLAIM_SQL = """
-INSERT INTO wagering_partneridempotencykey (partner_id, "key", request, created_at) VALUES (%s, %s, %s, %s)
-ON CONFLICT (partner_id, "key") DO NOTHING RETURNING id
-"""
-
-
-def _idempotency_key_claim(*, partner: Partner, key: str, request: dict) -> int | None:
-    """The new record's id, or ``None`` when the partner's key was used already."""
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_KEY_CLAIM_SQL, [partner.pk, key, json.dumps(request), now])
-        row = cursor.fetchone()
-    return None if row is None else row[0]
-
-
-def _replayed(*, partner: Partner, key: str, request: dict) -> LedgerTransaction:
-    record = PartnerIdempotencyKey.objects.select_related("transaction").get(partner=partner, key=key)
-    if record.request != request:
-        raise IdempotencyConflict(
+    def conflict(record: PartnerIdempotencyKey) -> IdempotencyConflict:
+        return IdempotencyConflict(
             "idempotency_conflict",
             f"Idempotency-Key {key!r} was used for another request: a {record.request['operation']} "
             f"for player {record.request['player_id']}",
             {"key": key, **{f"first_{name}": str(value) for name, value in record.request.items()}},
         )
-    return record.transaction
+
+    outcome = request_once(
+        model=PartnerIdempotencyKey,
+        scope={"partner_id": partner.pk},
+        key=key,
+        request=request,
+        perform=perform,
+        conflict=conflict,
+    )
+    return PartnerRequestResult(transaction=outcome.transaction, replayed=outcome.replayed)
 
 
 def _player_of_partner_check(*, partner: Partner, player: PartnerPlayer) -> None:

@@ -66,3 +66,14 @@ def _account_table_id(kind: str, table_id: int | None) -> int | None:
 
 def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
     return reduce(or_, (Q(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id)) for kind in kinds))
+
+
+def float_locked(partner_code: str) -> Account:
+    """A float, locked after the wallet it pays (opened the first time): the partner's, or with an empty
+    code the operator's own."""
+    floats = Account.objects.select_for_update().filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code)
+    partner_float = floats.first()
+    if partner_float is None:
+        Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code)
+        partner_float = floats.get()
+    return partner_float

@@ -1,20 +1,21 @@
-"""Wallets: the cashier's deposits and withdrawals (once per idempotency key), the balance bound, and
-the wallet's live event."""
+"""Wallets: the one transfer path between a wallet and a float, the cashier's deposits and withdrawals
+(once per idempotency key), the balance bound, and the wallet's live event."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
 
 from casino.live import user_event_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
 from wagering.errors import IdempotencyConflict, WalletRejected
+from wagering.idempotency import request_once
 from wagering.ledger import ledger_post
-from wagering.locks import wallet_locked_for_transfer
+from wagering.locks import float_locked, wallet_locked_for_transfer
 from wagering.models import (
     Account,
     IdempotencyKey,
@@ -88,46 +89,87 @@ def _wallet_move(
             "invalid_idempotency_key", f"an idempotency key of 1 to {MAX_IDEMPOTENCY_KEY} characters is required"
         )
     request = {"operation": kind, "user": str(user.pk), "amount": str(amount)}
-    with transaction.atomic():
-        try:
-            with transaction.atomic():  # first, so a concurrent request with the key waits for this one
-                record = IdempotencyKey.objects.create(key=idempotency_key, operation=kind, request=request)
-        except IntegrityError:
-            return _idempotent_replay(key=idempotency_key, request=request)
-        wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount)
-        before = wallet.balance
-        if kind == LedgerTransaction.Kind.DEPOSIT:
-            deposit_bound_check(wallet=wallet, amount=amount)
-        signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
-        ledger_transaction = ledger_post(
+
+    def move() -> LedgerTransaction:
+        return wallet_transfer(
             kind=kind,
-            wallet_legs={wallet: signed},
-            system_legs={Account.Kind.PARTNER_FLOAT: -signed},
+            user=user,
+            amount=amount,
+            float_code="",
             actor=actor,
-            reason=reason,
+            ledger_reason=reason,
+            audit=TransferAudit(
+                action=f"wallet_{kind}", actor_label=CASHIER, after={"idempotency_key": idempotency_key}, reason=reason
+            ),
         )
-        IdempotencyKey.objects.filter(pk=record.pk).update(transaction=ledger_transaction)
-        audit_record(
-            action=f"wallet_{kind}",
-            actor=actor,
-            actor_label=CASHIER,
-            obj=wallet,
-            before={"balance": str(before)},
-            after={"balance": str(wallet.balance), "amount": str(amount), "idempotency_key": idempotency_key},
-            reason=reason,
-        )
-        wallet_event_send(user_id=wallet.user_id, balance=wallet.balance)
-    return ledger_transaction
 
-
-def _idempotent_replay(*, key: str, request: dict) -> LedgerTransaction:
-    record = IdempotencyKey.objects.select_related("transaction").get(key=key)
-    if record.request != request:
-        raise IdempotencyConflict(
+    def conflict(record: IdempotencyKey) -> IdempotencyConflict:
+        return IdempotencyConflict(
             "idempotency_conflict",
-            f"idempotency key {key!r} was used for a {record.request['operation']} of {record.request['amount']} "
-            f"to user {record.request['user']}, not a {request['operation']} of {request['amount']} "
-            f"to user {request['user']}",
-            {"key": key, **{f"first_{name}": value for name, value in record.request.items()}},
+            f"idempotency key {idempotency_key!r} was used for a {record.request['operation']} of "
+            f"{record.request['amount']} to user {record.request['user']}, not a {request['operation']} of "
+            f"{request['amount']} to user {request['user']}",
+            {"key": idempotency_key, **{f"first_{name}": value for name, value in record.request.items()}},
         )
-    return record.transaction
+
+    outcome = request_once(
+        model=IdempotencyKey,
+        scope={},
+        key=idempotency_key,
+        request=request,
+        perform=move,
+        conflict=conflict,
+        fields={"operation": kind},
+    )
+    return outcome.transaction
+
+
+@dataclass(frozen=True)
+class TransferAudit:
+    """How a transfer is audited: by the cashier (the admin, a staff member) or a partner's API key."""
+
+    action: str
+    actor_label: str
+    after: dict
+    reason: str = ""
+
+
+def wallet_transfer(
+    *,
+    kind: str,
+    user: User,
+    amount: Decimal,
+    float_code: str,
+    actor: User | None,
+    ledger_reason: str,
+    audit: TransferAudit,
+) -> LedgerTransaction:
+    """The one transfer path: a deposit to the player's wallet from a float, or a withdrawal back to it
+    (``float_code``: the partner's, empty for the operator's), in the caller's transaction. The wallet is
+    locked first, then the float (``wagering.locks``); neither may go past what an account holds."""
+    wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount)
+    counterpart = float_locked(float_code)
+    before = wallet.balance
+    if kind == LedgerTransaction.Kind.DEPOSIT:
+        deposit_bound_check(wallet=wallet, amount=amount)
+    signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
+    if max(abs(wallet.balance + signed), abs(counterpart.balance - signed)) > MAX_AMOUNT:
+        raise WalletRejected(
+            "amount_too_large",
+            f"a {kind} of {amount} would take the balance past {MAX_AMOUNT}, the most an account holds",
+            {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
+        )
+    ledger_transaction = ledger_post(
+        kind=kind, wallet_legs={wallet: signed, counterpart: -signed}, system_legs={}, actor=actor, reason=ledger_reason
+    )
+    audit_record(
+        action=audit.action,
+        actor=actor,
+        actor_label=audit.actor_label,
+        obj=wallet,
+        before={"balance": str(before)},
+        after={"balance": str(wallet.balance), "amount": str(amount), **audit.after},
+        reason=audit.reason,
+    )
+    wallet_event_send(user_id=wallet.user_id, balance=wallet.balance)
+    return ledger_transaction
