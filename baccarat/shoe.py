@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 
-from baccarat.cards import Card, decks
+from baccarat.cards import RANKS, SUITS, Card, decks
 from baccarat.coup import CoupDeal, CoupResult
 from baccarat.rules import CUT_END_OF_COUP, CUT_ONE_MORE_COUP
 
@@ -40,6 +40,14 @@ def new_shoe_order(deck_count: int = 8, *, rng: Random | None = None) -> list[Ca
     if not 1 <= deck_count <= 8:
         raise ValueError(f"a shoe holds 1 to 8 decks, not {deck_count}")
     return shuffle(decks(deck_count), rng=rng)
+
+
+def cut_card_position(*, deck_count: int, cards_behind: int) -> int:
+    """Where the cut card goes: the cards dealt before it, with ``cards_behind`` left behind it (seed 000 §3.2)."""
+    total = deck_count * len(RANKS) * len(SUITS)
+    if not 0 <= cards_behind <= total:
+        raise ValueError(f"a cut card leaves 0 to {total} of the {total} cards behind it, not {cards_behind}")
+    return total - cards_behind
 
 
 def burn_count(shown: Card) -> int:

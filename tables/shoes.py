@@ -11,7 +11,7 @@ from django.utils import timezone
 from baccarat import rules as game_rules
 from baccarat.cards import Card
 from baccarat.fairness import new_salt, shoe_commitment
-from baccarat.shoe import ShoeDealer, burn_count, new_shoe_order
+from baccarat.shoe import ShoeDealer, burn_count, cut_card_position, new_shoe_order
 from casino.encryption import encrypt, reencrypt
 from casino.live import table_event_send
 from tables.audit import audit_record
@@ -48,7 +48,7 @@ def shoe_prepare(
         card_order_encrypted=encrypt(" ".join(card.code for card in order)),
         commitment=shoe_commitment(order, salt) if automatic else "",
         salt_encrypted=encrypt(salt),
-        cut_card_position=table.decks * 52 - table.cut_card_from_bottom,
+        cut_card_position=cut_card_position(deck_count=table.decks, cards_behind=table.cut_card_from_bottom),
         cut_card_rule=table.cut_card_rule,
         prepared_by=actor if actor is not None and actor.is_authenticated else None,
     )

@@ -12,7 +12,15 @@ from django.core.management.base import CommandError
 from baccarat.cards import Card, decks, parse_cards
 from baccarat.replay import replay_shoe
 from baccarat.rules import CUT_END_OF_COUP
-from baccarat.shoe import ShoeDealer, ShoeExhausted, ShoeFinished, burn_count, new_shoe_order, shuffle
+from baccarat.shoe import (
+    ShoeDealer,
+    ShoeExhausted,
+    ShoeFinished,
+    burn_count,
+    cut_card_position,
+    new_shoe_order,
+    shuffle,
+)
 
 NATURAL_COUP = "9S 2H KD 3C"  # four cards, player natural 9
 
@@ -167,3 +175,11 @@ def test_core_imports_no_django():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_cut_card_leaves_the_cards_asked_behind_it():
+    assert cut_card_position(deck_count=8, cards_behind=52) == 416 - 52
+    assert cut_card_position(deck_count=6, cards_behind=14) == 312 - 14
+    for cards_behind in (-1, 417):
+        with pytest.raises(ValueError, match="cut card"):
+            cut_card_position(deck_count=8, cards_behind=cards_behind)
