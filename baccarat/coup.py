@@ -152,6 +152,23 @@ class CoupDeal:
         return CoupResult(player=tuple(self.player), banker=tuple(self.banker))
 
 
+def dealer_announcement(deal: CoupDeal) -> str:
+    """What the tableau says comes next, as the dealer announces it (the dealer console shows it)."""
+    dealt, hand = len(deal.order), deal.next_hand()
+    if dealt < 4:
+        return f"Card {dealt + 1} to the {hand.capitalize()}"
+    if dealt == 4 and (is_natural(hand_total(deal.player)) or is_natural(hand_total(deal.banker))):
+        announcement = "Natural: both hands stand"
+    elif dealt == 4:
+        banker = "Banker draws" if hand == BANKER else "Banker stands"
+        announcement = "Player draws" if hand == PLAYER else f"Player stands, {banker}"
+    elif hand == BANKER:
+        announcement = "Banker draws"
+    else:
+        announcement = "Banker stands" if len(deal.banker) == 2 else "Both hands complete"
+    return announcement if hand else f"{announcement}. Resolve the coup."
+
+
 def deal_coup(draw: Callable[[], Card]) -> CoupResult:
     """Deal a whole coup, taking each card from ``draw``."""
     deal = CoupDeal()

@@ -1,12 +1,13 @@
 """The dealer console: a dealer table's shoe and coups, step by step.
 
-Every POST is one call to tables.services (or two in one transaction, for a new shoe);
-a refused step is shown as a message and changes nothing.
+Every POST is one step of ``STEPS`` (one view): one call to the floor's services or the coup lifecycle
+(two in one transaction, for a new shoe); a refused step is shown as a message and changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 
 from django.contrib import messages
@@ -21,8 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from baccarat import rules as game_rules
 from baccarat.cards import hand_total
-from baccarat.coup import BANKER, PLAYER, CoupDeal
-from baccarat.tableau import is_natural
+from baccarat.coup import CoupDeal, dealer_announcement
 from casino import lifecycle
 from tables import coups, shoes
 from tables.dealing import coup_deal_card
@@ -71,23 +71,6 @@ def _my_table(request: HttpRequest, code: str) -> Table:
     return table
 
 
-def next_step(deal: CoupDeal) -> str:
-    """What the tableau says comes next, as the dealer announces it."""
-    dealt, hand = len(deal.order), deal.next_hand()
-    if dealt < 4:
-        return f"Card {dealt + 1} to the {hand.capitalize()}"
-    if dealt == 4 and (is_natural(hand_total(deal.player)) or is_natural(hand_total(deal.banker))):
-        announcement = "Natural: both hands stand"
-    elif dealt == 4:
-        banker = "Banker draws" if hand == BANKER else "Banker stands"
-        announcement = "Player draws" if hand == PLAYER else f"Player stands, {banker}"
-    elif hand == BANKER:
-        announcement = "Banker draws"
-    else:
-        announcement = "Banker stands" if len(deal.banker) == 2 else "Both hands complete"
-    return announcement if hand else f"{announcement}. Resolve the coup."
-
-
 @dealer_required
 @require_GET
 def table_list(request: HttpRequest) -> HttpResponse:
@@ -121,7 +104,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "shoe": shoe,
         "coup": coup,
         "hands": _hands(deal) if deal is not None else [],
-        "next_step": next_step(deal) if in_hand else "",
+        "next_step": dealer_announcement(deal) if in_hand else "",
         "shoe_form": ShoeStartForm() if shoe is None else None,
         "burn_by_card": table.burn_procedure == game_rules.BURN_CARD,
         "cut_card_in_shoe": shoe is not None and shoe.last_coup is None,
@@ -189,98 +172,78 @@ def _shoe_in_play(table: Table) -> Shoe:
     return shoe
 
 
-@dealer_required
-@require_POST
-def shoe_start(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        with transaction.atomic():  # a shoe that cannot start is not left prepared
-            shoe = shoes.shoe_prepare(
-                table=table, actor=request.user, shuffle_method=data["shuffle_method"], seal_number=data["seal_number"]
-            )
-            shoe = shoes.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
-        burned = f" {shoe.burn_shown} shown, {shoe.position - 1} cards burned." if shoe.burn_shown else ""
-        return f"Shoe {shoe.number} in play.{burned}"
-
-    return _carry_out(request, table, ShoeStartForm(request.POST), step)
+def _shoe_start(request: HttpRequest, table: Table, data: dict) -> str:
+    with transaction.atomic():  # a shoe that cannot start is not left prepared
+        shoe = shoes.shoe_prepare(
+            table=table, actor=request.user, shuffle_method=data["shuffle_method"], seal_number=data["seal_number"]
+        )
+        shoe = shoes.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
+    burned = f" {shoe.burn_shown} shown, {shoe.position - 1} cards burned." if shoe.burn_shown else ""
+    return f"Shoe {shoe.number} in play.{burned}"
 
 
-@dealer_required
-@require_POST
-def coup_open(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        coup = coups.coup_open(table=table, actor=request.user)
-        return f"Coup {coup.number} ({coup.round_id}): " + ("a no-bet coup." if coup.no_bet else "bets, please.")
-
-    return _carry_out(request, table, Form(request.POST), step)
+def _coup_open(request: HttpRequest, table: Table, data: dict) -> str:
+    coup = coups.coup_open(table=table, actor=request.user)
+    return f"Coup {coup.number} ({coup.round_id}): " + ("a no-bet coup." if coup.no_bet else "bets, please.")
 
 
-@dealer_required
-@require_POST
-def coup_close_betting(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        lifecycle.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
-        return "No more bets."
-
-    return _carry_out(request, table, CoupStepForm(request.POST), step)
+def _coup_close_betting(request: HttpRequest, table: Table, data: dict) -> str:
+    lifecycle.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
+    return "No more bets."
 
 
-@dealer_required
-@require_POST
-def coup_card(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        coup = _coup_on_page(table, data["round_id"])
-        dealt = coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
-        if isinstance(dealt, HeldCard):
-            messages.warning(
-                request,
-                f"{dealt.card} entered for the {dealt.entered_for}, but the {dealt.next_hand} hand was next: "
-                "the coup is held until a pit boss decides (seed 000 §4.3). Leave the card where it is.",
-            )
-            return ""
-        return f"{dealt.card} to the {dealt.hand}."
-
-    return _carry_out(request, table, CardForm(request.POST), step)
+def _coup_card(request: HttpRequest, table: Table, data: dict) -> str:
+    coup = _coup_on_page(table, data["round_id"])
+    dealt = coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
+    if isinstance(dealt, HeldCard):
+        messages.warning(
+            request,
+            f"{dealt.card} entered for the {dealt.entered_for}, but the {dealt.next_hand} hand was next: "
+            "the coup is held until a pit boss decides (seed 000 §4.3). Leave the card where it is.",
+        )
+        return ""
+    return f"{dealt.card} to the {dealt.hand}."
 
 
-@dealer_required
-@require_POST
-def coup_resolve(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
+def _coup_resolve(request: HttpRequest, table: Table, data: dict) -> str:
+    coup = lifecycle.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
+    return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
 
-    def step(data: dict) -> str:
-        coup = lifecycle.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
-        return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
 
-    return _carry_out(request, table, CoupStepForm(request.POST), step)
+def _shoe_cut_card_out(request: HttpRequest, table: Table, data: dict) -> str:
+    shoe = shoes.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
+    return f"Cut card out: coup {shoe.last_coup} is the last of shoe {shoe.number}."
+
+
+def _shoe_finish(request: HttpRequest, table: Table, data: dict) -> str:
+    shoe = shoes.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
+    return f"Shoe {shoe.number} finished."
+
+
+@dataclass(frozen=True)
+class ConsoleStep:
+    """One button of the console: the form its POST fills, and the service call it makes (returning what
+    the dealer is told)."""
+
+    form: type[Form]
+    run: Callable[[HttpRequest, Table, dict], str]
+
+
+STEPS = {
+    "shoe_start": ConsoleStep(ShoeStartForm, _shoe_start),
+    "shoe_cut_card_out": ConsoleStep(Form, _shoe_cut_card_out),
+    "shoe_finish": ConsoleStep(Form, _shoe_finish),
+    "coup_open": ConsoleStep(Form, _coup_open),
+    "coup_close_betting": ConsoleStep(CoupStepForm, _coup_close_betting),
+    "coup_card": ConsoleStep(CardForm, _coup_card),
+    "coup_resolve": ConsoleStep(CoupStepForm, _coup_resolve),
+}
 
 
 @dealer_required
 @require_POST
-def shoe_cut_card_out(request: HttpRequest, code: str) -> HttpResponse:
+def console_step(request: HttpRequest, code: str, step: str) -> HttpResponse:
+    """Every console button: the signed-in dealer's own table only, one step from ``STEPS``."""
     table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        shoe = shoes.shoe_cut_card_out(shoe=_shoe_in_play(table), actor=request.user)
-        return f"Cut card out: coup {shoe.last_coup} is the last of shoe {shoe.number}."
-
-    return _carry_out(request, table, Form(request.POST), step)
-
-
-@dealer_required
-@require_POST
-def shoe_finish(request: HttpRequest, code: str) -> HttpResponse:
-    table = _my_table(request, code)
-
-    def step(data: dict) -> str:
-        shoe = shoes.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
-        return f"Shoe {shoe.number} finished."
-
-    return _carry_out(request, table, Form(request.POST), step)
+    action = STEPS[step]
+    return _carry_out(request, table, action.form(request.POST), lambda data: action.run(request, table, data))

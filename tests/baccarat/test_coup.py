@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baccarat.cards import RANKS, SUITS, Card, hand_total, parse_cards
-from baccarat.coup import CoupDeal, DealingError, deal_coup, resolve
+from baccarat.coup import CoupDeal, DealingError, deal_coup, dealer_announcement, resolve
 from baccarat.tableau import banker_draws, player_draws
 
 cards_st = st.builds(Card, st.sampled_from(RANKS), st.sampled_from(SUITS))
@@ -106,3 +106,24 @@ def test_as_dict_is_json_ready():
         "banker_pair": False,
     }
     assert not any(isinstance(v, Decimal) for v in data.values())
+
+
+@pytest.mark.parametrize(
+    ("cards", "announced"),
+    [
+        ("", "Card 1 to the Player"),
+        ("9S 2H KD", "Card 4 to the Banker"),
+        ("9S 2H KD 3C", "Natural: both hands stand. Resolve the coup."),
+        ("2S 3H KD 3C", "Player draws"),
+        ("2S 3H 5D KC", "Player stands, Banker draws"),
+        ("2S 3H 5D 4C", "Player stands, Banker stands. Resolve the coup."),
+        ("2S 3H KD 3C 6D", "Banker draws"),
+        ("2S 3H KD 3C 4D", "Banker stands. Resolve the coup."),
+        ("2S 3H KD 3C 6D 5H", "Both hands complete. Resolve the coup."),
+    ],
+)
+def test_the_dealer_announces_what_the_tableau_says_comes_next(cards, announced):
+    deal = CoupDeal()
+    for card in parse_cards(cards):
+        deal.add(card)
+    assert dealer_announcement(deal) == announced
