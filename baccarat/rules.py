@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from baccarat.coup import BANKER, PLAYER, TIE
 from baccarat.paytables import Paytable, build_paytables
@@ -90,3 +92,79 @@ class TableRules:
         if not self.commission:
             offered[BANKER] = every["banker_no_commission"]
         return offered
+
+
+@dataclass(frozen=True)
+class BetLimits:
+    """A bet type's limits for one player, and for the whole table (tie and side bets, seed 000 §6.1.3)."""
+
+    minimum: Decimal
+    maximum: Decimal
+    table_maximum: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class CoupRules:
+    """The rules and limits a coup plays by, frozen when it opens: the one snapshot every app reads.
+
+    Stored as JSON on the coup (``to_json``, amounts as strings); ``from_json`` reads every snapshot
+    stored since the first release (one without ``forbid_player_and_banker`` had the rule on).
+    """
+
+    table: TableRules
+    betting_seconds: int
+    max_differential: Decimal
+    limits: Mapping[str, BetLimits]
+
+    def offered_limits(self) -> dict[str, BetLimits]:
+        """The limits of every bet the coup offers (its rules offer it, and it has limits)."""
+        return {bet: self.limits[bet] for bet in self.table.bet_types if bet in self.limits}
+
+    def to_json(self) -> dict:
+        return {
+            "decks": self.table.decks,
+            "burn": self.table.burn,
+            "cut_card_from_bottom": self.table.cut_card_from_bottom,
+            "cut_card_rule": self.table.cut_card_rule,
+            "commission": self.table.commission,
+            "tie_pays": self.table.tie_pays,
+            "side_bets": list(self.table.side_bets),
+            "forbid_player_and_banker": self.table.forbid_player_and_banker,
+            "betting_seconds": self.betting_seconds,
+            "max_differential": str(self.max_differential),
+            "limits": {
+                bet: {
+                    "min": str(limits.minimum),
+                    "max": str(limits.maximum),
+                    "table_max": None if limits.table_maximum is None else str(limits.table_maximum),
+                }
+                for bet, limits in self.limits.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> CoupRules:
+        table = TableRules(
+            decks=data["decks"],
+            burn=data["burn"],
+            cut_card_from_bottom=data["cut_card_from_bottom"],
+            cut_card_rule=data["cut_card_rule"],
+            commission=data["commission"],
+            tie_pays=data["tie_pays"],
+            side_bets=tuple(data["side_bets"]),
+            forbid_player_and_banker=data.get("forbid_player_and_banker", True),
+        )
+        limits = {
+            bet: BetLimits(
+                minimum=Decimal(limits["min"]),
+                maximum=Decimal(limits["max"]),
+                table_maximum=None if limits.get("table_max") is None else Decimal(limits["table_max"]),
+            )
+            for bet, limits in data["limits"].items()
+        }
+        return cls(
+            table=table,
+            betting_seconds=data["betting_seconds"],
+            max_differential=Decimal(data["max_differential"]),
+            limits=limits,
+        )

@@ -92,7 +92,7 @@ def table_create():
 def coup_create(table, *, index: int):
     """A coup of the table's shoe, with the rules snapshot coup_open takes, in the betting state."""
     from tables.models import Coup
-    from tables.selectors import coup_rules_snapshot
+    from tables.selectors import table_coup_rules
 
     shoe = table.shoes.get()
     return Coup.objects.create(
@@ -100,7 +100,7 @@ def coup_create(table, *, index: int):
         shoe=shoe,
         number=index + 1,
         round_id=Coup.new_round_id(table.code),
-        rules=coup_rules_snapshot(table=table),
+        rules=table_coup_rules(table=table).to_json(),
     )
 
 

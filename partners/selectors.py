@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Prefetch, QuerySet
 
 from baccarat.odds import ShoeComposition, analyze
-from baccarat.rules import TableRules
+from baccarat.rules import CoupRules, TableRules
 from partners.identifiers import api_key_parse, api_key_secret_hash
 from partners.models import Partner, PartnerApiKey, PartnerPlayer, WebhookEndpoint
 from roadmaps.selectors import shoe_roadmap
@@ -25,9 +25,8 @@ from tables.models import Coup, DealtCard, Shoe, Table
 from tables.players import dealer_display_name
 from tables.selectors import (
     coup_public,
-    coup_rules_snapshot,
-    rules_from_snapshot,
     shoe_verify,
+    table_coup_rules,
     table_current_coup,
     table_dealer,
     table_shoe_in_play,
@@ -152,14 +151,14 @@ def tables_on_offer() -> QuerySet[Table]:
 
 def table_overview(*, table: Table) -> dict:
     """A table as a partner lists it: rules, limits and paytables of the bets on offer, state, current coup."""
-    return _table_overview(table, coup_rules_snapshot(table=table))
+    return _table_overview(table, table_coup_rules(table=table))
 
 
 def table_detail(*, table: Table) -> dict:
     """The overview, the roads of the shoe in play and the exact RTP of every bet on offer."""
-    snapshot = coup_rules_snapshot(table=table)
+    rules = table_coup_rules(table=table)
     return {
-        **_table_overview(table, snapshot),
+        **_table_overview(table, rules),
         "roads": shoe_roadmap(shoe=table_shoe_in_play(table=table)),
         "odds": [
             {
@@ -169,13 +168,13 @@ def table_detail(*, table: Table) -> dict:
                 "rtp": fraction_decimal(odds.rtp),
                 "rtp_exact": f"{odds.rtp.numerator}/{odds.rtp.denominator}",
             }
-            for odds in table_rules_bet_odds(rules_from_snapshot(snapshot))
+            for odds in table_rules_bet_odds(rules.table)
         ],
     }
 
 
-def _table_overview(table: Table, snapshot: dict) -> dict:
-    rules = rules_from_snapshot(snapshot)
+def _table_overview(table: Table, coup_rules: CoupRules) -> dict:
+    rules, snapshot = coup_rules.table, coup_rules.to_json()
     coup = table_current_coup(table=table)
     shoe = table_shoe_in_play(table=table)
     session = table_dealer(table=table)
@@ -191,12 +190,11 @@ def _table_overview(table: Table, snapshot: dict) -> dict:
         "limits": [
             {
                 "bet_type": bet_type,
-                "minimum": money(snapshot["limits"][bet_type]["min"]),
-                "maximum": money(snapshot["limits"][bet_type]["max"]),
-                "table_maximum": _money_or_none(snapshot["limits"][bet_type]["table_max"]),
+                "minimum": limits.minimum,
+                "maximum": limits.maximum,
+                "table_maximum": limits.table_maximum,
             }
-            for bet_type in rules.bet_types
-            if bet_type in snapshot["limits"]
+            for bet_type, limits in coup_rules.offered_limits().items()
         ],
         "paytables": [
             {
@@ -216,10 +214,6 @@ def _table_overview(table: Table, snapshot: dict) -> dict:
 def coup_record(*, coup: Coup) -> dict:
     """A coup as players see it (``coup_public``), its deadline a datetime like every other."""
     return {**coup_public(coup=coup), "betting_closes_at": coup.betting_closes_at}
-
-
-def _money_or_none(value: str | None) -> Decimal | None:
-    return None if value is None else money(value)
 
 
 # --- Shoes ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
 from tables.players import dealer_display_name
-from tables.selectors import coup_public, coup_rules_snapshot, rules_from_snapshot, table_current_coup, table_dealer
+from tables.selectors import coup_public, table_coup_rules, table_current_coup, table_dealer
 
 
 def shoe_roadmap(*, shoe: Shoe | None) -> dict:
@@ -40,9 +40,9 @@ def table_snapshot(*, table: Table) -> dict:
     """Everything a browser needs to draw the table from scratch (JSON-ready, amounts as strings)."""
     coup = table_current_coup(table=table)
     shoe = coup.shoe if coup is not None else table.shoes.filter(state=Shoe.State.IN_PLAY).first()
-    rules = coup_rules_snapshot(table=table)
     session = table_dealer(table=table)
-    paytables = rules_from_snapshot(rules).paytables()
+    rules = table_coup_rules(table=table)
+    paytables = rules.table.paytables()
     return {
         "table": {
             "code": table.code,
@@ -50,7 +50,7 @@ def table_snapshot(*, table: Table) -> dict:
             "is_open": table.is_open,
             "dealing_mode": table.dealing_mode,
             "dealer": dealer_display_name(session.dealer) if session else None,
-            "rules": rules,
+            "rules": rules.to_json(),
             "payouts": {bet: paytable.odds_label() for bet, paytable in paytables.items()},
         },
         "shoe": shoe.number if shoe is not None else None,

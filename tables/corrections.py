@@ -22,6 +22,7 @@ from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_only_locked
 from tables.models import Coup, ResultCorrection
+from tables.selectors import coup_rules
 
 User = AbstractBaseUser
 PERMISSION = "tables.correct_result"
@@ -41,7 +42,7 @@ def corrected_result(*, coup: Coup, player_cards: str, banker_cards: str) -> Cou
         result = resolve_hands(player, banker)
     except (InvalidCardError, DealingError) as error:
         raise TableError(f"the corrected cards are not a coup: {error}") from None
-    decks = coup.rules["decks"]
+    decks = coup_rules(coup=coup).table.decks
     for card in set(player + banker):
         if (player + banker).count(card) > decks:
             raise TableError(f"{card.code} appears more than {decks} times: a {decks}-deck shoe has no more")

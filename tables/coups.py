@@ -21,9 +21,9 @@ from tables.models import Coup, DealtCard, Table, VoidReason
 from tables.selectors import (
     coup_deal_state,
     coup_public,
-    coup_rules_snapshot,
     player_display_names,
     shoe_is_finished,
+    table_coup_rules,
     table_live_coup,
     table_shoe_in_play,
 )
@@ -59,7 +59,7 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
         number=shoe.coups_started,
         round_id=Coup.new_round_id(table.code),
         no_bet=no_bet,
-        rules=coup_rules_snapshot(table=table),
+        rules=table_coup_rules(table=table).to_json(),
         betting_closes_at=now if no_bet else now + timedelta(seconds=table.betting_seconds),
         dealer=session.dealer if session else None,
     )

@@ -10,47 +10,37 @@ from django.contrib.auth.models import AbstractBaseUser
 from baccarat.cards import Card
 from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
-from baccarat.rules import TableRules
+from baccarat.rules import BetLimits, CoupRules, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState
 from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
 from tables.players import default_display_name
 
 
-def coup_rules_snapshot(*, table: Table) -> dict:
-    """The rules and limits a coup plays by, frozen when it opens (amounts as strings)."""
-    return {
-        "decks": table.decks,
-        "burn": table.burn_procedure,
-        "cut_card_from_bottom": table.cut_card_from_bottom,
-        "cut_card_rule": table.cut_card_rule,
-        "commission": table.commission,
-        "tie_pays": table.tie_pays,
-        "side_bets": list(table.side_bets),
-        "forbid_player_and_banker": table.forbid_player_and_banker,
-        "betting_seconds": table.betting_seconds,
-        "max_differential": str(table.max_differential),
-        "limits": {
-            limit.bet_type: {
-                "min": str(limit.minimum),
-                "max": str(limit.maximum),
-                "table_max": None if limit.table_maximum is None else str(limit.table_maximum),
-            }
+def table_coup_rules(*, table: Table) -> CoupRules:
+    """The rules and limits a coup opened now at the table would play by."""
+    return CoupRules(
+        table=TableRules(
+            decks=table.decks,
+            burn=table.burn_procedure,
+            cut_card_from_bottom=table.cut_card_from_bottom,
+            cut_card_rule=table.cut_card_rule,
+            commission=table.commission,
+            tie_pays=table.tie_pays,
+            side_bets=tuple(table.side_bets),
+            forbid_player_and_banker=table.forbid_player_and_banker,
+        ),
+        betting_seconds=table.betting_seconds,
+        max_differential=table.max_differential,
+        limits={
+            limit.bet_type: BetLimits(minimum=limit.minimum, maximum=limit.maximum, table_maximum=limit.table_maximum)
             for limit in table.limits.all()
         },
-    }
-
-
-def rules_from_snapshot(snapshot: dict) -> TableRules:
-    return TableRules(
-        decks=snapshot["decks"],
-        burn=snapshot["burn"],
-        cut_card_from_bottom=snapshot["cut_card_from_bottom"],
-        cut_card_rule=snapshot["cut_card_rule"],
-        commission=snapshot["commission"],
-        tie_pays=snapshot["tie_pays"],
-        side_bets=tuple(snapshot["side_bets"]),
-        forbid_player_and_banker=snapshot["forbid_player_and_banker"],
     )
+
+
+def coup_rules(*, coup: Coup) -> CoupRules:
+    """The rules and limits the coup plays by, as frozen when it opened."""
+    return CoupRules.from_json(coup.rules)
 
 
 def table_live_coup(*, table: Table) -> Coup | None:

@@ -17,7 +17,7 @@ from baccarat.cards import parse_cards
 from baccarat.coup import CoupDeal
 from casino.two_factor import staff_device
 from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
-from tables.selectors import coup_rules_snapshot
+from tables.selectors import table_coup_rules
 
 # bet type: (minimum, maximum, table maximum)
 TABLE_LIMITS = {
@@ -110,7 +110,7 @@ class CoupFactory(factory.django.DjangoModelFactory):
     number = factory.LazyAttribute(lambda coup: coup.shoe.coups.count() + 1)
     round_id = factory.LazyAttribute(lambda coup: Coup.new_round_id(coup.table.code))
     state = Coup.State.BETTING
-    rules = factory.LazyAttribute(lambda coup: coup_rules_snapshot(table=coup.table))
+    rules = factory.LazyAttribute(lambda coup: table_coup_rules(table=coup.table).to_json())
 
 
 def coup_resolve(coup: Coup, cards: str) -> Coup:

@@ -16,7 +16,7 @@ from django.db.models.functions import Coalesce, Lag
 
 from casino.money import HALF_CENT, MONEY
 from tables.models import Coup, DealtCard
-from tables.selectors import rules_from_snapshot
+from tables.selectors import coup_rules
 from wagering.models import (
     ZERO,
     Account,
@@ -221,7 +221,7 @@ def _correction_problems() -> list[str]:
     problems = []
     corrected = Coup.objects.filter(corrected_at__isnull=False, state=Coup.State.SETTLED)
     for coup in corrected:
-        result, paytables = coup.result(), rules_from_snapshot(coup.rules).paytables()
+        result, paytables = coup.result(), coup_rules(coup=coup).table.paytables()
         latest = {each.bet_id: each for each in BetAdjustment.objects.filter(bet__coup=coup).order_by("pk")}
         for bet in coup.bets.filter(state=Bet.State.SETTLED).select_related("settlement"):
             returned = latest[bet.pk].returned_after if bet.pk in latest else bet.settlement.returned

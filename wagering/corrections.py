@@ -23,7 +23,7 @@ from django.db.models import Sum
 from baccarat.coup import CoupResult
 from casino.live import user_events_send
 from tables.models import Coup, ResultCorrection
-from tables.selectors import rules_from_snapshot
+from tables.selectors import coup_rules
 from wagering.ledger import ledger_post
 from wagering.locks import wallets_locked
 from wagering.models import (
@@ -144,7 +144,7 @@ def coup_resettle(
 def _changes(*, coup: Coup, result: CoupResult) -> list[_Change]:
     """The coup's settled bets whose return the corrected result changes, with what they return so far:
     their settlement's, or their latest adjustment's."""
-    paytables = rules_from_snapshot(coup.rules).paytables()
+    paytables = coup_rules(coup=coup).table.paytables()
     bets = Bet.objects.filter(coup=coup, state=Bet.State.SETTLED).select_related("settlement").order_by("pk")
     latest = {
         adjustment.bet_id: adjustment for adjustment in BetAdjustment.objects.filter(bet__coup=coup).order_by("pk")

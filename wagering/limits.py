@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 
 from baccarat.coup import BANKER, PLAYER
+from baccarat.rules import BetLimits
 from tables.models import Coup, PersonalLimitMarker
 from wagering.amounts import bet_label
 from wagering.errors import BetRejected
@@ -16,7 +17,6 @@ from wagering.models import (
     ZERO,
 )
 from wagering.selectors import (
-    BetLimitSnapshot,
     coup_max_differential,
 )
 
@@ -26,7 +26,7 @@ User = AbstractBaseUser
 def bet_limits_check(
     *,
     bet_type: str,
-    limit: BetLimitSnapshot,
+    limit: BetLimits,
     marker: PersonalLimitMarker | None,
     own: tuple[Decimal, Decimal],
     table: tuple[Decimal, Decimal],

@@ -19,6 +19,7 @@ from casino.live import table_event_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
 from tables.models import AuditLog, Coup
+from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, amounts_as_strings, bet_label
 from wagering.errors import BetRejected
 from wagering.ledger import ledger_post
@@ -104,7 +105,7 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
     table_before, own_before = open_stakes.table, open_stakes.own
     table_after = totals_added(table_before, stakes)
     own_after = totals_added(own_before, stakes)
-    if coup.rules.get("forbid_player_and_banker", True) and own_after.get(PLAYER) and own_after.get(BANKER):
+    if coup_rules(coup=coup).table.forbid_player_and_banker and own_after.get(PLAYER) and own_after.get(BANKER):
         raise BetRejected(
             "player_and_banker",
             f"a player may not bet both Player and Banker in one coup: this would make {own_after[PLAYER]} "

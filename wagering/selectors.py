@@ -15,8 +15,9 @@ from django.db.models import Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
+from baccarat.rules import BetLimits, CoupRules
 from tables.models import Coup, PersonalLimitMarker, Table
-from tables.selectors import rules_from_snapshot
+from tables.selectors import coup_rules
 from wagering.models import (
     ZERO,
     Account,
@@ -35,31 +36,13 @@ def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[st
     return BetSettlement.Outcome(paytable.outcome(result)), paytable.payout(stake, result)
 
 
-@dataclass(frozen=True)
-class BetLimitSnapshot:
-    """A bet type's limits as the coup opened with them (seed 000 §6.1.3: ``table_maximum``)."""
-
-    minimum: Decimal
-    maximum: Decimal
-    table_maximum: Decimal | None
-
-
-def coup_limits(*, coup: Coup) -> dict[str, BetLimitSnapshot]:
+def coup_limits(*, coup: Coup) -> dict[str, BetLimits]:
     """The limits of every bet type the coup offers: offered by its rules and with limits."""
-    offered = rules_from_snapshot(coup.rules).bet_types
-    return {
-        bet_type: BetLimitSnapshot(
-            minimum=money(limit["min"]),
-            maximum=money(limit["max"]),
-            table_maximum=None if limit.get("table_max") is None else money(limit["table_max"]),
-        )
-        for bet_type, limit in coup.rules["limits"].items()
-        if bet_type in offered
-    }
+    return coup_rules(coup=coup).offered_limits()
 
 
 def coup_max_differential(*, coup: Coup) -> Decimal:
-    return money(coup.rules["max_differential"])
+    return coup_rules(coup=coup).max_differential
 
 
 def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PersonalLimitMarker | None:
@@ -122,8 +105,8 @@ def coup_bet_totals_with_own(*, coup: Coup, user: User) -> CoupStakes:
 
 
 def largest_return(*, rules: dict, stakes: Mapping[str, Decimal]) -> Decimal:
-    """The most these stakes on one coup can bring back, by the coup's paytables (``rules``: its snapshot)."""
-    paytables = rules_from_snapshot(rules).paytables()
+    """The most these stakes on one coup can bring back, by the coup's paytables (``rules``: its stored rules)."""
+    paytables = CoupRules.from_json(rules).table.paytables()
     return sum((paytables[bet_type].largest_return(stake) for bet_type, stake in stakes.items()), ZERO)
 
 

@@ -16,7 +16,7 @@ from casino.live import table_event_send, user_events_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
 from tables.models import Coup
-from tables.selectors import rules_from_snapshot
+from tables.selectors import coup_rules
 from wagering.errors import SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post, rows_insert
 from wagering.locks import wallets_locked
@@ -104,7 +104,7 @@ def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
 
 def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
     """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
-    paytables = rules_from_snapshot(coup.rules).paytables()
+    paytables = coup_rules(coup=coup).table.paytables()
     closed = []
     for bet in bets:
         closed.append(ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))

@@ -1,0 +1,48 @@
+"""The coup's rules snapshot: one dataclass, read back exactly as stored, by every release's format."""
+
+from decimal import Decimal
+
+import pytest
+
+from baccarat.rules import BetLimits, CoupRules, TableRules
+
+# A coup's rules exactly as the release before this one stored them (tables.selectors then wrote the dict).
+STORED = {
+    "decks": 8,
+    "burn": "card",
+    "cut_card_from_bottom": 52,
+    "cut_card_rule": "one_more_coup",
+    "commission": True,
+    "tie_pays": 8,
+    "side_bets": ["player_pair", "banker_pair"],
+    "forbid_player_and_banker": True,
+    "betting_seconds": 15,
+    "max_differential": "5000.00",
+    "limits": {
+        "player": {"min": "1.00", "max": "1000.00", "table_max": None},
+        "tie": {"min": "1.00", "max": "100.00", "table_max": "500.00"},
+        "small": {"min": "1.00", "max": "50.00", "table_max": "250.00"},
+    },
+}
+
+
+def test_a_stored_snapshot_reads_back_and_writes_back_identically():
+    rules = CoupRules.from_json(STORED)
+    assert rules.to_json() == STORED
+    assert rules.table == TableRules(side_bets=("player_pair", "banker_pair"))
+    assert rules.max_differential == Decimal("5000.00") and rules.betting_seconds == 15
+    assert rules.limits["tie"] == BetLimits(Decimal("1.00"), Decimal("100.00"), Decimal("500.00"))
+
+
+def test_only_the_bets_the_coup_offers_have_limits_in_play_in_the_tables_order():
+    assert list(CoupRules.from_json(STORED).offered_limits()) == ["player", "tie"]  # small is not offered
+
+
+def test_a_snapshot_from_before_the_player_and_banker_rule_had_it_on():
+    older = {name: value for name, value in STORED.items() if name != "forbid_player_and_banker"}
+    assert CoupRules.from_json(older).table.forbid_player_and_banker is True
+
+
+def test_a_snapshot_with_impossible_rules_is_refused():
+    with pytest.raises(ValueError, match="tie pays"):
+        CoupRules.from_json({**STORED, "tie_pays": 7})
