@@ -14,7 +14,6 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection, connections
 
 from casino import lifecycle, settlement
@@ -83,11 +82,6 @@ class Interleaving:
         self.thread.join(WAIT_SECONDS * 2)
         assert not self.thread.is_alive(), "the competing call is stuck"
         return first, self.outcome["competitor"]
-
-
-@pytest.fixture
-def pit_boss(db):
-    return get_user_model().objects.create_user(username="boss", password="x", is_staff=True)
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from casino import lifecycle
 from partners import selectors as partner_selectors
 from tables.models import Shoe
 from tables.services import table_create, table_open
+from tests.casino.test_loop import step_until
 from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_resolve
-from tests.tables.test_game_loop import step_until
 
 
 def test_the_list_shows_every_table_with_its_rules_limits_and_current_coup(api, coup):

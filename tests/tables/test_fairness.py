@@ -16,7 +16,7 @@ from tables.models import AuditLog, DealtCard, Shoe
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.selectors import shoe_verify
 from tables.shoes import shoe_prepare
-from tests.tables.test_game_loop import step_until
+from tests.casino.test_loop import step_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
