@@ -161,14 +161,16 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
 def _coup_on_page(table: Table, round_id: str) -> Coup:
     coup = table_live_coup(table=table)
     if coup is None or coup.round_id != round_id:
-        raise TableError(f"coup {round_id} is no longer the coup in progress: the page was out of date")
+        raise TableError(
+            f"coup {round_id} is no longer the coup in progress: the page was out of date", code="page_out_of_date"
+        )
     return coup
 
 
 def _shoe_in_play(table: Table) -> Shoe:
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
-        raise TableError(f"table {table.code} has no shoe in play")
+        raise TableError(f"table {table.code} has no shoe in play", code="no_shoe_in_play")
     return shoe
 
 

@@ -41,11 +41,13 @@ def corrected_result(*, coup: Coup, player_cards: str, banker_cards: str) -> Cou
         player, banker = parse_cards(player_cards), parse_cards(banker_cards)
         result = resolve_hands(player, banker)
     except (InvalidCardError, DealingError) as error:
-        raise TableError(f"the corrected cards are not a coup: {error}") from None
+        raise TableError(f"the corrected cards are not a coup: {error}", code="invalid_cards") from None
     decks = coup_rules(coup=coup).table.decks
     for card in set(player + banker):
         if (player + banker).count(card) > decks:
-            raise TableError(f"{card.code} appears more than {decks} times: a {decks}-deck shoe has no more")
+            raise TableError(
+                f"{card.code} appears more than {decks} times: a {decks}-deck shoe has no more", code="too_many_copies"
+            )
     return result
 
 
@@ -56,16 +58,23 @@ def result_correction_request(
     """Ask for the coup's result to be corrected to these cards; another staff member decides."""
     _permission_check(actor)
     if not reason or not reason.strip():
-        raise TableError("a result correction needs a reason")
+        raise TableError("a result correction needs a reason", code="reason_required")
     coup = coup_only_locked(coup.pk)
     if coup.state not in CORRECTABLE_STATES:
-        raise TableError(f"coup {coup.round_id} is {coup.state}: only a resolved or settled result is corrected")
+        raise TableError(
+            f"coup {coup.round_id} is {coup.state}: only a resolved or settled result is corrected",
+            code="not_correctable",
+        )
     current = coup.result()
     corrected = corrected_result(coup=coup, player_cards=player_cards, banker_cards=banker_cards)
     if (corrected.player, corrected.banker) == (current.player, current.banker):
-        raise TableError(f"these are the cards coup {coup.round_id} already has: nothing to correct")
+        raise TableError(
+            f"these are the cards coup {coup.round_id} already has: nothing to correct", code="nothing_to_correct"
+        )
     if coup.corrections.filter(state=ResultCorrection.State.PENDING).exists():
-        raise TableError(f"coup {coup.round_id} already has a correction waiting for a decision")
+        raise TableError(
+            f"coup {coup.round_id} already has a correction waiting for a decision", code="correction_pending"
+        )
     try:
         with transaction.atomic():
             correction = ResultCorrection.objects.create(
@@ -78,7 +87,9 @@ def result_correction_request(
                 requested_by=actor,
             )
     except IntegrityError:  # a concurrent request won the race (one pending per coup)
-        raise TableError(f"coup {coup.round_id} already has a correction waiting for a decision") from None
+        raise TableError(
+            f"coup {coup.round_id} already has a correction waiting for a decision", code="correction_pending"
+        ) from None
     audit_record(
         action="result_correction_requested",
         actor=actor,
@@ -98,9 +109,11 @@ def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, Re
     coup = coup_only_locked(correction.coup_id)
     correction = ResultCorrection.objects.select_for_update().select_related("requested_by").get(pk=correction.pk)
     if correction.state != ResultCorrection.State.PENDING:
-        raise TableError(f"correction {correction.pk} is already {correction.state}")
+        raise TableError(f"correction {correction.pk} is already {correction.state}", code="already_decided")
     if correction.requested_by_id == actor.pk:
-        raise TableError("four eyes: a correction is decided by someone other than the person who requested it")
+        raise TableError(
+            "four eyes: a correction is decided by someone other than the person who requested it", code="four_eyes"
+        )
     return coup, correction
 
 
@@ -112,7 +125,9 @@ def result_correction_apply(
     roads, the audit and the notices, in one transaction."""
     coup, correction = _pending_locked(correction, actor)
     if coup.state not in CORRECTABLE_STATES:
-        raise TableError(f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected")
+        raise TableError(
+            f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected", code="not_correctable"
+        )
     result = correction.result()
     now = timezone.now()
     correction.state, correction.decided_by, correction.decided_at = ResultCorrection.State.APPROVED, actor, now
@@ -129,7 +144,7 @@ def result_correction_apply(
 def result_correction_reject(*, correction: ResultCorrection, actor: User, reason: str) -> ResultCorrection:
     """Refuse the correction: the result stays as recorded."""
     if not reason or not reason.strip():
-        raise TableError("rejecting a correction needs a reason")
+        raise TableError("rejecting a correction needs a reason", code="reason_required")
     coup, correction = _pending_locked(correction, actor)
     correction.state, correction.decided_by = ResultCorrection.State.REJECTED, actor
     correction.decided_at, correction.decision_reason = timezone.now(), reason.strip()

@@ -36,15 +36,15 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
     """Open the next coup for betting, with a server deadline (no-bet coups close at once)."""
     table = table_locked(table.pk)
     if not table.is_open:
-        raise TableError(f"table {table.code} is closed")
+        raise TableError(f"table {table.code} is closed", code="table_closed")
     if table_live_coup(table=table) is not None:
-        raise TableError(f"table {table.code} already has a coup in progress")
+        raise TableError(f"table {table.code} already has a coup in progress", code="coup_in_progress")
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
-        raise TableError(f"table {table.code} has no shoe in play")
+        raise TableError(f"table {table.code} has no shoe in play", code="no_shoe_in_play")
     shoe = shoe_locked(shoe.pk)
     if shoe_is_finished(shoe=shoe):
-        raise TableError(f"shoe {shoe.number} is finished: the cut card has come out")
+        raise TableError(f"shoe {shoe.number} is finished: the cut card has come out", code="shoe_finished")
     no_bet = table.no_bet_coups_ordered > 0
     if no_bet:
         table.no_bet_coups_ordered -= 1

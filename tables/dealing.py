@@ -29,24 +29,26 @@ def coup_deal_card(
     held until a pit boss decides (seed 000 §4.2-4.3, ``tables.holds``); it is returned as a ``HeldCard``.
     """
     if hand not in (None, *HANDS):
-        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}")
+        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}", code="invalid_hand")
     coup = coup_locked(coup)
     if coup.state not in (Coup.State.NO_MORE_BETS, Coup.State.DEALING):
-        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt")
+        raise TableError(
+            f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt", code="not_dealing"
+        )
     shoe = shoe_locked(coup.shoe_id)
     deal = coup_deal_state(coup=coup)
     expected = deal.next_hand()
     if expected is None:
-        raise TableError(f"coup {coup.round_id} is complete: resolve it")
+        raise TableError(f"coup {coup.round_id} is complete: resolve it", code="coup_complete")
     if shoe.has_card_order:
         if card is not None or hand is not None:
-            raise TableError("an automatic table deals from its RNG shoe: no card is entered")
+            raise TableError("an automatic table deals from its RNG shoe: no card is entered", code="rng_shoe")
         dealer = shoe_dealer(shoe, cards_in_coup=len(deal.order))
         drawn = dealer.draw()
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
     else:
         if card is None:
-            raise TableError("enter the card dealt")
+            raise TableError("enter the card dealt", code="card_required")
         drawn = Card.parse(card)
         _card_copies_check(shoe=shoe, card=drawn)
         if hand not in (None, expected):
@@ -92,19 +94,6 @@ def _card_copies_check(*, shoe: Shoe, card: Card) -> None:
     if out >= shoe.decks:
         raise TableError(
             f"{card.code} cannot come out of shoe {shoe.number}: its {shoe.decks} decks hold {shoe.decks} "
-            f"and {out} are already out"
-        )
-
-
-def _card_copies_check(*, shoe: Shoe, card: Card) -> None:
-    """A physical shoe holds ``decks`` copies of each card: one more cannot have come out of it."""
-    out = (
-        DealtCard.objects.filter(shoe=shoe, card=card.code).count()
-        + HeldCard.objects.filter(shoe=shoe, card=card.code, dealt_card__isnull=True).count()
-        + (shoe.burn_shown == card.code)
-    )
-    if out >= shoe.decks:
-        raise TableError(
-            f"{card.code} cannot come out of shoe {shoe.number}: its {shoe.decks} decks hold {shoe.decks} "
-            f"and {out} are already out"
+            f"and {out} are already out",
+            code="too_many_copies",
         )

@@ -84,10 +84,12 @@ def coup_hold_for_card(
 def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     """A pit boss holds a live coup by hand: bets, cards and the result wait until released or voided."""
     if not reason.strip():
-        raise TableError("holding a coup needs a reason")
+        raise TableError("holding a coup needs a reason", code="reason_required")
     coup = coup_locked(coup)
     if coup.state not in (Coup.State.BETTING, Coup.State.NO_MORE_BETS, Coup.State.DEALING):
-        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held")
+        raise TableError(
+            f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held", code="not_live"
+        )
     audit_record(
         action="coup_held",
         actor=actor,
@@ -104,7 +106,7 @@ def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
 def _held_coup(coup: Coup) -> Coup:
     coup = coup_locked(coup)
     if coup.state != Coup.State.HELD:
-        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held")
+        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held", code="not_held")
     return coup
 
 
@@ -116,11 +118,12 @@ def _pending_card(coup: Coup) -> HeldCard | None:
 def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     """Release a coup held by hand: it goes on from where it was held."""
     if not reason.strip():
-        raise TableError("releasing a coup needs a reason")
+        raise TableError("releasing a coup needs a reason", code="reason_required")
     coup = _held_coup(coup)
     if _pending_card(coup) is not None:
         raise TableError(
-            f"coup {coup.round_id} holds a card entered for the wrong hand: put it in order or void the coup"
+            f"coup {coup.round_id} holds a card entered for the wrong hand: put it in order or void the coup",
+            code="held_card_pending",
         )
     state = coup.held_from
     audit_record(
@@ -139,7 +142,7 @@ def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
 def _decided_card(coup: Coup, actor: User | None) -> HeldCard:
     card = _pending_card(coup)
     if card is None:
-        raise TableError(f"coup {coup.round_id} holds no card entered for the wrong hand")
+        raise TableError(f"coup {coup.round_id} holds no card entered for the wrong hand", code="no_held_card")
     card.decided_by = actor if actor is not None and actor.is_authenticated else None
     card.decided_at = timezone.now()
     return card
@@ -152,7 +155,7 @@ def held_card_deal_in_this_coup(*, coup: Coup, actor: User | None, reason: str =
     held = _decided_card(coup, actor)
     deal = coup_deal_state(coup=coup)
     if deal.next_hand() != held.next_hand:
-        raise TableError(f"the {held.next_hand} hand no longer takes the next card: void the coup")
+        raise TableError(f"the {held.next_hand} hand no longer takes the next card: void the coup", code="hand_passed")
     deal.add(Card.parse(held.card))
     dealt = DealtCard.objects.create(
         coup=coup,
@@ -186,10 +189,13 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
     held = _decided_card(coup, actor)
     shoe = coup.shoe
     if shoe.last_coup is not None and coup.number >= shoe.last_coup:
-        raise TableError(f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup")
+        raise TableError(
+            f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup", code="last_coup_of_shoe"
+        )
     if HeldCard.objects.filter(shoe=shoe, outcome=HeldCard.Outcome.NEXT_COUP).exists():
         raise TableError(
-            f"a card of shoe {shoe.number} is already kept for the next coup: deal this one in this coup, or void"
+            f"a card of shoe {shoe.number} is already kept for the next coup: deal this one in this coup, or void",
+            code="card_already_kept",
         )
     held.outcome = HeldCard.Outcome.NEXT_COUP
     held.save(update_fields=["outcome", "decided_by", "decided_at"])

@@ -76,7 +76,7 @@ def _rules_check(table: Table) -> None:
         table.full_clean()
         table.game_rules()
     except (ValidationError, ValueError, TypeError) as error:
-        raise TableError(f"invalid rules: {error}") from error
+        raise TableError(f"invalid rules: {error}", code="invalid_rules") from error
 
 
 # --- Tables, rules and limits ---------------------------------------------------------------
@@ -86,7 +86,7 @@ def _rules_check(table: Table) -> None:
 def table_create(*, code: str, name: str, actor: User | None = None, **rules: object) -> Table:
     unknown = set(rules) - set(RULE_FIELDS)
     if unknown:
-        raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}")
+        raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}", code="unknown_rule")
     table = Table(code=code, name=name, **rules)
     _rules_check(table)
     table.save()
@@ -111,7 +111,7 @@ def table_create(*, code: str, name: str, actor: User | None = None, **rules: ob
 def table_open(*, table: Table, actor: User | None = None, reason: str = "") -> Table:
     table = table_locked(table.pk)
     if table.is_open:
-        raise TableError(f"table {table.code} is already open")
+        raise TableError(f"table {table.code} is already open", code="already_open")
     table.is_open = True
     table.save(update_fields=["is_open"])
     audit_record(action="table_opened", actor=actor, table=table, obj=table, reason=reason)
@@ -124,7 +124,7 @@ def table_close(*, table: Table, actor: User | None = None, reason: str = "") ->
     """Close a table: no new coup opens; a coup already dealing is finished."""
     table = table_locked(table.pk)
     if not table.is_open:
-        raise TableError(f"table {table.code} is already closed")
+        raise TableError(f"table {table.code} is already closed", code="already_closed")
     table.is_open = False
     table.save(update_fields=["is_open"])
     audit_record(action="table_closed", actor=actor, table=table, obj=table, reason=reason)
@@ -137,11 +137,13 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
     """Change rules; they take effect at the next coup (each coup plays by its own snapshot)."""
     unknown = set(changes) - set(RULE_FIELDS)
     if unknown:
-        raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}")
+        raise TableError(f"unknown rule(s): {', '.join(sorted(unknown))}", code="unknown_rule")
     table = table_locked(table.pk)
     mode = changes.get("dealing_mode", table.dealing_mode)
     if mode != table.dealing_mode and table.shoes.filter(state__in=[Shoe.State.PREPARED, Shoe.State.IN_PLAY]).exists():
-        raise TableError("the dealing mode changes only between shoes: finish or replace the shoe first")
+        raise TableError(
+            "the dealing mode changes only between shoes: finish or replace the shoe first", code="shoe_in_play"
+        )
     before = _rules_of(table)
     for field, value in changes.items():
         setattr(table, field, _money(value, "the maximum differential") if field == "max_differential" else value)
@@ -171,10 +173,10 @@ def bet_limit_set(
     reason: str = "",
 ) -> BetLimit:
     if bet_type not in game_rules.MAIN_BETS + game_rules.SIDE_BETS:
-        raise TableError(f"unknown bet type {bet_type!r}")
+        raise TableError(f"unknown bet type {bet_type!r}", code="unknown_bet_type")
     low, high = _money(minimum, "the minimum"), _money(maximum, "the maximum")
     if high < low:
-        raise TableError(f"the maximum {high} is below the minimum {low}")
+        raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
     table_high = None if table_maximum in (None, "") else _money(table_maximum, "the table maximum")
     limit = BetLimit.objects.select_for_update().filter(table=table, bet_type=bet_type).first()
     before = (
@@ -194,7 +196,7 @@ def bet_limit_set(
 def no_bet_coups_order(*, table: Table, actor: User | None, count: int, reason: str) -> Table:
     """The next ``count`` coups take no bets (seed 000 §3.1.2, §5.1.6)."""
     if not isinstance(count, int) or not 1 <= count <= 10:
-        raise TableError("order between 1 and 10 no-bet coups")
+        raise TableError("order between 1 and 10 no-bet coups", code="no_bet_coups_out_of_range")
     table = table_locked(table.pk)
     before = table.no_bet_coups_ordered
     table.no_bet_coups_ordered += count
@@ -228,10 +230,10 @@ def limit_marker_grant(
 ) -> PersonalLimitMarker:
     low, high = _money(minimum, "the minimum"), _money(maximum, "the maximum")
     if high < low:
-        raise TableError(f"the maximum {high} is below the minimum {low}")
+        raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
     valid_from = valid_from or timezone.now()
     if valid_until is not None and valid_until <= valid_from:
-        raise TableError("a marker must end after it starts")
+        raise TableError("a marker must end after it starts", code="invalid_period")
     marker = PersonalLimitMarker.objects.create(
         table=table,
         player=player,
@@ -257,7 +259,7 @@ def limit_marker_grant(
 def limit_marker_revoke(*, marker: PersonalLimitMarker, actor: User | None, reason: str) -> PersonalLimitMarker:
     marker = PersonalLimitMarker.objects.select_for_update().get(pk=marker.pk)
     if marker.revoked_at is not None:
-        raise TableError("this marker is already revoked")
+        raise TableError("this marker is already revoked", code="already_revoked")
     marker.revoked_at = timezone.now()
     marker.save(update_fields=["revoked_at"])
     audit_record(action="limit_marker_revoked", actor=actor, table=marker.table, obj=marker, reason=reason)
@@ -290,7 +292,7 @@ def dealer_logout(*, table: Table, actor: User | None = None) -> DealerSession:
     table = table_locked(table.pk)
     session = table.dealer_sessions.filter(ended_at__isnull=True).first()
     if session is None:
-        raise TableError(f"no dealer is logged in at {table.code}")
+        raise TableError(f"no dealer is logged in at {table.code}", code="no_dealer")
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
     audit_record(
@@ -305,15 +307,15 @@ def player_nickname_set(*, user: User, nickname: str) -> PlayerProfile:
     """The name the player appears under to other players (``tables.players``); an empty one
     goes back to the masked default. Anything else refused (``TableError``) changes nothing."""
     if not isinstance(nickname, str):
-        raise TableError("a nickname is text")
+        raise TableError("a nickname is text", code="invalid_nickname")
     nickname = nickname.strip()
     if not user.is_authenticated or user.is_staff:
-        raise TableError("only players have a nickname")
+        raise TableError("only players have a nickname", code="not_a_player")
     if nickname:
         staff = get_user_model().objects.filter(is_staff=True).values_list("username", flat=True)
         problem = nickname_problem(nickname, staff_usernames={username.casefold() for username in staff})
         if problem:
-            raise TableError(problem)
+            raise TableError(problem, code="invalid_nickname")
     profile, _ = PlayerProfile.objects.select_for_update().get_or_create(user=user)
     before = profile.nickname
     profile.nickname = nickname

@@ -33,9 +33,11 @@ def shoe_prepare(
     automatic = table.dealing_mode == Table.DealingMode.AUTOMATIC
     method = shuffle_method or (Shoe.ShuffleMethod.RNG if automatic else Shoe.ShuffleMethod.TABLE)
     if automatic != (method == Shoe.ShuffleMethod.RNG):
-        raise TableError("automatic tables use RNG shoes; dealer tables use physical shoes")
+        raise TableError(
+            "automatic tables use RNG shoes; dealer tables use physical shoes", code="wrong_shuffle_method"
+        )
     if method == Shoe.ShuffleMethod.PRELIMINARY and not seal_number:
-        raise TableError("a preliminary (sealed) shuffle needs its seal number")
+        raise TableError("a preliminary (sealed) shuffle needs its seal number", code="seal_number_required")
     table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
     last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
     order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
@@ -78,9 +80,9 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
     table = table_locked(shoe.table_id)  # the lock order: table, then shoe
     shoe = shoe_locked(shoe.pk)
     if shoe.state != Shoe.State.PREPARED:
-        raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared")
+        raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared", code="not_prepared")
     if table_shoe_in_play(table=table) is not None:
-        raise TableError(f"table {table.code} already has a shoe in play")
+        raise TableError(f"table {table.code} already has a shoe in play", code="shoe_in_play")
     if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
         table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
         table.save(update_fields=["no_bet_coups_ordered"])
@@ -91,7 +93,7 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
     else:
         if burn_card is None:
-            raise TableError("enter the card shown for the burn")
+            raise TableError("enter the card shown for the burn", code="burn_card_required")
         shown = Card.parse(burn_card)
         shoe.burn_shown, shoe.position = shown.code, 1 + burn_count(shown)
     shoe.state, shoe.started_at = Shoe.State.IN_PLAY, timezone.now()
@@ -120,9 +122,9 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
 def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False, reason: str = "") -> Shoe:
     shoe = shoe_locked(shoe.pk)
     if shoe.state in (Shoe.State.FINISHED, Shoe.State.DISCARDED):
-        raise TableError(f"shoe {shoe.number} is already {shoe.state}")
+        raise TableError(f"shoe {shoe.number} is already {shoe.state}", code="shoe_over")
     if shoe.coups.filter(state__in=Coup.LIVE_STATES).exists():
-        raise TableError(f"shoe {shoe.number} has a coup in progress")
+        raise TableError(f"shoe {shoe.number} has a coup in progress", code="coup_in_progress")
     kept_card_discard(shoe=shoe, actor=actor)
     shoe.state = Shoe.State.DISCARDED if discard else Shoe.State.FINISHED
     shoe.finished_at = timezone.now()
@@ -159,9 +161,9 @@ def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
     """
     shoe = shoe_locked(shoe.pk)
     if shoe.state != Shoe.State.IN_PLAY or shoe.has_card_order:
-        raise TableError("only a physical shoe in play reports its cut card")
+        raise TableError("only a physical shoe in play reports its cut card", code="not_a_physical_shoe")
     if shoe.last_coup is not None:
-        raise TableError(f"the cut card of shoe {shoe.number} is already out")
+        raise TableError(f"the cut card of shoe {shoe.number} is already out", code="cut_card_already_out")
     live = table_live_coup(table=shoe.table)
     if live is None or not live.cards.exists():
         shoe.last_coup = shoe.coups_started + (0 if live is not None else 1)
