@@ -32,11 +32,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, Verdicts, baseline_seconds, bench_database_reset, django_setup, percentile
-from casino import lifecycle
-from tables.coups import coup_open
-from tables.dealing import coup_deal_card
-from tables.services import table_create, table_open
-from tables.shoes import shoe_prepare, shoe_start
 
 TARGET_P99_MS = 250.0
 TARGET_RSS_MB = 400.0
@@ -173,6 +168,9 @@ def peak_rss_mb(pid: int) -> float:
 def table_with_shoe():
     from django.contrib.auth import get_user_model
 
+    from tables.services import table_create, table_open
+    from tables.shoes import shoe_prepare, shoe_start
+
     boss = get_user_model().objects.create_user(username="fanout-boss")
     table = table_create(code=TABLE_CODE, name="Fan-out", actor=boss)
     table = table_open(table=table, actor=boss)
@@ -184,7 +182,10 @@ def coup_play(table) -> tuple[str, float]:
     """One coup at the table loop's pace; the round id and the time its resolution committed."""
     from django.db import transaction
 
+    from casino import lifecycle
     from casino.loop import CARD_INTERVAL
+    from tables.coups import coup_open
+    from tables.dealing import coup_deal_card
     from tables.selectors import coup_deal_state
 
     coup = coup_open(table=table)

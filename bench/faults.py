@@ -25,10 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_database_reset, django_setup
-from tables.services import table_close, table_create, table_open
-from wagering.cancellation import bet_batch_undo
-from wagering.placement import bet_batch_place
-from wagering.wallets import wallet_deposit
 
 SETTLE_SECONDS = 180  # to finish the last coups once the faults stop
 BETS = [{"player": "10.00"}, {"banker": "25.00"}, {"tie": "5.00"}, {"player": "5.00", "tie": "1.00"}]
@@ -50,7 +46,9 @@ def players_bet(players: list, stop: threading.Event, outcomes: Outcomes) -> Non
     from django.utils import timezone
 
     from tables.models import Coup
+    from wagering.cancellation import bet_batch_undo
     from wagering.errors import WageringError
+    from wagering.placement import bet_batch_place
 
     while not stop.is_set():
         coup = Coup.objects.filter(state=Coup.State.BETTING, betting_closes_at__gt=timezone.now()).first()
@@ -89,6 +87,9 @@ def finished() -> bool:
 
 
 def main() -> int:
+    from tables.services import table_close, table_create, table_open
+    from wagering.wallets import wallet_deposit
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--players", type=int, default=40)

@@ -34,11 +34,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, django_setup
-from tables.coups import coup_open
-from tables.services import bet_limit_set, table_create, table_open
-from tables.shoes import shoe_prepare, shoe_start
-from wagering.placement import PLACEMENT_SQL, sql_with_tables
-from wagering.wallets import wallet_deposit
 
 NAME, REDIS_DB = "punto_bench_placement", 5
 PGBENCH_DATABASE = "punto_bench_pgbench"
@@ -68,6 +63,9 @@ def wrk_installed() -> str:
 
 def tables_with_open_coups() -> list:
     """Open tables, each with a coup whose betting window outlasts the run (no table loop runs)."""
+    from tables.coups import coup_open
+    from tables.services import bet_limit_set, table_create, table_open
+    from tables.shoes import shoe_prepare, shoe_start
 
     coups = []
     for number in range(1, TABLES + 1):
@@ -107,6 +105,8 @@ def ui_clients(coups: list, count: int) -> list[str]:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.utils.crypto import get_random_string
+
+    from wagering.wallets import wallet_deposit
 
     session_store = import_module(settings.SESSION_ENGINE).SessionStore
     lines = []
@@ -263,6 +263,7 @@ def database_only_tps(*, seconds: int) -> float:
     from django.conf import settings
     from django.db import connection
 
+    from wagering.placement import PLACEMENT_SQL, sql_with_tables
     from wagering.selectors import totals_with_own_sql
 
     with connection.cursor() as cursor:

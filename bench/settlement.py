@@ -20,7 +20,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import Verdicts, baseline_seconds, bench_database_reset, django_setup, timed
-from casino.settlement import coup_settle
 
 TARGET_SECONDS = 1.0
 MAX_LINEARITY = 15.0
@@ -202,6 +201,7 @@ def coup_resolve(coup, cards: str) -> None:
 
 def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float]:
     """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes."""
+    from casino.settlement import coup_settle
 
     coup = coup_create(table, index=index)
     bets = bets_place(coup, user_ids)
