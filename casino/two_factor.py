@@ -53,7 +53,7 @@ def staff_totp_device_issue(
     """Give a staff account its TOTP device (the only one it has); ``replace`` discards the old one first."""
     if not user.is_staff:
         raise StaffDeviceError(f"{user.get_username()} is not a staff account: players sign in without a code")
-    devices = TOTPDevice.objects.select_for_update().filter(user=user)
+    devices = TOTPDevice.objects.select_for_update(of=("self",)).filter(user=user)
     if devices.exists() and not replace:
         raise StaffDeviceError(f"{user.get_username()} already has a two-factor device: replace it explicitly")
     devices.delete()

@@ -65,7 +65,7 @@ def webhook_delivery_attempt(*, delivery_id: int, final: bool) -> bool:
 @transaction.atomic
 def _attempt_record(*, delivery_id: int, status_code: int | None, error: str, final: bool) -> bool:
     """Record an attempt (an empty ``error`` means delivered); True when there is nothing more to try."""
-    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery_id)
+    delivery = WebhookDelivery.objects.select_for_update(of=("self",)).get(pk=delivery_id)
     if delivery.status != WebhookDelivery.Status.PENDING:  # a concurrent attempt finished it
         return True
     delivered = not error

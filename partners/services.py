@@ -86,7 +86,7 @@ def partner_update(*, partner: Partner, changes: Mapping[str, object], actor: Us
     unknown = set(changes) - set(PARTNER_EDITABLE_FIELDS)
     if unknown:
         raise PartnerRejected("invalid_partner", f"cannot change {', '.join(sorted(unknown))} of a partner")
-    partner = Partner.objects.select_for_update().get(pk=partner.pk)
+    partner = Partner.objects.select_for_update(of=("self",)).get(pk=partner.pk)
     before = {field: getattr(partner, field) for field in PARTNER_EDITABLE_FIELDS}
     for field, value in changes.items():
         setattr(partner, field, value)
@@ -131,7 +131,7 @@ def partner_api_key_create(*, partner: Partner, name: str = "", actor: User | No
 @transaction.atomic
 def partner_api_key_revoke(*, api_key: PartnerApiKey, actor: User | None = None, reason: str = "") -> PartnerApiKey:
     """Revoke a key: from now on it answers 401."""
-    api_key = PartnerApiKey.objects.select_for_update().select_related("partner").get(pk=api_key.pk)
+    api_key = PartnerApiKey.objects.select_for_update(of=("self",)).select_related("partner").get(pk=api_key.pk)
     if api_key.revoked_at is not None:
         raise PartnerRejected("already_revoked", f"API key {api_key.prefix} is already revoked")
     api_key.revoked_at = timezone.now()

@@ -87,7 +87,7 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint
         webhook_target_check(url)
     except WebhookTargetRefused as error:
         raise PartnerRejected("invalid_url", str(error), {"url": url}) from None
-    partner = Partner.objects.select_for_update().get(pk=partner.pk)  # one registration at a time
+    partner = Partner.objects.select_for_update(of=("self",)).get(pk=partner.pk)  # one registration at a time
     if WebhookEndpoint.objects.filter(partner=partner, is_active=True).count() >= MAX_ACTIVE_ENDPOINTS:
         raise PartnerRejected(
             "too_many_webhooks",
@@ -108,7 +108,7 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint
 @transaction.atomic
 def webhook_secrets_reencrypt(*, actor: User | None = None) -> int:
     """Key rotation: every endpoint's signing secret encrypted again with the first key."""
-    endpoints = list(WebhookEndpoint.objects.select_for_update().order_by("pk"))
+    endpoints = list(WebhookEndpoint.objects.select_for_update(of=("self",)).order_by("pk"))
     for endpoint in endpoints:
         endpoint.secret_encrypted = reencrypt(endpoint.secret_encrypted)
     WebhookEndpoint.objects.bulk_update(endpoints, ["secret_encrypted"])
@@ -121,7 +121,7 @@ def webhook_secrets_reencrypt(*, actor: User | None = None) -> int:
 @transaction.atomic
 def webhook_endpoint_disable(*, endpoint: WebhookEndpoint, actor: User | None = None) -> WebhookEndpoint:
     """Stop sending to the endpoint (its deliveries stay on record; pending ones fail)."""
-    endpoint = WebhookEndpoint.objects.select_for_update().select_related("partner").get(pk=endpoint.pk)
+    endpoint = WebhookEndpoint.objects.select_for_update(of=("self",)).select_related("partner").get(pk=endpoint.pk)
     if not endpoint.is_active:
         raise PartnerRejected("webhook_disabled", f"webhook endpoint {endpoint.pk} is already deleted")
     endpoint.is_active, endpoint.disabled_at = False, timezone.now()
@@ -320,7 +320,7 @@ def _deliveries_send(delivery_ids: list[int]) -> None:
 @transaction.atomic
 def webhook_delivery_resend(*, delivery: WebhookDelivery, actor: User | None) -> WebhookDelivery:
     """Send a failed delivery again (from the admin), with a fresh set of attempts."""
-    delivery = WebhookDelivery.objects.select_for_update().select_related("endpoint").get(pk=delivery.pk)
+    delivery = WebhookDelivery.objects.select_for_update(of=("self",)).select_related("endpoint").get(pk=delivery.pk)
     if delivery.status != WebhookDelivery.Status.FAILED:
         raise PartnerRejected("not_failed", f"delivery {delivery.pk} is {delivery.status}: only a failed one is resent")
     if not delivery.endpoint.is_active:

@@ -107,7 +107,9 @@ def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, Re
     pending and the actor is not its requester."""
     _permission_check(actor)
     coup = coup_only_locked(correction.coup_id)
-    correction = ResultCorrection.objects.select_for_update().select_related("requested_by").get(pk=correction.pk)
+    correction = (
+        ResultCorrection.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=correction.pk)
+    )
     if correction.state != ResultCorrection.State.PENDING:
         raise TableError(f"correction {correction.pk} is already {correction.state}", code="already_decided")
     if correction.requested_by_id == actor.pk:

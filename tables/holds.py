@@ -111,7 +111,7 @@ def _held_coup(coup: Coup) -> Coup:
 
 
 def _pending_card(coup: Coup) -> HeldCard | None:
-    return coup.held_cards.select_for_update().filter(outcome=HeldCard.Outcome.PENDING).first()
+    return coup.held_cards.select_for_update(of=("self",)).filter(outcome=HeldCard.Outcome.PENDING).first()
 
 
 @transaction.atomic
@@ -215,7 +215,11 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
 
 def kept_card_deal(*, coup: Coup) -> DealtCard | None:
     """Called by ``casino.lifecycle.coup_close_betting``, coup locked: a card kept for this coup is its first card."""
-    held = HeldCard.objects.select_for_update().filter(shoe=coup.shoe, outcome=HeldCard.Outcome.NEXT_COUP).first()
+    held = (
+        HeldCard.objects.select_for_update(of=("self",))
+        .filter(shoe=coup.shoe, outcome=HeldCard.Outcome.NEXT_COUP)
+        .first()
+    )
     if held is None:
         return None
     deal = coup_deal_state(coup=coup)
@@ -249,7 +253,7 @@ def kept_card_discard(*, shoe: Shoe, actor: User | None) -> None:
 
 
 def _discard(cards, actor: User | None) -> None:
-    for held in cards.select_for_update().select_related("shoe__table"):
+    for held in cards.select_for_update(of=("self",)).select_related("shoe__table"):
         held.outcome, held.decided_at = HeldCard.Outcome.DISCARDED, timezone.now()
         held.decided_by = actor if actor is not None and actor.is_authenticated else held.decided_by
         held.save(update_fields=["outcome", "decided_at", "decided_by"])

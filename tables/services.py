@@ -178,7 +178,7 @@ def bet_limit_set(
     if high < low:
         raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
     table_high = None if table_maximum in (None, "") else _money(table_maximum, "the table maximum")
-    limit = BetLimit.objects.select_for_update().filter(table=table, bet_type=bet_type).first()
+    limit = BetLimit.objects.select_for_update(of=("self",)).filter(table=table, bet_type=bet_type).first()
     before = (
         None
         if limit is None
@@ -257,7 +257,7 @@ def limit_marker_grant(
 
 @transaction.atomic
 def limit_marker_revoke(*, marker: PersonalLimitMarker, actor: User | None, reason: str) -> PersonalLimitMarker:
-    marker = PersonalLimitMarker.objects.select_for_update().get(pk=marker.pk)
+    marker = PersonalLimitMarker.objects.select_for_update(of=("self",)).get(pk=marker.pk)
     if marker.revoked_at is not None:
         raise TableError("this marker is already revoked", code="already_revoked")
     marker.revoked_at = timezone.now()
@@ -316,7 +316,7 @@ def player_nickname_set(*, user: User, nickname: str) -> PlayerProfile:
         problem = nickname_problem(nickname, staff_usernames={username.casefold() for username in staff})
         if problem:
             raise TableError(problem, code="invalid_nickname")
-    profile, _ = PlayerProfile.objects.select_for_update().get_or_create(user=user)
+    profile, _ = PlayerProfile.objects.select_for_update(of=("self",)).get_or_create(user=user)
     before = profile.nickname
     profile.nickname = nickname
     profile.save(update_fields=["nickname", "updated_at"])

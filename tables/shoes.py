@@ -143,7 +143,7 @@ def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False,
 @transaction.atomic
 def shoe_secrets_reencrypt(*, actor: User | None = None) -> int:
     """Key rotation: every RNG shoe's order, salt and burned cards encrypted again with the first key."""
-    shoes = list(Shoe.objects.select_for_update().exclude(card_order_encrypted="").order_by("pk"))
+    shoes = list(Shoe.objects.select_for_update(of=("self",)).exclude(card_order_encrypted="").order_by("pk"))
     for shoe in shoes:
         shoe.card_order_encrypted = reencrypt(shoe.card_order_encrypted)
         shoe.salt_encrypted = reencrypt(shoe.salt_encrypted)

@@ -22,7 +22,7 @@ User = AbstractBaseUser
 
 
 def wallet_locked(user: User) -> Account | None:
-    return Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user=user).first()
+    return Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user=user).first()
 
 
 def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
@@ -41,7 +41,7 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Acc
 
 
 def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
-    wallets = Account.objects.select_for_update().filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+    wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
     return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
 
 
@@ -51,7 +51,7 @@ def system_accounts_locked(kinds: set[str], *, table_id: int | None = None) -> d
     Bets in play are held per table (``table_id``, the coup's): placements at different tables
     never queue for one account's row lock.
     """
-    accounts = Account.objects.select_for_update().filter(_system_account_q(kinds, table_id)).order_by("pk")
+    accounts = Account.objects.select_for_update(of=("self",)).filter(_system_account_q(kinds, table_id)).order_by("pk")
     locked = {account.kind: account for account in accounts}
     if len(locked) < len(kinds):
         for kind in kinds - set(locked):
@@ -71,7 +71,9 @@ def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
 def float_locked(partner_code: str) -> Account:
     """A float, locked after the wallet it pays (opened the first time): the partner's, or with an empty
     code the operator's own."""
-    floats = Account.objects.select_for_update().filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code)
+    floats = Account.objects.select_for_update(of=("self",)).filter(
+        kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code
+    )
     partner_float = floats.first()
     if partner_float is None:
         Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code)
