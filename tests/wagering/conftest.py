@@ -10,6 +10,10 @@ from django.db import connection, transaction
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from wagering import cancellation, placement, settlement, wallets
 from wagering.checks import ledger_check, settlement_check
+from wagering.errors import BetRejected
+from wagering.models import Bet, LedgerTransaction
+from wagering.placement import bet_batch_place
+from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit
 
 DATABASE_FIXTURES = {"db", "transactional_db"}
@@ -103,3 +107,22 @@ def sent_events(monkeypatch):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, send)
     return sent
+
+
+def rejected(user, coup, bets) -> BetRejected:
+    """Place, expecting a refusal that leaves no bet and moves no money."""
+    balance, transactions = wallet_balance(user=user), LedgerTransaction.objects.count()
+    bets_before = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).count()
+    with pytest.raises(BetRejected) as error:
+        bet_batch_place(user=user, coup=coup, bets=bets)
+    assert wallet_balance(user=user) == balance
+    assert LedgerTransaction.objects.count() == transactions
+    assert Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).count() == bets_before
+    assert all(isinstance(value, str) for value in error.value.details.values())
+    return error.value
+
+
+def funded(amount="10000.00"):
+    user = UserFactory()
+    fund(user, amount)
+    return user
