@@ -263,7 +263,7 @@ def database_only_tps(*, seconds: int) -> float:
     from django.conf import settings
     from django.db import connection
 
-    from wagering.placement import PLACEMENT_SQL, sql_with_tables
+    from wagering.placement_writers import PLACEMENT_SQL, sql_with_tables
     from wagering.selectors import totals_with_own_sql
 
     with connection.cursor() as cursor:

@@ -218,7 +218,7 @@ def _shoe_cut_card_out(request: HttpRequest, table: Table, data: dict) -> str:
 
 
 def _shoe_finish(request: HttpRequest, table: Table, data: dict) -> str:
-    shoe = shoes.shoe_finish(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
+    shoe = lifecycle.shoe_end(shoe=_shoe_in_play(table), actor=request.user, reason="the cut card came out")
     return f"Shoe {shoe.number} finished."
 
 

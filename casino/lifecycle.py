@@ -3,9 +3,10 @@
 Each step is one transaction: the floor's step (``tables``), then what follows from it, by explicit
 calls in the same transaction: who shows each hand and a kept card (close betting), the roads and the
 settlement task on commit (resolve), the payout, the coup marked settled and the partners' notices
-(settle), the refunds and notices (void, a shoe replaced), the re-settlement, roads and notices (a
-result correction). The table loop, the dealer console, the admin's actions and the Celery tasks call
-these; steps that touch only the floor (open, deal a card, holds) are called in ``tables`` directly.
+(settle), the refunds, seamless wallets' rollbacks and notices (void, a shoe replaced), the
+re-settlement, roads, adjustments and notices (a result correction). The table loop, the dealer
+console, the admin's actions and the Celery tasks call these; steps that touch only the floor (open,
+deal a card, holds) are called in ``tables`` directly.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from django.db import transaction
 
 from casino.live import table_event_send
 from casino.tasks import coup_settle_task
+from partners.seamless import correction_adjustments_record, round_rollbacks_record
+from partners.shoe_webhooks import webhook_shoe_finished_enqueue
 from partners.webhooks import VOID, webhook_correction_enqueue, webhook_events_enqueue
 from roadmaps.services import shoe_road_add_coup
 from tables.audit import audit_record
@@ -62,9 +65,18 @@ def coup_void(*, coup: Coup, actor: User | None, reason: str = "", dealing_error
     coup, text = coup_void_check(coup=coup, reason=reason, dealing_error=dealing_error)
     held_card_discard(coup=coup, actor=actor)
     coup_bets_refund(coup=coup)
+    round_rollbacks_record(coup=coup)
     coup = coup_void_record(coup=coup, actor=actor, text=text, dealing_error=dealing_error)
     webhook_events_enqueue(coup=coup, kind=VOID)
     return coup
+
+
+@transaction.atomic
+def shoe_end(*, shoe: Shoe, actor: User | None = None, discard: bool = False, reason: str = "") -> Shoe:
+    """Finish a shoe (the cut card out) or discard it: its cards revealed, and the partners told."""
+    shoe = shoe_finish(shoe=shoe, actor=actor, discard=discard, reason=reason)
+    webhook_shoe_finished_enqueue(shoe=shoe)
+    return shoe
 
 
 @transaction.atomic
@@ -81,7 +93,7 @@ def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
         coup_void(coup=live, actor=actor, dealing_error=VoidReason.CARDS_REPLACED, reason=reason)
     shoe = table_shoe_in_play(table=table)
     if shoe is not None:
-        shoe_finish(shoe=shoe, actor=actor, discard=True, reason=reason)
+        shoe_end(shoe=shoe, actor=actor, discard=True, reason=reason)
     new = shoe_prepare(table=table, actor=actor)
     audit_record(action="cards_replaced", actor=actor, table=table, obj=new, reason=reason)
     return new
@@ -94,6 +106,8 @@ def result_correction_approve(*, correction: ResultCorrection, actor: User, reas
     coup, correction, result = result_correction_apply(correction=correction, actor=actor, reason=reason)
     settled = coup.state == Coup.State.SETTLED
     resettlement = coup_resettle(correction=correction, coup=coup, result=result, actor=actor) if settled else None
+    if resettlement is not None:
+        correction_adjustments_record(correction=correction, coup=coup)
     audit_record(
         action="result_corrected",
         actor=actor,

@@ -23,7 +23,7 @@ from tables.dealing import coup_deal_card
 from tables.errors import TableError
 from tables.models import Coup, Shoe, Table
 from tables.selectors import coup_deal_state, shoe_is_finished, table_live_coup, table_shoe_in_play
-from tables.shoes import shoe_finish, shoe_prepare, shoe_start
+from tables.shoes import shoe_prepare, shoe_start
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def table_step(*, table_id: int) -> Step:
         return Step(StepKind.TABLE_CLOSED, "table closed", 2.0)
     shoe = table_shoe_in_play(table=table)
     if shoe is not None and shoe_is_finished(shoe=shoe):
-        shoe_finish(shoe=shoe)
+        lifecycle.shoe_end(shoe=shoe)
         return Step(StepKind.SHOE_FINISHED, f"shoe {shoe.number} finished", 0.0)
     if shoe is None:
         prepared = table.shoes.filter(state=Shoe.State.PREPARED).order_by("-number").first()

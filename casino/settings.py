@@ -13,7 +13,8 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from casino.encryption import keys_check
-from wagering.beat import BEAT_SCHEDULE
+from partners.beat import BEAT_SCHEDULE as PARTNERS_BEAT_SCHEDULE
+from wagering.beat import BEAT_SCHEDULE as WAGERING_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "casino.security.LaunchedSessionMiddleware",  # before sessions: it sees the cookies they set
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -157,14 +159,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": 10,
     "unacked_restore_throttle": 1,
 }
-# A queue per kind of work, each with workers of its own (Procfile: worker, webhooks, reports), so a
+# A queue per kind of work, each with workers of its own (Procfile: worker, webhooks, wallet, reports), so a
 # partner's slow webhook receiver or a long report never delays a settlement. Every task is routed;
 # one left out would go to the reports queue, never to settlement's. The queues are declared (not
-# created on first use) so that every process knows all three: a purge empties them all.
-CELERY_TASK_QUEUES = [Queue("settlement"), Queue("webhooks"), Queue("reports")]
+# created on first use) so that every process knows all four: a purge empties them all.
+CELERY_TASK_QUEUES = [Queue("settlement"), Queue("webhooks"), Queue("wallet"), Queue("reports")]
 CELERY_TASK_ROUTES = {
     "wagering.tasks.coup_settle": {"queue": "settlement"},
     "wagering.tasks.webhook_delivery_send": {"queue": "webhooks"},
+    "partners.tasks.wallet_transaction_send": {"queue": "wallet"},
+    "partners.tasks.wallet_transactions_resend": {"queue": "wallet"},
+    "partners.tasks.reconciliation_report_build": {"queue": "reports"},
     "wagering.tasks.table_day_report_build": {"queue": "reports"},
     "wagering.tasks.shoe_report_build": {"queue": "reports"},
     "wagering.tasks.day_reports_build": {"queue": "reports"},
@@ -178,7 +183,7 @@ CELERY_TASK_TIME_LIMIT = 150
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE = BEAT_SCHEDULE
+CELERY_BEAT_SCHEDULE = {**WAGERING_BEAT_SCHEDULE, **PARTNERS_BEAT_SCHEDULE}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -268,6 +273,12 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Webhooks go to public https addresses only; development and tests may post to loopback http.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=False)
+# Partners' seamless wallets (partners.seamless): a bet waits this long for the debit, then is refused.
+SEAMLESS_WALLET_DEADLINE_SECONDS = env.float("SEAMLESS_WALLET_DEADLINE_SECONDS", default=2.0)
+# The house cashier's currency (ISO 4217, two decimal places); each partner has its own.
+HOUSE_CURRENCY = env.str("HOUSE_CURRENCY", default="EUR")
+# A game launch's URL is valid this long, once.
+LAUNCH_TOKEN_SECONDS = 60
 SPECTACULAR_SETTINGS = {
     "TITLE": "Punto partner API",
     "DESCRIPTION": "Live baccarat (punto banco) tables for partners.",

@@ -1,11 +1,12 @@
 """Settlement, the lifecycle's step after resolve, run by the Celery task (``casino.tasks``): the coup's
-bets paid (``wagering``), the coup marked settled (``tables``) and the partners notified (``partners``),
-in one transaction under the coup's row lock."""
+bets paid (``wagering``), the seamless wallets' credits and the partners' notices (``partners``, sent on
+commit), the coup marked settled (``tables``), in one transaction under the coup's row lock."""
 
 from __future__ import annotations
 
 from django.db import transaction
 
+from partners.seamless import round_credits_record
 from partners.webhooks import SETTLEMENT, webhook_events_enqueue
 from tables.coups import coup_mark_settled
 from tables.locks import coup_only_locked
@@ -20,7 +21,9 @@ def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
         coup = coup_only_locked(coup_id)
         if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
             return None
-        ledger_transaction = coup_bets_settle(coup=coup)
+        settled = coup_bets_settle(coup=coup)
+        if settled.from_partners:
+            round_credits_record(coup=coup)
         coup_mark_settled(coup=coup)
         webhook_events_enqueue(coup=coup, kind=SETTLEMENT)
-    return ledger_transaction
+    return settled.transaction

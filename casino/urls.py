@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
-from casino import views
+from casino import launch, views
 from casino.two_factor import PlayerAuthenticationForm
 from tables.views import account_page
 
@@ -14,7 +14,8 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_page, name="account"),
+    path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
-    path("tables/", include("wagering.urls")),
+    path("tables/", include("casino.player_api_urls")),
     path("api/", include("partners.api.urls")),
 ]

@@ -1,8 +1,10 @@
 """The players' pages: the lobby and the live table page, and the health check. The table page is drawn
 once; everything live comes over the table's WebSocket (static/js/table.js) and bets go through the JSON
-endpoints of wagering/views.py."""
+endpoints of casino/player_api.py."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from django.contrib.auth.decorators import login_required
 from django.db import connection
@@ -12,6 +14,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from baccarat.rules import MAIN_BETS
+from casino.launch import launched_seamless_player
+from partners.seamless import seamless_balance
+from partners.selectors import player_currency
 from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.models import Table
 from tables.selectors import player_display_name
@@ -28,13 +33,20 @@ def home(request: HttpRequest) -> HttpResponse:
         {"table": table, "limits": [limit for limit in table.limits.all() if limit.bet_type in MAIN_BETS]}
         for table in tables
     ]
-    return render(request, "lobby.html", {"cards": cards})
+    return render(request, "lobby.html", {"cards": cards, "currency": player_currency(user=request.user)})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok", "database": connection.vendor})
+
+
+def _balance(request: HttpRequest) -> Decimal | None:
+    """Our wallet's balance, or for a launched player whose partner holds the money, the partner's (None:
+    its wallet did not answer in time; the page asks again once live)."""
+    player = launched_seamless_player(request)
+    return wallet_balance(user=request.user) if player is None else seamless_balance(player=player)
 
 
 @require_GET
@@ -44,7 +56,8 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "table": table,
         "chips": CHIPS,
-        "balance": wallet_balance(user=request.user),
+        "balance": _balance(request),
+        "currency": player_currency(user=request.user),
         # The betting timer counts down to the server's deadline: the page learns the server's clock.
         "server_now": timezone.now().isoformat(timespec="milliseconds"),
         "chat_max_length": CHAT_MAX_LENGTH,

@@ -3,6 +3,7 @@ requests and webhooks read-only, with the actions the services offer (revoke, di
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import models
 from django.http import HttpRequest, HttpResponse
@@ -10,17 +11,21 @@ from django.template import engines
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from casino.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin
-from partners import services, webhooks
+from casino.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin, ReadOnlyInline
+from partners import seamless, services, wallet_settings, webhooks
 from partners.identifiers import PartnerRejected
 from partners.models import (
     Partner,
     PartnerApiKey,
     PartnerIdempotencyKey,
     PartnerPlayer,
+    ReconciliationReport,
+    WalletCallAttempt,
+    WalletTransaction,
     WebhookDelivery,
     WebhookEndpoint,
 )
+from partners.wallet_sending import STUCK_AFTER_ATTEMPTS
 
 API_KEY_TEMPLATE = engines["django"].from_string(
     """{% extends "admin/base_site.html" %}
@@ -35,12 +40,53 @@ API_KEY_TEMPLATE = engines["django"].from_string(
 )
 
 
+WALLET_FIELDS = ("currency", "wallet_mode", "wallet_url", "new_wallet_secret")
+
+
+class PartnerForm(forms.ModelForm):
+    """The partner's fields; the wallet's secret is write-only (never shown, stored encrypted)."""
+
+    new_wallet_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="seamless: the secret signing our wallet calls (16 characters or more); empty keeps the current one",
+    )
+
+    class Meta:
+        model = Partner
+        fields = ("code", "name", "is_active", "rate_limit", "frame_origins", "currency", "wallet_mode", "wallet_url")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("currency", "wallet_mode"):  # left out: as they are (a new partner's: the defaults)
+            if name in self.fields:  # not on a read-only view
+                self.fields[name].required = False
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in ("currency", "wallet_mode"):
+            data[name] = data.get(name) or getattr(self.instance, name)
+        has_secret = bool(self.instance.wallet_secret_encrypted) or bool(data.get("new_wallet_secret"))
+        try:
+            wallet_settings.wallet_settings_check(
+                mode=data.get("wallet_mode", ""),
+                wallet_url=data.get("wallet_url", ""),
+                wallet_secret=data.get("new_wallet_secret") or None,
+                currency=data.get("currency", ""),
+                has_secret=has_secret,
+            )
+        except PartnerRejected as error:
+            raise forms.ValidationError(error.message) from None
+        return data
+
+
 @admin.register(Partner)
 class PartnerAdmin(ActionsCheckedAdmin):
     """Partners are created and changed through the partner services (audited); never deleted."""
 
-    list_display = ("code", "name", "is_active", "rate_limit", "created_at")
-    list_filter = ("is_active",)
+    form = PartnerForm
+    list_display = ("code", "name", "is_active", "currency", "wallet_mode", "rate_limit", "created_at")
+    list_filter = ("is_active", "wallet_mode")
     search_fields = ("code", "name")
     actions = ["api_key_create"]
 
@@ -54,14 +100,29 @@ class PartnerAdmin(ActionsCheckedAdmin):
         return request.user.has_perm("partners.add_partnerapikey")
 
     def save_model(self, request: HttpRequest, obj: Partner, form, change: bool) -> None:
+        data = form.cleaned_data
         if change:
-            changes = {field: form.cleaned_data[field] for field in form.changed_data}
-            services.partner_update(partner=obj, changes=changes, actor=request.user)
-            return
-        created = services.partner_create(
-            code=obj.code, name=obj.name, rate_limit=obj.rate_limit, is_active=obj.is_active, actor=request.user
-        )
-        obj.pk, obj.created_at = created.pk, created.created_at
+            changes = {field: data[field] for field in form.changed_data if field in services.PARTNER_EDITABLE_FIELDS}
+            if changes:
+                services.partner_update(partner=obj, changes=changes, actor=request.user)
+        else:
+            created = services.partner_create(
+                code=obj.code, name=obj.name, rate_limit=obj.rate_limit, is_active=obj.is_active, actor=request.user
+            )
+            if obj.frame_origins:
+                services.partner_update(
+                    partner=created, changes={"frame_origins": obj.frame_origins}, actor=request.user
+                )
+            obj.pk, obj.created_at = created.pk, created.created_at
+        if not change or set(form.changed_data) & set(WALLET_FIELDS):
+            wallet_settings.partner_wallet_set(
+                partner=obj,
+                mode=data["wallet_mode"],
+                wallet_url=data["wallet_url"],
+                wallet_secret=data.get("new_wallet_secret") or None,
+                currency=data["currency"],
+                actor=request.user,
+            )
 
     @admin.action(description="Create an API key (shown once)", permissions=["api_key"])
     def api_key_create(self, request: HttpRequest, queryset) -> HttpResponse:
@@ -162,3 +223,62 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
                 webhooks.webhook_delivery_resend(delivery=delivery, actor=request.user)
             except PartnerRejected as error:
                 self.message_user(request, error.message, messages.WARNING)
+
+
+class StuckFilter(admin.SimpleListFilter):
+    title = "stuck"
+    parameter_name = "stuck"
+
+    def lookups(self, request: HttpRequest, model_admin) -> list[tuple[str, str]]:
+        return [("yes", f"Pending after {STUCK_AFTER_ATTEMPTS} attempts or more")]
+
+    def queryset(self, request: HttpRequest, queryset):
+        if self.value() == "yes":
+            return queryset.filter(state=WalletTransaction.State.PENDING, attempts__gte=STUCK_AFTER_ATTEMPTS)
+        return queryset
+
+
+class WalletCallAttemptInline(ReadOnlyInline):
+    model = WalletCallAttempt
+    fields = ("started_at", "duration_ms", "status_code", "outcome", "error")
+
+
+@admin.register(WalletTransaction)
+class WalletTransactionAdmin(ReadOnlyAdmin):
+    """Seamless wallets' debits, credits and rollbacks with every attempt; pending ones can be sent now."""
+
+    list_display = (
+        "transaction_id",
+        "kind",
+        "amount",
+        "currency",
+        "player",
+        "partner",
+        "coup",
+        "state",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+        "created_at",
+    )
+    list_filter = ("state", "kind", StuckFilter, "partner")
+    search_fields = ("transaction_id", "player__external_id", "coup__round_id")
+    list_select_related = ("partner", "player", "coup")
+    date_hierarchy = "created_at"
+    inlines = [WalletCallAttemptInline]
+    actions = ["retry"]
+
+    def has_retry_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("partners.change_wallettransaction")
+
+    @admin.action(description="Send the selected pending transactions now", permissions=["retry"])
+    def retry(self, request: HttpRequest, queryset) -> None:
+        sent = seamless.wallet_transactions_retry(ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"{sent} pending transactions sent again.", messages.SUCCESS)
+
+
+@admin.register(ReconciliationReport)
+class ReconciliationReportAdmin(ReadOnlyAdmin):
+    list_display = ("partner", "day", "summary", "computed_at")
+    list_filter = ("partner",)
+    date_hierarchy = "day"

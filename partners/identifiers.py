@@ -11,6 +11,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
+
 from wagering.errors import WageringError
 
 API_KEY_SCHEME = "punto"
@@ -73,3 +75,14 @@ def idempotency_key_valid(key: object) -> bool:
 def player_username(*, partner_code: str, external_id: str) -> str:
     """The username of a partner's player: unique, and valid for Django (partner codes hold no '@')."""
     return f"{external_id}@{partner_code}"
+
+
+# An origin that may frame a launched player's page: scheme, host and port, nothing else.
+FRAME_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+
+
+def frame_origins_validator(value: str) -> None:
+    """For the partner's ``frame_origins``: each line an origin (``https://casino.example``)."""
+    wrong = [origin for origin in value.split() if not FRAME_ORIGIN.fullmatch(origin)]
+    if wrong:
+        raise ValidationError(f"not an origin (scheme://host[:port], no path): {', '.join(wrong[:3])}")

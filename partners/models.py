@@ -8,8 +8,11 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
-from tables.models import Coup, ResultCorrection
-from wagering.models import LedgerTransaction
+from casino.currencies import currency_validator
+from casino.money import MONEY
+from partners.identifiers import frame_origins_validator
+from tables.models import Coup, ResultCorrection, Shoe
+from wagering.models import BetBatch, LedgerTransaction
 
 
 class Partner(models.Model):
@@ -29,6 +32,28 @@ class Partner(models.Model):
         ],
         help_text="API requests allowed, e.g. '1200/min'; empty: the default rate",
     )
+    currency = models.CharField(
+        max_length=3,
+        default="EUR",
+        validators=[currency_validator],
+        help_text="ISO 4217, two decimal places: every amount of its players is in it",
+    )
+    wallet_mode = models.CharField(
+        max_length=10,
+        choices=[
+            ("transfer", "Transfer (money moved into our wallets)"),
+            ("seamless", "Seamless (the partner's wallet)"),
+        ],
+        default="transfer",
+    )
+    wallet_url = models.URLField(max_length=500, blank=True, help_text="seamless: the base URL of its wallet API")
+    # The HMAC-SHA256 key signing our wallet calls (casino.encryption), decrypted only to sign one.
+    wallet_secret_encrypted = models.TextField(blank=True)
+    frame_origins = models.TextField(
+        blank=True,
+        validators=[frame_origins_validator],
+        help_text="origins allowed to frame its launched players' pages, one per line (e.g. https://casino.example)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -37,6 +62,10 @@ class Partner(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.name})"
+
+    @property
+    def is_seamless(self) -> bool:
+        return self.wallet_mode == "seamless"
 
 
 class PartnerApiKey(models.Model):
@@ -98,8 +127,12 @@ class PartnerIdempotencyKey(models.Model):
         return f"{self.partner.code} {self.key}"
 
 
+def all_event_types() -> list[str]:
+    return list(WebhookDelivery.EventType.values)
+
+
 class WebhookEndpoint(models.Model):
-    """Where a partner receives its events, signed with the endpoint's secret."""
+    """Where a partner receives its events (those it subscribed to), signed with the endpoint's secret."""
 
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="webhook_endpoints")
     url = models.URLField(max_length=500)
@@ -107,6 +140,7 @@ class WebhookEndpoint(models.Model):
     # decrypted only to sign a delivery.
     secret_encrypted = models.TextField()
     is_active = models.BooleanField(default=True)
+    events = models.JSONField(default=all_event_types, help_text="the event types it receives")
     created_at = models.DateTimeField(auto_now_add=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
 
@@ -125,6 +159,7 @@ class WebhookDelivery(models.Model):
         ROUND_SETTLED = "round.settled"
         ROUND_VOIDED = "round.voided"
         ROUND_CORRECTED = "round.corrected"
+        SHOE_FINISHED = "shoe.finished"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (retrying)"
@@ -134,7 +169,8 @@ class WebhookDelivery(models.Model):
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.PROTECT, related_name="deliveries")
     event_id = models.UUIDField(unique=True)
     event_type = models.CharField(max_length=20, choices=EventType.choices)
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="webhook_deliveries")
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries")
+    shoe = models.ForeignKey(Shoe, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries")
     correction = models.ForeignKey(
         ResultCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
     )
@@ -161,10 +197,125 @@ class WebhookDelivery(models.Model):
                 condition=Q(correction__isnull=False),
                 name="one_event_per_endpoint_correction",
             ),
+            models.UniqueConstraint(
+                fields=["endpoint", "shoe"], condition=Q(shoe__isnull=False), name="one_event_per_endpoint_shoe"
+            ),
+            models.CheckConstraint(
+                condition=Q(coup__isnull=False) | Q(shoe__isnull=False), name="a_delivery_is_of_a_coup_or_a_shoe"
+            ),
         ]
         indexes = [models.Index(fields=["status", "-id"])]
         ordering = ["-id"]
         verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
-        return f"{self.event_type} {self.coup_id} to {self.endpoint_id} ({self.status})"
+        return f"{self.event_type} {self.coup_id or self.shoe_id} to {self.endpoint_id} ({self.status})"
+
+
+class LaunchToken(models.Model):
+    """A game launch: the single-use token of a launch URL (its SHA-256 only) and where it leads."""
+
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="launch_tokens")
+    player = models.ForeignKey(PartnerPlayer, on_delete=models.PROTECT, related_name="launch_tokens")
+    token_hash = models.CharField(max_length=64, unique=True)
+    table_code = models.SlugField(max_length=20, blank=True)
+    language = models.CharField(max_length=10, blank=True)
+    return_url = models.URLField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"launch of {self.player}"
+
+
+class WalletTransaction(models.Model):
+    """One call of a partner's seamless wallet (a debit, a credit or a rollback), with its state: the
+    partner de-duplicates by ``transaction_id``, so retries of one transaction move money once."""
+
+    class Kind(models.TextChoices):
+        DEBIT = "debit"
+        CREDIT = "credit"
+        ROLLBACK = "rollback"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending (not yet acknowledged)"
+        ACKNOWLEDGED = "acknowledged"
+        REFUSED = "refused", "Refused by the partner"
+        FAILED = "failed", "Failed (rolled back)"
+
+    transaction_id = models.UUIDField(unique=True)
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="wallet_transactions")
+    player = models.ForeignKey(PartnerPlayer, on_delete=models.PROTECT, related_name="wallet_transactions")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    amount = models.DecimalField(**MONEY)
+    currency = models.CharField(max_length=3)
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    batch = models.OneToOneField(BetBatch, null=True, blank=True, on_delete=models.PROTECT, related_name="wallet_debit")
+    correction = models.ForeignKey(ResultCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    rolls_back = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="rollback")
+    body = models.JSONField(help_text="the request as sent (its signature aside)")
+    state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    error_code = models.CharField(max_length=40, blank=True, help_text="the partner's refusal, e.g. insufficient_funds")
+    partner_balance = models.DecimalField(**MONEY, null=True, blank=True, help_text="as the partner answered")
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gte=0), name="wallet_amount_not_negative"),
+            # One credit per player and round (a correction's adjustments aside).
+            models.UniqueConstraint(
+                fields=["player", "coup"],
+                condition=Q(kind="credit", correction__isnull=True),
+                name="one_round_credit_per_player",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["state", "next_attempt_at"]),
+            models.Index(fields=["partner", "created_at"]),
+        ]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.amount} {self.currency} ({self.state})"
+
+
+class WalletCallAttempt(models.Model):
+    """One HTTP attempt of a wallet transaction: when, how long, and what the partner answered."""
+
+    transaction = models.ForeignKey(WalletTransaction, on_delete=models.PROTECT, related_name="call_attempts")
+    started_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, help_text="acknowledged, refused or failed")
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"attempt on {self.transaction_id}: {self.outcome}"
+
+
+class ReconciliationReport(models.Model):
+    """A partner's seamless-wallet day (UTC): ``partners.reconciliation.reconciliation_summary``, kept."""
+
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="reconciliation_reports")
+    day = models.DateField()
+    summary = models.JSONField()
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["partner", "day"], name="one_reconciliation_per_partner_day")]
+        ordering = ["-day", "partner"]
+
+    def __str__(self) -> str:
+        return f"{self.partner.code} {self.day}"

@@ -14,12 +14,14 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch, QuerySet
 
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.rules import CoupRules, TableRules
 from partners.identifiers import api_key_parse, api_key_secret_hash
-from partners.models import Partner, PartnerApiKey, PartnerPlayer, WebhookEndpoint
+from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
 from roadmaps.selectors import shoe_roadmap
 from tables.models import Coup, DealtCard, Shoe, Table
 from tables.players import dealer_display_name
@@ -31,7 +33,7 @@ from tables.selectors import (
     table_dealer,
     table_shoe_in_play,
 )
-from wagering.models import Bet, BetBatch, LedgerEntry, LedgerTransaction, money
+from wagering.models import Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
 from wagering.selectors import wallet_balance
 
 if TYPE_CHECKING:
@@ -56,13 +58,17 @@ def partner_api_key_find(*, key: str) -> PartnerApiKey | None:
 
 
 def partner_player_find(*, partner: Partner, external_id: str) -> PartnerPlayer | None:
-    return PartnerPlayer.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
+    player = PartnerPlayer.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
+    if player is not None:
+        player.partner = partner  # the asking partner: its currency and wallet mode, without reading it again
+    return player
 
 
 def partner_player_record(*, player: PartnerPlayer) -> dict:
     return {
         "player_id": player.external_id,
-        "balance": wallet_balance(user=player.user),
+        "currency": player.partner.currency,
+        "balance": None if player.partner.is_seamless else wallet_balance(user=player.user),
         "created_at": player.created_at,
     }
 
@@ -74,6 +80,7 @@ def transfer_record(*, ledger_transaction: LedgerTransaction, player: PartnerPla
         "transaction_id": ledger_transaction.pk,
         "kind": ledger_transaction.kind,
         "player_id": player.external_id,
+        "currency": player.partner.currency,
         "amount": abs(wallet_leg.amount),
         "balance": wallet_leg.balance_after,
         "created_at": ledger_transaction.created_at,
@@ -83,9 +90,13 @@ def transfer_record(*, ledger_transaction: LedgerTransaction, player: PartnerPla
 def bet_batch_record(*, ledger_transaction: LedgerTransaction, player: PartnerPlayer) -> dict:
     """A batch of bets as it was placed (by its placement): the bets, their total, the balance just after."""
     batch = BetBatch.objects.select_related("coup__table").get(placement=ledger_transaction)
-    wallet_leg = ledger_transaction.entries.get(account__user=player.user)
+    debit = WalletTransaction.objects.filter(batch=batch).first()  # paid by a seamless wallet
+    if debit is not None:
+        balance = debit.partner_balance
+    else:
+        balance = ledger_transaction.entries.get(account__user=player.user).balance_after
     bets = list(batch.bets.order_by("pk"))
-    return _bet_batch_record(batch=batch, bets=bets, player=player, balance=wallet_leg.balance_after)
+    return _bet_batch_record(batch=batch, bets=bets, player=player, balance=balance)
 
 
 def placed_batch_record(*, placed: PlacedBatch, player: PartnerPlayer) -> dict:
@@ -94,13 +105,14 @@ def placed_batch_record(*, placed: PlacedBatch, player: PartnerPlayer) -> dict:
     return _bet_batch_record(batch=placed.batch, bets=bets, player=player, balance=placed.balance)
 
 
-def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, balance: Decimal) -> dict:
+def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, balance: Decimal | None) -> dict:
     return {
         "batch_id": batch.pk,
         "round_id": batch.coup.round_id,
         "table": batch.coup.table.code,
         "player_id": player.external_id,
         "bets": bets,
+        "currency": player.partner.currency,
         "total": money(sum(bet.stake for bet in bets)),
         "balance": balance,
         "placed_at": batch.created_at,
@@ -326,6 +338,7 @@ def player_round_records(*, player: PartnerPlayer, coups: list[Coup]) -> list[di
                 "table": coup.table.code,
                 "opened_at": coup.opened_at,
                 "bets": bets,
+                "currency": player.partner.currency,
                 "staked": money(sum(bet.stake for bet in standing)),
                 "returned": money(sum(settlement.returned for settlement in settlements)),
                 "balance_before": coup_legs[0].balance_before if coup_legs else None,
@@ -333,3 +346,61 @@ def player_round_records(*, player: PartnerPlayer, coups: list[Coup]) -> list[di
             }
         )
     return records
+
+
+def seamless_player(*, user: AbstractBaseUser | AnonymousUser) -> PartnerPlayer | None:
+    """The partner's player this user is, if its partner keeps the money in a seamless wallet."""
+    if not user.is_authenticated:
+        return None
+    player = PartnerPlayer.objects.filter(user=user, partner__wallet_mode="seamless").select_related("partner")
+    return player.first()
+
+
+# --- The partner's float and a table's rounds ---------------------------------------------------
+
+
+def partner_float(*, partner: Partner) -> Account | None:
+    return Account.objects.filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code).first()
+
+
+def partner_float_statement(
+    *, partner: Partner, date_from: date | None = None, date_to: date | None = None
+) -> QuerySet[LedgerEntry]:
+    """The float's movements, newest first (UTC days, both included), with their transaction and round."""
+    entries = LedgerEntry.objects.filter(
+        account__kind=Account.Kind.PARTNER_FLOAT, account__partner_code=partner.code
+    ).select_related("transaction__coup")
+    if date_from is not None:
+        entries = entries.filter(transaction__created_at__date__gte=date_from)
+    if date_to is not None:
+        entries = entries.filter(transaction__created_at__date__lte=date_to)
+    return entries.order_by("-pk")
+
+
+def table_rounds(*, table: Table, date_from: date | None = None, date_to: date | None = None) -> QuerySet[Coup]:
+    """The table's coups, newest first (UTC days they opened, both included): public, no bets."""
+    coups = table.coups.all()
+    if date_from is not None:
+        coups = coups.filter(opened_at__date__gte=date_from)
+    if date_to is not None:
+        coups = coups.filter(opened_at__date__lte=date_to)
+    cards = Prefetch("cards", queryset=DealtCard.objects.order_by("position"))
+    return coups.select_related("table", "shoe").prefetch_related(cards).order_by("-opened_at", "-pk")
+
+
+def table_round_record(*, coup: Coup) -> dict:
+    return {
+        **coup_record(coup=coup),
+        "table": coup.table.code,
+        "opened_at": coup.opened_at,
+        "resolved_at": coup.resolved_at,
+        "settled_at": coup.settled_at,
+        "voided_at": coup.voided_at,
+        "void_reason": coup.void_reason or None,
+    }
+
+
+def player_currency(*, user: AbstractBaseUser | AnonymousUser) -> str:
+    """The currency a player plays in: their partner's, or the house's."""
+    player = PartnerPlayer.objects.filter(user_id=user.pk).select_related("partner").first()
+    return player.partner.currency if player is not None else settings.HOUSE_CURRENCY

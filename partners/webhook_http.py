@@ -26,6 +26,7 @@ ATTEMPT_DEADLINE_SECONDS = 10.0
 RESOLVE_SECONDS = 5.0  # at most, of the attempt's deadline (at registration: alone)
 MAX_HEAD_BYTES = 16 * 1024  # the status line and headers
 RESPONSE_EXCERPT_BYTES = 500  # of a failed answer's body, for the delivery's record
+MAX_BODY_BYTES = 16 * 1024  # of an answer's body (a wallet's JSON is a few hundred bytes)
 _READ_SIZE = 4096
 _PRINTABLE_ASCII = "".join(map(chr, range(0x21, 0x7F)))
 
@@ -104,22 +105,46 @@ def webhook_target_resolve(url: str, *, timeout: float = RESOLVE_SECONDS) -> Web
 
 def webhook_post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
     """The status code (None without an answer) and, unless 2xx, what went wrong. Redirects are not followed."""
-    deadline = time.monotonic() + ATTEMPT_DEADLINE_SECONDS
+    answer = partner_post(
+        url=url, body=body, headers=headers, deadline_seconds=ATTEMPT_DEADLINE_SECONDS, success_body=False
+    )
+    if answer.error.startswith("TimeoutError"):
+        return None, f"TimeoutError: no complete answer within the attempt's {ATTEMPT_DEADLINE_SECONDS:g} s"
+    if answer.error or answer.status is None or 200 <= answer.status < 300:
+        return answer.status, answer.error
+    return answer.status, f"HTTP {answer.status} {answer.reason}: {answer.body[:RESPONSE_EXCERPT_BYTES]}".strip()
+
+
+@dataclass(frozen=True)
+class PartnerAnswer:
+    """What a partner's server answered: its status, reason and body (up to ``MAX_BODY_BYTES``), or no
+    answer (``status`` None) and why (``error``)."""
+
+    status: int | None
+    reason: str = ""
+    body: str = ""
+    error: str = ""
+
+
+def partner_post(
+    *, url: str, body: bytes, headers: dict[str, str], deadline_seconds: float, success_body: bool = True
+) -> PartnerAnswer:
+    """POST to a partner's server (a webhook receiver or a wallet), all within ``deadline_seconds``; a
+    success's body is read whole (``success_body``) or not at all (a webhook needs only the status)."""
+    deadline = time.monotonic() + deadline_seconds
     try:
         target = webhook_target_resolve(url, timeout=min(RESOLVE_SECONDS, deadline - time.monotonic()))
     except WebhookTargetRefused as error:
-        return None, f"refused: {error}"
+        return PartnerAnswer(None, error=f"refused: {error}")
     try:
         with _connected(target, deadline) as connection:
             _send(connection, _request(target, body, headers), deadline)
-            status, reason, excerpt = _answer(connection, deadline)
+            status, reason, answer_body = _answer(connection, deadline, success_body=success_body)
     except TimeoutError:
-        return None, f"TimeoutError: no complete answer within the attempt's {ATTEMPT_DEADLINE_SECONDS:g} s"
+        return PartnerAnswer(None, error=f"TimeoutError: no complete answer within {deadline_seconds:g} s")
     except OSError as error:  # refused, reset, TLS (certificate) errors, a malformed answer
-        return None, f"{type(error).__name__}: {error}"
-    if 200 <= status < 300:
-        return status, ""
-    return status, f"HTTP {status} {reason}: {excerpt}".strip()
+        return PartnerAnswer(None, error=f"{type(error).__name__}: {error}")
+    return PartnerAnswer(status, reason, answer_body)
 
 
 def _remaining(deadline: float) -> float:
@@ -177,8 +202,9 @@ def _send(connection: socket.socket, data: bytes, deadline: float) -> None:
         view = view[connection.send(view) :]
 
 
-def _answer(connection: socket.socket, deadline: float) -> tuple[int, str, str]:
-    """The status, its reason and, for a failure, an excerpt of the body: what arrives before the deadline."""
+def _answer(connection: socket.socket, deadline: float, *, success_body: bool) -> tuple[int, str, str]:
+    """The status, its reason and the body, up to ``MAX_BODY_BYTES``: a success's whole (by its
+    Content-Length, or to the end) if ``success_body``, a failure's as much as arrives in time."""
     received = bytearray()
     while b"\r\n\r\n" not in received:
         if len(received) > MAX_HEAD_BYTES:
@@ -188,19 +214,37 @@ def _answer(connection: socket.socket, deadline: float) -> tuple[int, str, str]:
             break
         received += chunk
     head, _, rest = bytes(received).partition(b"\r\n\r\n")
-    status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
     version, _, status_and_reason = status_line.partition(" ")
     status, _, reason = status_and_reason.partition(" ")
     if not version.startswith("HTTP/") or not (status.isdigit() and len(status) == 3):
         raise _AnswerRefused(f"not an HTTP status line: {status_line[:100]!r}")
     body = bytearray(rest)
-    if not 200 <= int(status) < 300:
+    if 200 <= int(status) < 300:
+        if success_body:
+            length = _content_length(header_lines)
+            while (length is None or len(body) < length) and len(body) <= MAX_BODY_BYTES:
+                chunk = _read(connection, deadline)
+                if not chunk:
+                    break
+                body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise _AnswerRefused(f"the body exceeds {MAX_BODY_BYTES} bytes")
+    else:
         try:
-            while len(body) < RESPONSE_EXCERPT_BYTES and (chunk := _read(connection, deadline)):
+            while len(body) < MAX_BODY_BYTES and (chunk := _read(connection, deadline)):
                 body += chunk
         except (TimeoutError, OSError):
-            pass  # the status is the answer; the excerpt is what came in time
-    return int(status), reason, body[:RESPONSE_EXCERPT_BYTES].decode(errors="replace")
+            pass  # the status is the answer; the body is what came in time
+    return int(status), reason, body[:MAX_BODY_BYTES].decode(errors="replace")
+
+
+def _content_length(header_lines: list[str]) -> int | None:
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length" and value.strip().isdigit():
+            return int(value.strip())
+    return None
 
 
 def _read(connection: socket.socket, deadline: float) -> bytes:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from casino.encryption import encrypt, reencrypt
 from partners.identifiers import PartnerRejected, partner_actor_label
-from partners.models import Partner, WebhookDelivery, WebhookEndpoint
+from partners.models import Partner, WebhookDelivery, WebhookEndpoint, all_event_types
 from partners.tasks import webhook_delivery_send
 from partners.webhook_http import WebhookTargetRefused, webhook_target_resolve
 from tables.audit import audit_record
@@ -71,8 +71,17 @@ class NewWebhookEndpoint:
 
 
 @transaction.atomic
-def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint:
-    """Register a URL for the partner's events, with a new signing secret (shown to the partner once)."""
+def webhook_endpoint_create(*, partner: Partner, url: str, events: list[str] | None = None) -> NewWebhookEndpoint:
+    """Register a URL for the partner's events (``events``: those it receives, all by default), with a new
+    signing secret (shown to the partner once)."""
+    events = list(dict.fromkeys(events)) if events is not None else all_event_types()
+    unknown = [event for event in events if event not in WebhookDelivery.EventType.values]
+    if unknown or not events:
+        raise PartnerRejected(
+            "invalid_events",
+            f"events are one or more of {', '.join(WebhookDelivery.EventType.values)}",
+            {"events": ", ".join(map(str, unknown))[:200]},
+        )
     try:
         if not isinstance(url, str) or len(url) > MAX_URL_LENGTH:
             raise ValidationError("too long")
@@ -95,12 +104,12 @@ def webhook_endpoint_create(*, partner: Partner, url: str) -> NewWebhookEndpoint
             {"maximum": str(MAX_ACTIVE_ENDPOINTS)},
         )
     secret = f"whsec_{secrets.token_hex(24)}"
-    endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret_encrypted=encrypt(secret))
+    endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret_encrypted=encrypt(secret), events=events)
     audit_record(
         action="webhook_endpoint_created",
         actor_label=partner_actor_label(partner.code),
         obj=endpoint,
-        after={"partner": partner.code, "url": url},
+        after={"partner": partner.code, "url": url, "events": events},
     )
     return NewWebhookEndpoint(endpoint=endpoint, secret=secret)
 
@@ -212,7 +221,7 @@ def _deliveries_write(
     partner's items; all sent once the transaction commits."""
     endpoints = WebhookEndpoint.objects.filter(partner__in=list(by_partner), is_active=True).order_by("pk")
     deliveries = []
-    for endpoint in endpoints:
+    for endpoint in subscribed(endpoints, event_type):
         event_id = uuid.uuid4()
         deliveries.append(
             WebhookDelivery.objects.create(
@@ -224,9 +233,17 @@ def _deliveries_write(
                 payload=payload(event_id, by_partner[endpoint.partner]),
             )
         )
-    delivery_ids = [delivery.pk for delivery in deliveries]
-    transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
+    deliveries_send_on_commit([delivery.pk for delivery in deliveries])
     return deliveries
+
+
+def subscribed(endpoints: Iterable[WebhookEndpoint], event_type: str) -> list[WebhookEndpoint]:
+    """The endpoints that receive this type of event (read in Python: SQLite has no JSON ``contains``)."""
+    return [endpoint for endpoint in endpoints if event_type in endpoint.events]
+
+
+def deliveries_send_on_commit(delivery_ids: list[int]) -> None:
+    transaction.on_commit(lambda: _deliveries_send(delivery_ids), robust=True)
 
 
 def _correction_event(
@@ -243,6 +260,7 @@ def _correction_event(
         "created_at": timezone.now().isoformat(),
         "data": {
             "round": {**coup_public(coup=coup), "table": coup.table.code},
+            "currency": adjusted[0].bet.user.partner_player.partner.currency,
             "correction": {
                 "id": correction.pk,
                 "reason": correction.reason,
@@ -283,13 +301,15 @@ def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], ba
         totals = players.setdefault(player_id, {"player_id": player_id, "staked": 0, "returned": 0})
         totals["staked"] += bet.stake
         totals["returned"] += bet.settlement.returned
-        totals["balance"] = balances[bet.user_id]
+        # A seamless wallet's balance is the partner's own: null here.
+        totals["balance"] = None if bet.user.partner_player.partner.is_seamless else balances[bet.user_id]
     return {
         "id": str(event_id),
         "type": event_type,
         "created_at": timezone.now().isoformat(),
         "data": {
             "round": {**coup_public(coup=coup), "table": coup.table.code, "void_reason": coup.void_reason or None},
+            "currency": bets[0].user.partner_player.partner.currency,
             "bets": [
                 {
                     "bet_id": bet.pk,
@@ -303,7 +323,7 @@ def _event(event_id: uuid.UUID, event_type: str, coup: Coup, bets: list[Bet], ba
                 for bet in bets
             ],
             "players": [
-                {name: value if name == "player_id" else str(value) for name, value in totals.items()}
+                {name: value if name == "player_id" or value is None else str(value) for name, value in totals.items()}
                 for totals in players.values()
             ],
         },

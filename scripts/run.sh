@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the platform: virtualenv, install, migrate, demo data, then the ASGI server with
 # demo tables that deal by themselves. With REDIS_URL set, honcho runs every process of
-# the Procfile (web, a Celery worker per queue: settlement, webhooks, reports; beat; table loops)
+# the Procfile (web, a Celery worker per queue: settlement, webhooks, wallet, reports; beat; table loops)
 # instead. With REDIS_URL or PRODUCTION set no demo data is loaded (its users' password is public).
 set -euo pipefail
 cd "$(dirname "$0")/.."

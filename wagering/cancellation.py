@@ -17,7 +17,7 @@ from tables.models import Coup
 from wagering.errors import BetRejected, SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post
 from wagering.limits import differential_check
-from wagering.locks import wallet_locked, wallets_locked
+from wagering.locks import stake_accounts_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -31,13 +31,13 @@ from wagering.placement import (
     bets_changed_events,
     betting_open_check,
     coup_betting_locked,
-    stake_totals_move,
     totals_added,
 )
+from wagering.placement_writers import stake_totals_move
 from wagering.selectors import (
     coup_bet_totals,
 )
-from wagering.settlement import ClosedBet, bets_by_user, bets_close, open_bets
+from wagering.settlement import ClosedBet, bets_by_user, bets_close, open_bets, returns_by_account
 
 User = AbstractBaseUser
 
@@ -76,15 +76,20 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     table_before = coup_bet_totals(coup=coup)
     table_after = totals_added(table_before, cancelled)
     differential_check(coup=coup, before=table_before, after=table_after)
-    wallet = wallet_locked(user)
+    refunds: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for bet in bets:
+        refunds[bet.stake_account_id] += bet.stake
+    accounts = stake_accounts_locked(set(refunds))
     total = -money(sum(cancelled.values()))
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.BET_CANCEL,
-        wallet_legs={wallet: total},
+        wallet_legs={accounts[account_id]: amount for account_id, amount in refunds.items()},
         system_legs={Account.Kind.BETS_IN_PLAY: -total},
         coup=coup,
         actor=user,
     )
+    wallet = next((account for account in accounts.values() if account.is_wallet), None)
+    balance = wallet.balance if wallet is not None else None
     Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
     stake_totals_move(coup=coup, changes=cancelled)
     now = timezone.now()
@@ -98,9 +103,9 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
         actor=user,
         table=coup.table,
         obj=batches[-1],
-        after={"round_id": coup.round_id, "refunded": str(total), "balance": str(wallet.balance)},
+        after={"round_id": coup.round_id, "refunded": str(total), "balance": str(balance)},
     )
-    bets_changed_events(coup=coup, user_id=user.pk, balance=wallet.balance, table_totals=table_after)
+    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=table_after)
 
 
 def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
@@ -120,11 +125,13 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
         closed = [ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
         by_user = bets_by_user(closed)
         refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
-        wallets = wallets_locked(set(refunds))
+        refunds_by_account = returns_by_account(closed)
+        accounts = stake_accounts_locked(set(refunds_by_account))
+        wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
         total = money(sum(refunds.values()))
         ledger_transaction = ledger_post(
             kind=LedgerTransaction.Kind.REFUND,
-            wallet_legs={wallets[user_id]: amount for user_id, amount in refunds.items()},
+            wallet_legs={accounts[account_id]: amount for account_id, amount in refunds_by_account.items()},
             system_legs={Account.Kind.BETS_IN_PLAY: -total},
             coup=coup,
             reason=f"coup {coup.round_id} void",
@@ -140,8 +147,12 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
         user_events_send(
             event_type="bets_refunded",
             data_by_user={
-                user_id: {"round_id": coup.round_id, "refunded": str(refunds[user_id]), "balance": str(wallet.balance)}
-                for user_id, wallet in wallets.items()
+                user_id: {
+                    "round_id": coup.round_id,
+                    "refunded": str(refunds[user_id]),
+                    "balance": str(wallets[user_id].balance) if user_id in wallets else None,
+                }
+                for user_id in refunds
             },
         )
     return ledger_transaction

@@ -25,7 +25,7 @@ from casino.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_rules
 from wagering.ledger import ledger_post
-from wagering.locks import wallets_locked
+from wagering.locks import stake_accounts_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -64,7 +64,8 @@ def coup_resettle(
     by_user: dict[int, list[_Change]] = defaultdict(list)
     for change in changes:
         by_user[change.bet.user_id].append(change)
-    wallets = wallets_locked(set(by_user))
+    accounts = stake_accounts_locked({change.bet.stake_account_id for change in changes})
+    wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     owed = dict(
         PlayerAdjustment.objects.filter(user_id__in=by_user)
         .values_list("user_id")
@@ -72,16 +73,23 @@ def coup_resettle(
         .order_by()
     )
     adjustments, owed_changes = {}, {}
+    legs: dict[Account, Decimal] = defaultdict(lambda: ZERO)
     for user_id, mine in by_user.items():
-        adjustment = money(sum(change.difference for change in mine))
-        if adjustment < 0:  # what the wallet cannot cover is owed
-            owed_changes[user_id] = -adjustment - min(wallets[user_id].balance, -adjustment)
-        else:  # a credit pays back what the player owes first
-            owed_changes[user_id] = -min(money(owed.get(user_id)), adjustment)
-        adjustments[user_id] = adjustment
+        adjustments[user_id] = money(sum(change.difference for change in mine))
+        owed_changes[user_id] = ZERO
+        for account_id, adjustment in _by_account(mine).items():
+            account = accounts[account_id]
+            if not account.is_wallet:  # a partner's seamless wallet: the partner is credited or debited
+                legs[account] += adjustment
+            elif adjustment < 0:  # what the wallet cannot cover is owed
+                owed_changes[user_id] = -adjustment - min(account.balance, -adjustment)
+                legs[account] += adjustment + owed_changes[user_id]
+            else:  # a credit pays back what the player owes first
+                owed_changes[user_id] = -min(money(owed.get(user_id)), adjustment)
+                legs[account] += adjustment + owed_changes[user_id]
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.CORRECTION,
-        wallet_legs={wallets[user_id]: adjustments[user_id] + owed_changes[user_id] for user_id in by_user},
+        wallet_legs=legs,
         system_legs={
             Account.Kind.HOUSE: -sum(adjustments.values(), ZERO),
             Account.Kind.PLAYER_DEBT: -sum(owed_changes.values(), ZERO),
@@ -108,7 +116,7 @@ def coup_resettle(
             user_id=user_id,
             adjustment=adjustments[user_id],
             owed_change=owed_changes[user_id],
-            balance_after=wallets[user_id].balance,
+            balance_after=wallets[user_id].balance if user_id in wallets else ZERO,
             transaction=ledger_transaction,
         )
         for user_id in by_user
@@ -122,7 +130,7 @@ def coup_resettle(
                 "after": _result_summary(correction.after),
                 "adjustment": str(adjustments[user_id]),
                 "owed": str(money(owed.get(user_id)) + owed_changes[user_id]),
-                "balance": str(wallets[user_id].balance),
+                "balance": str(wallets[user_id].balance) if user_id in wallets else None,
                 "bets": [
                     {
                         "bet_type": change.bet.bet_type,
@@ -139,6 +147,14 @@ def coup_resettle(
         },
     )
     return ledger_transaction
+
+
+def _by_account(changes: list[_Change]) -> dict[int, Decimal]:
+    """A player's changes summed by the account their stakes came from."""
+    summed: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for change in changes:
+        summed[change.bet.stake_account_id] += change.difference
+    return {account_id: money(amount) for account_id, amount in summed.items()}
 
 
 def _changes(*, coup: Coup, result: CoupResult) -> list[_Change]:

@@ -10,7 +10,7 @@ from functools import reduce
 from operator import or_
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q
+from django.db.models import Case, Q, Value, When
 
 from wagering.errors import WalletRejected
 from wagering.models import (
@@ -40,9 +40,12 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Acc
     return wallet
 
 
-def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
-    wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
-    return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
+def stake_accounts_locked(account_ids: set[int]) -> dict[int, Account]:
+    """The accounts stakes came from (wallets, partners' floats), by id: wallets first, then floats, each
+    in primary-key order (the order of every service that moves money between a wallet and a float)."""
+    wallets_first = Case(When(kind=Account.Kind.PLAYER, then=Value(0)), default=Value(1))
+    accounts = Account.objects.select_for_update(of=("self",)).filter(pk__in=account_ids)
+    return {account.pk: account for account in accounts.order_by(wallets_first, "pk")}
 
 
 def system_accounts_locked(kinds: set[str], *, table_id: int | None = None) -> dict[str, Account]:

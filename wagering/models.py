@@ -193,6 +193,11 @@ class Bet(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
     stake = models.DecimalField(**MONEY)
+    # Where the stake came from, and where what it returns goes: the player's wallet, or for a partner's
+    # seamless wallet the partner's float (the partner holds the player's money and is credited back).
+    stake_account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="+", db_index=False, help_text="wallet or partner float"
+    )
     state = models.CharField(max_length=10, choices=State.choices, default=State.ACCEPTED)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -3,13 +3,12 @@ table's and the player's limits; written by the ORM or, on PostgreSQL, in one st
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -17,24 +16,18 @@ from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import MAIN_BETS, SIDE_BETS
 from casino.live import table_event_send
 from casino.money import MAX_AMOUNT
-from tables.audit import audit_record
-from tables.models import AuditLog, Coup
+from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, amounts_as_strings, bet_label
 from wagering.errors import BetRejected
-from wagering.ledger import ledger_post
 from wagering.limits import bet_limits_check, differential_check
-from wagering.locks import wallet_locked
 from wagering.models import (
     ZERO,
-    Account,
     Bet,
     BetBatch,
-    CoupStakeTotal,
-    LedgerEntry,
-    LedgerTransaction,
     money,
 )
+from wagering.placement_writers import BalanceBound, placement_write_from_float, placement_writer
 from wagering.selectors import (
     coup_bet_totals_with_own,
     coup_limits,
@@ -49,8 +42,27 @@ User = AbstractBaseUser
 REBET_MULTIPLIERS = (1, 2)
 
 
-def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> PlacedBatch:
-    """Confirm a batch of bets (bet type -> stake) on the coup: all accepted, or none (``BetRejected``)."""
+def bet_batch_place(
+    *, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str], from_partner: str = ""
+) -> PlacedBatch:
+    """Confirm a batch of bets (bet type -> stake) on the coup: all accepted, or none (``BetRejected``).
+
+    The stakes come from the player's wallet; with ``from_partner`` (a partner's code), from that
+    partner's seamless wallet, already debited there: on our books, from the partner's float."""
+    stakes = bet_stakes_checked(bets)
+    return _batch_place(user=user, coup=coup, stakes=stakes, action="bet_batch_placed", from_partner=from_partner)
+
+
+@transaction.atomic
+def bet_batch_check(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> dict[str, Decimal]:
+    """Every check of a placement from a partner's wallet, writing nothing: run before the partner is asked
+    to debit the player (``BetRejected`` if the bets would be refused). The stakes, as checked."""
+    stakes = bet_stakes_checked(bets)
+    _batch_checked(user=user, coup=coup, stakes=stakes, from_partner=True)
+    return stakes
+
+
+def bet_stakes_checked(bets: Mapping[str, Decimal | int | str]) -> dict[str, Decimal]:
     if not bets:
         raise BetRejected("empty_batch", "there are no bets to confirm")
     stakes = {}
@@ -58,11 +70,11 @@ def bet_batch_place(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int 
         if bet_type not in MAIN_BETS + SIDE_BETS:
             raise BetRejected("unknown_bet_type", f"there is no bet {bet_type!r}", {"bet_type": str(bet_type)})
         stakes[bet_type] = amount_checked(stake, error=BetRejected, what=f"the {bet_label(bet_type)} stake")
-    return _batch_place(user=user, coup=coup, stakes=stakes, action="bet_batch_placed")
+    return stakes
 
 
-def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> PlacedBatch:
-    """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
+def bet_rebet_stakes(*, user: User, coup: Coup, multiplier: int = 1) -> dict[str, Decimal]:
+    """Rebet (×1) or Rebet X2: the stakes of the player's bets of their last coup at this table, times that."""
     if type(multiplier) is not int or multiplier not in REBET_MULTIPLIERS:
         raise BetRejected(
             "invalid_multiplier", f"rebet is ×1 or ×2, not ×{multiplier}", {"multiplier": str(multiplier)}
@@ -73,8 +85,15 @@ def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> PlacedBatch:
     if last_coup_id is None:
         raise BetRejected("no_previous_bets", "there are no earlier bets at this table to repeat")
     rows = previous.filter(coup_id=last_coup_id).values("bet_type").annotate(total=Sum("stake")).order_by()
-    stakes = {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
-    return _batch_place(user=user, coup=coup, stakes=stakes, action=f"bet_rebet_x{multiplier}")
+    return {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
+
+
+def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1, from_partner: str = "") -> PlacedBatch:
+    """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
+    stakes = bet_rebet_stakes(user=user, coup=coup, multiplier=multiplier)
+    return _batch_place(
+        user=user, coup=coup, stakes=stakes, action=f"bet_rebet_x{multiplier}", from_partner=from_partner
+    )
 
 
 @dataclass(frozen=True)
@@ -83,12 +102,19 @@ class PlacedBatch:
 
     batch: BetBatch
     bets: list[Bet]
-    balance: Decimal  # the wallet's, just after
+    balance: Decimal | None  # the wallet's, just after (None: the partner's wallet holds the player's money)
     own_totals: dict[str, Decimal]  # the player's stakes on the coup by bet type, this batch included
 
 
-@transaction.atomic
-def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: str) -> PlacedBatch:
+@dataclass(frozen=True)
+class _Checked:
+    table_after: dict[str, Decimal]
+    own_after: dict[str, Decimal]
+    bound: BalanceBound
+
+
+def _batch_checked(*, user: User, coup: Coup, stakes: dict[str, Decimal], from_partner: bool) -> _Checked:
+    """Every rule a placement keeps, read under the coup's lock (the caller's transaction)."""
     # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     coup_betting_locked(coup)
@@ -121,42 +147,39 @@ def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: 
             table=(table_before.get(bet_type, ZERO), table_after[bet_type]),
         )
     differential_check(coup=coup, before=table_before, after=table_after)
-    total = money(sum(stakes.values()))
-    bound = _BalanceBound(
-        on_coup=largest_return(rules=coup.rules, stakes=own_after),
-        elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
+    # A partner's wallet holds the player's money: the bound of our wallets does not apply to it.
+    bound = (
+        BalanceBound(on_coup=ZERO, elsewhere=ZERO)
+        if from_partner
+        else BalanceBound(
+            on_coup=largest_return(rules=coup.rules, stakes=own_after),
+            elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
+        )
     )
-    placed = placement_writer()(user=user, coup=coup, stakes=stakes, total=total, action=action, bound=bound)
-    if placed is None:
-        _placement_refusal_raise(user=user, total=total, bound=bound)
-    batch, bets, balance = placed
-    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=table_after)
-    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=own_after)
+    return _Checked(table_after=table_after, own_after=own_after, bound=bound)
 
 
-_PlacementWritten = tuple[BetBatch, list[Bet], Decimal]
+@transaction.atomic
+def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: str, from_partner: str) -> PlacedBatch:
+    checked = _batch_checked(user=user, coup=coup, stakes=stakes, from_partner=bool(from_partner))
+    total = money(sum(stakes.values()))
+    if from_partner:
+        batch, bets = placement_write_from_float(
+            user=user, coup=coup, stakes=stakes, total=total, action=action, partner_code=from_partner
+        )
+        balance = None
+    else:
+        placed = placement_writer()(
+            user=user, coup=coup, stakes=stakes, total=total, action=action, bound=checked.bound
+        )
+        if placed is None:
+            _placement_refusal_raise(user=user, total=total, bound=checked.bound)
+        batch, bets, balance = placed
+    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=checked.table_after)
+    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after)
 
 
-@dataclass(frozen=True)
-class _BalanceBound:
-    """The most the player's open bets could bring back: on the coup (this batch included), and elsewhere.
-
-    A wallet holds at most ``MAX_AMOUNT`` (its column's ``numeric(14, 2)``): a bet is accepted only if the
-    balance after it, plus all this, fits. Then no settlement can take a wallet past what it holds.
-    """
-
-    on_coup: Decimal
-    elsewhere: Decimal
-
-    @property
-    def largest_return(self) -> Decimal:
-        return self.on_coup + self.elsewhere
-
-    def fits(self, *, balance: Decimal, total: Decimal) -> bool:
-        return balance - total + self.largest_return <= MAX_AMOUNT
-
-
-def _placement_refusal_raise(*, user: User, total: Decimal, bound: _BalanceBound) -> None:
+def _placement_refusal_raise(*, user: User, total: Decimal, bound: BalanceBound) -> None:
     """Why the placement wrote nothing (the wallet is short, or could not hold what the bets may return)."""
     balance = wallet_balance(user=user)
     if total > balance:
@@ -180,177 +203,6 @@ def _placement_refusal_raise(*, user: User, total: Decimal, bound: _BalanceBound
             "over_by": str(over_by),
         },
     )
-
-
-def _placement_write(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: _BalanceBound
-) -> _PlacementWritten | None:
-    """The placement's rows, model by model: the wallet locked and debited, the ledger, the batch, its
-    bets, the audit row. ``None`` (nothing written) when the wallet is short or could not hold the bound."""
-    wallet = wallet_locked(user)
-    if wallet is None or total > wallet.balance or not bound.fits(balance=wallet.balance, total=total):
-        return None
-    placement = ledger_post(
-        kind=LedgerTransaction.Kind.BET_PLACEMENT,
-        wallet_legs={wallet: -total},
-        system_legs={Account.Kind.BETS_IN_PLAY: total},
-        coup=coup,
-        actor=user,
-    )
-    batch = BetBatch.objects.create(coup=coup, user=user, placement=placement)
-    bets = Bet.objects.bulk_create(
-        Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake) for bet_type, stake in stakes.items()
-    )
-    stake_totals_move(coup=coup, changes=stakes)
-    audit_record(
-        action=action, actor=user, table=coup.table, obj=batch, after=_placement_audit(coup, stakes, wallet.balance)
-    )
-    return batch, bets, wallet.balance
-
-
-def _placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal | None) -> dict:
-    after = {"round_id": coup.round_id, "bets": amounts_as_strings(stakes)}
-    return after if balance is None else {**after, "balance": str(balance)}
-
-
-# As SQLite and PostgreSQL both say it, rounded to the cent (SQLite adds in floats). Stakes taken off
-# update the row their placement made (an upsert would check the negative change against the
-# constraint as a row of its own).
-STAKE_TOTAL_ADD_SQL = """
-INSERT INTO {stake_total} (coup_id, bet_type, total) VALUES (%s, %s, %s)
-ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = ROUND({stake_total}.total + excluded.total, 2)
-"""
-STAKE_TOTAL_TAKE_SQL = "UPDATE {stake_total} SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s"
-
-
-def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
-    """The coup's running totals of standing stakes, moved by ``changes`` (negative: cancelled). The
-    caller holds the coup's lock: the totals change only with the bets that make them."""
-    added = [(coup.pk, bet_type, change) for bet_type, change in changes.items() if change > 0]
-    taken = [(-change, coup.pk, bet_type) for bet_type, change in changes.items() if change < 0]
-    with connection.cursor() as cursor:
-        for sql, rows in ((STAKE_TOTAL_ADD_SQL, added), (STAKE_TOTAL_TAKE_SQL, taken)):
-            if rows:
-                cursor.executemany(sql_with_tables(sql), rows)
-
-
-# The same rows as _placement_write, in one round trip (PostgreSQL): the coup's lock, which every
-# placement at the table queues for, is held for three statements instead of twelve. The wallet is
-# debited only if it holds the total and can hold what the open bets may return (``_BalanceBound``,
-# checked against the balance under the wallet's row lock); nothing else is written if not. Then the
-# table's bets-in-play account (created by the first bet at the table); the deferred trigger checks the
-# legs at commit.
-PLACEMENT_SQL = """
-WITH wallet AS (
-    UPDATE {account} SET balance = balance - %(total)s
-    WHERE kind = %(wallet_kind)s AND user_id = %(user)s AND balance >= %(total)s
-        AND balance - %(total)s + %(largest_return)s <= %(max_balance)s
-    RETURNING id, balance
-), in_play AS (
-    INSERT INTO {account} (kind, partner_code, table_id, balance, created_at)
-    SELECT %(in_play_kind)s, '', %(table)s, %(total)s, %(now)s FROM wallet
-    ON CONFLICT (table_id) WHERE kind = {in_play_kind}
-    DO UPDATE SET balance = {account}.balance + EXCLUDED.balance
-    RETURNING id, balance
-), placement AS (
-    INSERT INTO {ledger_transaction} (kind, coup_id, actor_id, reason, created_at)
-    SELECT %(placement_kind)s, %(coup)s, %(user)s, '', %(now)s FROM in_play
-    RETURNING id
-), legs AS (
-    INSERT INTO {ledger_entry} (transaction_id, account_id, amount, balance_before, balance_after)
-    SELECT placement.id, wallet.id, -%(total)s, wallet.balance + %(total)s, wallet.balance FROM placement, wallet
-    UNION ALL
-    SELECT placement.id, in_play.id, %(total)s, in_play.balance - %(total)s, in_play.balance FROM placement, in_play
-), batch AS (
-    INSERT INTO {bet_batch} (coup_id, user_id, placement_id, created_at)
-    SELECT %(coup)s, %(user)s, placement.id, %(now)s FROM placement
-    RETURNING id
-), bets AS (
-    INSERT INTO {bet} (batch_id, coup_id, user_id, bet_type, stake, state, created_at)
-    SELECT batch.id, %(coup)s, %(user)s, stake.bet_type, stake.amount, %(accepted)s, %(now)s
-    FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
-    RETURNING id, bet_type
-), stake_totals AS (
-    INSERT INTO {stake_total} (coup_id, bet_type, total)
-    SELECT %(coup)s, stake.bet_type, stake.amount
-    FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
-    ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = {stake_total}.total + EXCLUDED.total
-), audit AS (
-    INSERT INTO {audit_log}
-        (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
-    SELECT %(user)s, %(username)s, %(action)s, %(table)s, %(object_type)s, batch.id::text,
-        %(audit)s::jsonb || jsonb_build_object('balance', wallet.balance::text), '', %(now)s
-    FROM batch, wallet
-)
-SELECT batch.id, placement.id, wallet.balance, (SELECT json_object_agg(bet_type, id) FROM bets)
-FROM batch, placement, wallet
-"""
-
-
-def sql_with_tables(sql: str) -> str:
-    """The statement with its tables' names, from the models (quoted), and the bets-in-play kind that the
-    partial unique index names (an index predicate is matched as written, so it cannot be a parameter)."""
-    quote = connection.ops.quote_name
-    return sql.format(
-        account=quote(Account._meta.db_table),
-        ledger_transaction=quote(LedgerTransaction._meta.db_table),
-        ledger_entry=quote(LedgerEntry._meta.db_table),
-        bet_batch=quote(BetBatch._meta.db_table),
-        bet=quote(Bet._meta.db_table),
-        stake_total=quote(CoupStakeTotal._meta.db_table),
-        audit_log=quote(AuditLog._meta.db_table),
-        in_play_kind=f"'{Account.Kind.BETS_IN_PLAY.value}'",
-    )
-
-
-def placement_writer():
-    """The one-statement writer on PostgreSQL, the model-by-model one elsewhere: the two write the same
-    rows (a PostgreSQL test compares them)."""
-    return _placement_write_in_one_statement if connection.vendor == "postgresql" else _placement_write
-
-
-def _placement_write_in_one_statement(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: _BalanceBound
-) -> _PlacementWritten | None:
-    now = timezone.now()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql_with_tables(PLACEMENT_SQL),
-            {
-                "total": total,
-                "largest_return": bound.largest_return,
-                "max_balance": MAX_AMOUNT,
-                "user": user.pk,
-                "username": user.get_username(),
-                "table": coup.table_id,
-                "coup": coup.pk,
-                "now": now,
-                "bet_types": list(stakes),
-                "stakes": list(stakes.values()),
-                "action": action,
-                "audit": json.dumps(_placement_audit(coup, stakes, None)),
-                "wallet_kind": Account.Kind.PLAYER.value,
-                "in_play_kind": Account.Kind.BETS_IN_PLAY.value,
-                "placement_kind": LedgerTransaction.Kind.BET_PLACEMENT.value,
-                "accepted": Bet.State.ACCEPTED.value,
-                "object_type": BetBatch.__name__,
-            },
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    batch_id, placement_id, balance, bet_ids = row
-    placement = LedgerTransaction(
-        pk=placement_id, kind=LedgerTransaction.Kind.BET_PLACEMENT, coup=coup, actor=user, created_at=now
-    )
-    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
-    bets = [
-        Bet(pk=bet_ids[bet_type], batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, created_at=now)
-        for bet_type, stake in stakes.items()
-    ]
-    for instance in (placement, batch, *bets):
-        instance._state.adding, instance._state.db = False, connection.alias  # as if read from the database
-    return batch, bets, money(balance)
 
 
 def totals_added(totals: Mapping[str, Decimal], stakes: Mapping[str, Decimal]) -> dict[str, Decimal]:
@@ -383,8 +235,12 @@ def betting_open_check(coup: Coup) -> None:
         )
 
 
-def bets_changed_events(*, coup: Coup, user_id: int, balance: Decimal, table_totals: Mapping[str, Decimal]) -> None:
-    wallet_event_send(user_id=user_id, balance=balance)
+def bets_changed_events(
+    *, coup: Coup, user_id: int, balance: Decimal | None, table_totals: Mapping[str, Decimal]
+) -> None:
+    """The player's new balance (unless a partner's wallet holds it) and the table's totals, on commit."""
+    if balance is not None:
+        wallet_event_send(user_id=user_id, balance=balance)
     table_event_send(
         table_code=coup.table.code,
         event_type="bet_totals",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.errors import SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post, rows_insert
-from wagering.locks import wallets_locked
+from wagering.locks import stake_accounts_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -37,7 +38,13 @@ User = AbstractBaseUser
 logger = logging.getLogger(__name__)
 
 
-def coup_bets_settle(*, coup: Coup) -> LedgerTransaction | None:
+@dataclass(frozen=True)
+class CoupBetsSettled:
+    transaction: LedgerTransaction | None  # None: the coup had no bets
+    from_partners: bool  # some stakes came from partners' seamless wallets (their floats): credits are due
+
+
+def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
     """Pay every open bet of a resolved coup by its paytable, inside the caller's transaction, the coup's
     row locked by the caller (``casino.settlement.coup_settle``, which marks the coup settled).
 
@@ -53,7 +60,9 @@ def coup_bets_settle(*, coup: Coup) -> LedgerTransaction | None:
             {"round_id": coup.round_id, "state": coup.state},
         )
     bets = open_bets(coup)
-    ledger_transaction, returned = _bets_pay(coup=coup, result=result, bets=bets) if bets else (None, ZERO)
+    ledger_transaction, returned, from_partners = (
+        _bets_pay(coup=coup, result=result, bets=bets) if bets else (None, ZERO, False)
+    )
     staked = money(sum(bet.stake for bet in bets))
     audit_record(
         action="coup_settled",
@@ -73,7 +82,7 @@ def coup_bets_settle(*, coup: Coup) -> LedgerTransaction | None:
             "returned": str(returned),
         },
     )
-    return ledger_transaction
+    return CoupBetsSettled(transaction=ledger_transaction, from_partners=from_partners)
 
 
 class _OpenBet(NamedTuple):
@@ -81,6 +90,7 @@ class _OpenBet(NamedTuple):
     user_id: int
     bet_type: str
     stake: Decimal
+    stake_account_id: int
 
 
 class ClosedBet(NamedTuple):
@@ -92,7 +102,7 @@ class ClosedBet(NamedTuple):
 def open_bets(coup: Coup) -> list[_OpenBet]:
     """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
     rows = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk")
-    return [_OpenBet(*row) for row in rows.values_list("pk", "user_id", "bet_type", "stake")]
+    return [_OpenBet(*row) for row in rows.values_list("pk", "user_id", "bet_type", "stake", "stake_account_id")]
 
 
 def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
@@ -102,55 +112,80 @@ def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
     return by_user
 
 
-def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal]:
-    """Pay the bets by the coup's paytables: the settlement transaction, and the total returned."""
+def returns_by_account(closed: list[ClosedBet]) -> dict[int, Decimal]:
+    """What goes back to each account the stakes came from (a wallet, or a partner's float)."""
+    returned: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for each in closed:
+        returned[each.bet.stake_account_id] += each.returned
+    return {account_id: money(amount) for account_id, amount in returned.items()}
+
+
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal, bool]:
+    """Pay the bets by the coup's paytables: the settlement transaction, the total returned, and whether
+    some stakes came from partners' floats."""
     paytables = coup_rules(coup=coup).table.paytables()
     closed = []
     for bet in bets:
         closed.append(ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))
     by_user = bets_by_user(closed)
-    returned_by_user = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
-    wallets = wallets_locked(set(by_user))
-    withheld = _payouts_withheld(coup=coup, wallets=wallets, returned_by_user=returned_by_user)
-    paid_by_user = {user_id: amount for user_id, amount in returned_by_user.items() if user_id not in withheld}
-    staked, paid = sum(bet.stake for bet in bets), sum(paid_by_user.values())
+    returned_by_account = returns_by_account(closed)
+    accounts = stake_accounts_locked(set(returned_by_account))
+    withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returned_by_account)
+    paid_by_account = {
+        account_id: amount for account_id, amount in returned_by_account.items() if account_id not in withheld
+    }
+    staked, paid = sum(bet.stake for bet in bets), sum(paid_by_account.values())
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.SETTLEMENT,
-        wallet_legs={wallets[user_id]: amount for user_id, amount in paid_by_user.items()},
+        wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
         system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
         coup=coup,
     )
     bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
+    wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     user_events_send(
         event_type="settlement",
         data_by_user={
-            user_id: {
-                "round_id": coup.round_id,
-                "winner": result.winner,
-                "balance": str(wallet.balance),
-                "staked": str(money(sum(each.bet.stake for each in by_user[user_id]))),
-                "returned": str(returned_by_user[user_id]),
-                "withheld": str(withheld.get(user_id, ZERO)),
-                "bets": [
-                    {
-                        "bet_type": each.bet.bet_type,
-                        "stake": str(each.bet.stake),
-                        "outcome": each.outcome,
-                        "returned": str(each.returned),
-                    }
-                    for each in by_user[user_id]
-                ],
-            }
-            for user_id, wallet in wallets.items()
+            user_id: _settlement_event(coup, result, mine, wallets, withheld) for user_id, mine in by_user.items()
         },
     )
-    return ledger_transaction, money(paid)
+    from_partners = any(not account.is_wallet for account in accounts.values())
+    return ledger_transaction, money(paid), from_partners
+
+
+def _settlement_event(
+    coup: Coup,
+    result: CoupResult,
+    mine: list[ClosedBet],
+    wallets: Mapping[int, Account],
+    withheld: Mapping[int, Decimal],
+) -> dict:
+    """A player's settlement; the balance is their wallet's (None when a partner's wallet holds it)."""
+    wallet = wallets.get(mine[0].bet.user_id)
+    returned = money(sum(each.returned for each in mine))
+    return {
+        "round_id": coup.round_id,
+        "winner": result.winner,
+        "balance": str(wallet.balance) if wallet is not None else None,
+        "staked": str(money(sum(each.bet.stake for each in mine))),
+        "returned": str(returned),
+        "withheld": str(withheld.get(wallet.pk, ZERO) if wallet is not None else ZERO),
+        "bets": [
+            {
+                "bet_type": each.bet.bet_type,
+                "stake": str(each.bet.stake),
+                "outcome": each.outcome,
+                "returned": str(each.returned),
+            }
+            for each in mine
+        ],
+    }
 
 
 def _payouts_withheld(
-    *, coup: Coup, wallets: Mapping[int, Account], returned_by_user: Mapping[int, Decimal]
+    *, coup: Coup, accounts: Mapping[int, Account], returned_by_account: Mapping[int, Decimal]
 ) -> dict[int, Decimal]:
-    """The players whose wallet cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
+    """The wallets (by account id) that cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
 
     Placements and deposits leave room for every open bet's largest return (``_BalanceBound``), so this
     stays empty; should a wallet be full all the same, its payout is withheld rather than fail the
@@ -159,12 +194,13 @@ def _payouts_withheld(
     error in the log tell the cashier what the player is owed (``settlement_check`` reports the wallet).
     """
     withheld = {
-        user_id: amount
-        for user_id, amount in returned_by_user.items()
-        if amount and wallets[user_id].balance + amount > MAX_AMOUNT
+        account_id: amount
+        for account_id, amount in returned_by_account.items()
+        if amount and accounts[account_id].is_wallet and accounts[account_id].balance + amount > MAX_AMOUNT
     }
-    for user_id, amount in withheld.items():
-        wallet = wallets[user_id]
+    for account_id, amount in withheld.items():
+        wallet = accounts[account_id]
+        user_id = wallet.user_id
         logger.error("coup %s: payout of %s to user %s withheld: the wallet is full", coup.round_id, amount, user_id)
         audit_record(
             action="settlement_payout_withheld",

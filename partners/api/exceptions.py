@@ -31,6 +31,8 @@ CONFLICT_CODES = frozenset(
     {"betting_closed", "no_bet_coup", "round_not_current", "player_id_unavailable", "webhook_disabled"}
 )
 
+# Refusals because something we depend on did not answer (nothing was done): 503.
+UNAVAILABLE_CODES = frozenset({"wallet_unavailable"})
 
 logger = logging.getLogger(__name__)
 
@@ -53,10 +55,10 @@ def error_body(code: str, message: str, details: dict | None = None) -> dict:
 def partner_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, WageringError):
         conflict = isinstance(exc, IdempotencyConflict) or exc.code in CONFLICT_CODES
-        return Response(
-            error_body(exc.code, exc.message, exc.details),
-            status=status.HTTP_409_CONFLICT if conflict else status.HTTP_400_BAD_REQUEST,
-        )
+        answer = status.HTTP_409_CONFLICT if conflict else status.HTTP_400_BAD_REQUEST
+        if exc.code in UNAVAILABLE_CODES:
+            answer = status.HTTP_503_SERVICE_UNAVAILABLE
+        return Response(error_body(exc.code, exc.message, exc.details), status=answer)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):

@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from baccarat import rules as game_rules
 from partners.identifiers import PLAYER_ID_PATTERN
+from partners.models import WebhookDelivery
 from partners.selectors import TABLE_CLOSED, TABLE_OPEN
 from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, WINNER_CHOICES, Coup, Shoe, Table
 from wagering.models import Bet, BetSettlement, LedgerTransaction
@@ -128,6 +129,12 @@ class WebhookCreateSerializer(JsonBodySerializer):
         validators=[URLValidator(schemes=["http", "https"])],
         help_text="where to POST the events: an https URL of a public address",
     )
+    events = serializers.ListField(
+        child=serializers.ChoiceField(choices=WebhookDelivery.EventType.choices),
+        required=False,
+        min_length=1,
+        help_text="the event types to receive (default: all)",
+    )
 
 
 # --- Output --------------------------------------------------------------------------------------
@@ -135,12 +142,16 @@ class WebhookCreateSerializer(JsonBodySerializer):
 
 class PlayerSerializer(serializers.Serializer):
     player_id = serializers.CharField()
-    balance = serializers.DecimalField(**MONEY)
+    currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here")
+    balance = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="the wallet's balance (null: a seamless wallet, the partner holds it)"
+    )
     created_at = serializers.DateTimeField()
 
 
 class TransferResultSerializer(serializers.Serializer):
     transaction_id = serializers.IntegerField()
+    currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here")
     kind = serializers.ChoiceField(
         choices=[LedgerTransaction.Kind.DEPOSIT, LedgerTransaction.Kind.WITHDRAWAL], help_text="deposit or withdrawal"
     )
@@ -288,12 +299,15 @@ class PlacedBetSerializer(serializers.Serializer):
 
 class BetBatchResultSerializer(serializers.Serializer):
     batch_id = serializers.IntegerField()
+    currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here")
     round_id = serializers.CharField()
     table = serializers.CharField()
     player_id = serializers.CharField()
     bets = PlacedBetSerializer(many=True)
     total = serializers.DecimalField(**MONEY)
-    balance = serializers.DecimalField(**MONEY, help_text="the wallet's balance just after the bets")
+    balance = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="the balance just after the bets (a seamless wallet's as it answered)"
+    )
     placed_at = serializers.DateTimeField()
 
 
@@ -320,6 +334,7 @@ class RoundBetSerializer(serializers.Serializer):
 
 class PlayerRoundSerializer(CoupSerializer):
     table = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here")
     opened_at = serializers.DateTimeField()
     bets = RoundBetSerializer(many=True)
     staked = serializers.DecimalField(**MONEY, help_text="bets standing (not cancelled)")
@@ -331,6 +346,7 @@ class PlayerRoundSerializer(CoupSerializer):
 class WebhookEndpointSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.URLField()
+    events = serializers.ListField(child=serializers.ChoiceField(choices=WebhookDelivery.EventType.choices))
     created_at = serializers.DateTimeField()
 
 

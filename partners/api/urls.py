@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-from partners.api import views
+from partners.api import accounts, reconciliation, sessions, views
 
 PUBLIC = {"authentication_classes": [], "permission_classes": [AllowAny]}
 
@@ -14,6 +14,7 @@ v1 = [
     path("tables/", views.TableListView.as_view(), name="tables"),
     path("tables/<slug:code>/", views.TableDetailView.as_view(), name="table"),
     path("tables/<slug:code>/shoes/<int:number>/", views.ShoeView.as_view(), name="shoe"),
+    path("tables/<slug:code>/rounds/", accounts.TableRoundsView.as_view(), name="table-rounds"),
     path("players/", views.PlayerCreateView.as_view(), name="players"),
     path("players/<str:player_id>/", views.PlayerDetailView.as_view(), name="player"),
     path("players/<str:player_id>/deposits/", views.DepositView.as_view(), name="deposits"),
@@ -21,6 +22,10 @@ v1 = [
     path("players/<str:player_id>/bets/", views.PlayerBetsView.as_view(), name="bets"),
     path("players/<str:player_id>/rounds/", views.PlayerRoundsView.as_view(), name="player-rounds"),
     path("rounds/<str:round_id>/", views.RoundView.as_view(), name="round"),
+    path("sessions/", sessions.SessionCreateView.as_view(), name="sessions"),
+    path("reconciliation/", reconciliation.ReconciliationView.as_view(), name="reconciliation"),
+    path("float/", accounts.FloatView.as_view(), name="float"),
+    path("float/statement/", accounts.FloatStatementView.as_view(), name="float-statement"),
     path("webhooks/", views.WebhookListView.as_view(), name="webhooks"),
     path("webhooks/<int:webhook_id>/", views.WebhookDetailView.as_view(), name="webhook"),
 ]

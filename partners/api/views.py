@@ -29,8 +29,12 @@ ERRORS = {
     403: "the partner is disabled",
     404: "no such thing (or not yours)",
     409: "refused by the state of things: betting closed, an idempotency key used for another request",
+    413: "the body is over 64 kB (body_too_large)",
+    415: "the body is not JSON (unsupported_media_type)",
     429: "over the partner's rate limit: see Retry-After",
+    503: "a seamless wallet or the database did not answer: nothing was done, try again",
 }
+BODY_ERRORS = (413, 415)  # of every operation with a request body
 REPLAYED_HEADER = "Idempotent-Replayed"
 PAGE_PARAMETERS = ("page", "page_size")
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -64,7 +68,12 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 class PartnerView(GenericAPIView):
-    metadata_class = None  # OPTIONS is not part of the API: 405
+    metadata_class = None  # OPTIONS is not part of the API: 405, and Allow does not list it
+
+    @property
+    def allowed_methods(self) -> list[str]:
+        return [method for method in super().allowed_methods if method != "OPTIONS"]
+
     query_parameters: dict[str, tuple[str, ...]] = {}  # by method; any other is refused (a typo is no filter)
 
     def initial(self, request: Request, *args, **kwargs) -> None:
@@ -154,7 +163,7 @@ class PlayerCreateView(PartnerView):
         responses={
             201: serializers.PlayerSerializer,
             200: OpenApiResponse(serializers.PlayerSerializer, description="the player already existed"),
-            **errors(400, 409),
+            **errors(400, 409, *BODY_ERRORS),
         },
     )
     def post(self, request: Request) -> Response:
@@ -208,7 +217,7 @@ def transfer_schema(operation_id: str, summary: str) -> dict:
             summary=summary,
             request=serializers.TransferSerializer,
             parameters=[PLAYER_ID, IDEMPOTENCY_KEY, REPLAYED],
-            responses={201: serializers.TransferResultSerializer, **errors(400, 404, 409)},
+            responses={201: serializers.TransferResultSerializer, **errors(400, 404, 409, *BODY_ERRORS)},
         )
     }
 
@@ -251,7 +260,7 @@ class PlayerBetsView(PartnerView):
         summary="Place a batch of bets on the coup taking bets at a table: all accepted, or none",
         request=serializers.BetBatchSerializer,
         parameters=[PLAYER_ID, IDEMPOTENCY_KEY, REPLAYED],
-        responses={201: serializers.BetBatchResultSerializer, **errors(400, 404, 409)},
+        responses={201: serializers.BetBatchResultSerializer, **errors(400, 404, 409, 503, *BODY_ERRORS)},
     )
     def post(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
@@ -335,11 +344,11 @@ class WebhookListView(PartnerView):
         tags=["webhooks"],
         summary="Register a URL for your events: the answer holds its signing secret, shown this once",
         request=serializers.WebhookCreateSerializer,
-        responses={201: serializers.WebhookEndpointCreatedSerializer, **errors(400)},
+        responses={201: serializers.WebhookEndpointCreatedSerializer, **errors(400, *BODY_ERRORS)},
     )
     def post(self, request: Request) -> Response:
         data = self.validated(serializers.WebhookCreateSerializer, request.data)
-        created = webhooks.webhook_endpoint_create(partner=self.partner, url=data["url"])
+        created = webhooks.webhook_endpoint_create(partner=self.partner, url=data["url"], events=data.get("events"))
         answer = {**serializers.WebhookEndpointSerializer(created.endpoint).data, "secret": created.secret}
         return Response(answer, status=status.HTTP_201_CREATED)
 

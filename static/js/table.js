@@ -55,7 +55,10 @@ function setPhase(text, phase) {
   app.dataset.phase = phase;
 }
 
+/** A partner's seamless wallet holds the balance: settlement and refunds then carry none (null), and the
+ * page may be drawn before the wallet said it (empty). */
 function setBalance(amount) {
+  if (amount == null || String(amount).trim() === "") return;
   $("[data-balance]").textContent = formatMoney(amount);
 }
 

@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,18 @@ def _wait_until_up(url: str, server: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"the server did not start in 30 s:\n{log.read_text()}")
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str
+    env: dict[str, str]  # the server's environment: ``manage`` runs commands on its database
+
+    def manage(self, *args: str) -> str:
+        command = [sys.executable, str(ROOT / "manage.py"), *args]
+        return subprocess.run(command, env=self.env, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if not Path(CHROMIUM).exists():
         pytest.skip("needs Debian's chromium: bash scripts/install-browser.sh")
     folder = tmp_path_factory.mktemp("punto")
@@ -78,6 +89,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         DATABASE_URL=f"sqlite:///{folder / 'punto.sqlite3'}",
         DEBUG="false",
         LOG_LEVEL="WARNING",
+        WEBHOOK_ALLOW_PRIVATE_TARGETS="true",  # a partner's wallet in the tests listens on 127.0.0.1
     )
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "shell", "-c", PREPARE], env=env, cwd=ROOT, check=True, capture_output=True)
@@ -85,7 +97,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     log = folder / "server.log"
     with log.open("w") as output:
-        server = subprocess.Popen(
+        process = subprocess.Popen(
             [*manage, "serve", "--with-tables", "--port", str(port)],
             env=env,
             cwd=ROOT,
@@ -93,14 +105,19 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             stderr=subprocess.STDOUT,
         )
     try:
-        _wait_until_up(url, server, log)
-        yield url
+        _wait_until_up(url, process, log)
+        yield Server(url=url, env=env)
     finally:
-        server.terminate()
+        process.terminate()
         try:
-            server.wait(timeout=10)
+            process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            server.kill()
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def server_url(server: Server) -> str:
+    return server.url
 
 
 @pytest.fixture(scope="session")

@@ -69,3 +69,12 @@ def players(transactional_db):
     for user in users:
         wallet_deposit(user=user, amount=DEPOSIT, idempotency_key=uuid.uuid4().hex, reason="faults")
     return users
+
+
+@pytest.fixture
+def real_worker_tasks():
+    """Tasks go to the broker (emptied of earlier tests' tasks), for the worker processes."""
+    from casino import celery_app
+
+    celery_app.control.purge()
+    celery_app.conf.task_always_eager = False

@@ -27,15 +27,6 @@ pytestmark = [pytest.mark.faults, pytest.mark.postgres, pytest.mark.redis, pytes
 WORKER_ENV = {"WEBHOOK_ALLOW_PRIVATE_TARGETS": "true"}  # the receiver listens on 127.0.0.1
 
 
-@pytest.fixture
-def real_worker_tasks():
-    """Tasks go to the broker (emptied of earlier tests' tasks), for the worker processes."""
-    from casino import celery_app
-
-    celery_app.control.purge()
-    celery_app.conf.task_always_eager = False
-
-
 def open_table(code: str):
     boss, _ = get_user_model().objects.get_or_create(username="boss")
     table = table_create(code=code, name=code, actor=boss, betting_seconds=2)

@@ -79,3 +79,27 @@ def test_the_webhook_secret_is_never_shown_in_the_admin(admin_client, partner):
     page = admin_client.get(reverse("admin:partners_webhookendpoint_change", args=[endpoint.pk])).content.decode()
     assert "https://partner.example/hooks" in page
     assert created.secret not in page and endpoint.secret_encrypted not in page
+
+
+def test_the_wallet_is_set_in_the_admin_with_a_write_only_secret(admin_client):
+    from casino.encryption import decrypt
+
+    partner = Partner.objects.create(code="umbrella", name="Umbrella")
+    change = reverse("admin:partners_partner_change", args=[partner.pk])
+    form = {"name": "Umbrella", "is_active": "on", "currency": "EUR", "wallet_mode": "seamless"}
+    refused = admin_client.post(change, {**form, "wallet_url": "https://wallet.umbrella.example/punto"})
+    assert refused.status_code == 200 and b"needs its URL and its secret" in refused.content
+    short = admin_client.post(change, {**form, "wallet_url": "https://w.example/p", "new_wallet_secret": "short"})
+    assert short.status_code == 200
+    partner.refresh_from_db()
+    assert (partner.wallet_mode, partner.wallet_secret_encrypted) == ("transfer", "")
+    secret = "a-long-enough-wallet-secret-42"
+    saved = admin_client.post(
+        change, {**form, "wallet_url": "https://wallet.umbrella.example/punto", "new_wallet_secret": secret}
+    )
+    assert saved.status_code == 302
+    partner.refresh_from_db()
+    assert partner.wallet_mode == "seamless" and decrypt(partner.wallet_secret_encrypted) == secret
+    audit = AuditLog.objects.get(action="partner_wallet_set", object_id=str(partner.pk))
+    assert audit.after["secret_changed"] is True and secret not in str(audit.after)
+    assert secret.encode() not in admin_client.get(change).content

@@ -39,6 +39,7 @@ def test_a_batch_is_placed_on_the_coup_taking_bets(api, player, coup):
         "round_id": coup.round_id,
         "table": "pb1",
         "player_id": "p-1",
+        "currency": "EUR",
         "bets": [
             {"id": body["bets"][0]["id"], "bet_type": "banker", "stake": "25.00"},
             {"id": body["bets"][1]["id"], "bet_type": "tie", "stake": "5.00"},

@@ -106,6 +106,11 @@ def test_the_schema_and_its_docs_page_are_public(db):
         "/api/v1/players/{player_id}/bets/",
         "/api/v1/players/{player_id}/rounds/",
         "/api/v1/rounds/{round_id}/",
+        "/api/v1/sessions/",
+        "/api/v1/reconciliation/",
+        "/api/v1/float/",
+        "/api/v1/float/statement/",
+        "/api/v1/tables/{code}/rounds/",
         "/api/v1/webhooks/",
         "/api/v1/webhooks/{webhook_id}/",
     } == set(document["paths"])

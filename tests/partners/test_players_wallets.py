@@ -33,6 +33,7 @@ def test_a_player_is_created_once_with_an_empty_wallet(partner, api):
     assert created.status_code == 201
     assert created.json() == {
         "player_id": "user-42@example.com",
+        "currency": "EUR",
         "balance": "0.00",
         "created_at": created.json()["created_at"],
     }
@@ -92,6 +93,7 @@ def test_a_deposit_moves_money_from_the_partners_float_to_the_wallet(partner, ap
         "transaction_id": body["transaction_id"],
         "kind": "deposit",
         "player_id": "p-1",
+        "currency": "EUR",
         "amount": "250.50",
         "balance": "1250.50",
         "created_at": body["created_at"],

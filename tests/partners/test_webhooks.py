@@ -17,7 +17,8 @@ from casino import lifecycle
 from casino.settlement import coup_settle
 from partners import deliveries, webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
-from tests.factories import UserFactory, coup_resolve, staff_login
+from tables.shoes import shoe_prepare, shoe_start
+from tests.factories import TableFactory, UserFactory, coup_resolve, staff_login
 from tests.partners.conftest import idempotency_key, player_make
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
@@ -105,7 +106,14 @@ def test_an_endpoint_is_registered_with_a_secret_shown_once(api, partner):
     created = register(api, "https://partner.example/hooks")
     assert created["secret"].startswith("whsec_") and created["url"] == "https://partner.example/hooks"
     listed = api.get("/api/v1/webhooks/").json()
-    assert listed["results"] == [{"id": created["id"], "url": created["url"], "created_at": created["created_at"]}]
+    assert listed["results"] == [
+        {
+            "id": created["id"],
+            "url": created["url"],
+            "events": ["round.settled", "round.voided", "round.corrected", "shoe.finished"],  # all, by default
+            "created_at": created["created_at"],
+        }
+    ]
     assert WebhookEndpoint.objects.get(pk=created["id"]).partner == partner
 
 
@@ -354,3 +362,31 @@ def test_deliveries_and_their_failures_are_in_the_admin_and_a_failed_one_can_be_
         deliveries.WEBHOOK_ATTEMPTS + 1,
         200,
     )
+
+
+def test_an_endpoint_gets_only_the_events_it_subscribed_to(
+    api, partner, player, coup, django_capture_on_commit_callbacks
+):
+    only_voids = api.post("/api/v1/webhooks/", {"url": "https://partner.example/voids", "events": ["round.voided"]})
+    assert only_voids.status_code == 201 and only_voids.json()["events"] == ["round.voided"]
+    everything = api.post("/api/v1/webhooks/", {"url": "https://partner.example/all"}).json()
+    api.post("/api/v1/players/p-1/bets/", {"table": "pb1", "bets": {"player": "10"}}, HTTP_IDEMPOTENCY_KEY="k1")
+    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_settle(coup_id=coup.pk)
+    settled = WebhookDelivery.objects.filter(event_type="round.settled")
+    assert [delivery.endpoint_id for delivery in settled] == [everything["id"]]
+    for bad in ([], ["round.exploded"], "round.voided"):
+        response = api.post("/api/v1/webhooks/", {"url": "https://partner.example/x", "events": bad})
+        assert response.status_code == 400, bad
+
+
+def test_a_finished_shoe_is_sent_with_its_reveal(api, partner):
+    api.post("/api/v1/webhooks/", {"url": "https://partner.example/shoes", "events": ["shoe.finished"]})
+    table = TableFactory(code="pb9")
+    shoe = shoe_start(shoe=shoe_prepare(table=table))  # an RNG shoe, its order committed
+    lifecycle.shoe_end(shoe=shoe, discard=True, reason="cards replaced")
+    delivery = WebhookDelivery.objects.get(event_type="shoe.finished")
+    assert delivery.shoe_id == shoe.pk and delivery.coup_id is None
+    data = delivery.payload["data"]
+    assert data["table"] == "pb9" and data["shoe"]["number"] == shoe.number
+    assert data["shoe"]["revealed"] is True and len(data["shoe"]["card_order"]) == shoe.decks * 52

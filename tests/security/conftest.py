@@ -17,7 +17,7 @@ from django.utils import timezone
 from casino import lifecycle
 from casino.settlement import coup_settle
 from partners import services as partner_services
-from partners import webhooks
+from partners import wallet_sending, webhooks
 from partners.api.throttling import PartnerRateThrottle
 from partners.models import WebhookDelivery
 from tables import corrections, holds
@@ -59,6 +59,7 @@ class Floor:
     other_api_key: object
     endpoint: object
     failed_delivery: object
+    pending_wallet_transaction: object  # a credit its partner's wallet has not acknowledged
     sign_in_attempt: object
 
 
@@ -127,6 +128,9 @@ def floor_state(db) -> Floor:
         payload={},
         status=WebhookDelivery.Status.FAILED,
     )
+    pending_wallet_transaction = wallet_sending.wallet_transaction_record(
+        kind="credit", player=partner_player, amount=Decimal("5.00"), coup=settled_coup, extra={"round_id": "x"}
+    )
     sign_in_attempt = AccessAttempt.objects.create(
         username="someone",
         ip_address="203.0.113.1",
@@ -155,6 +159,7 @@ def floor_state(db) -> Floor:
         other_api_key=other_issued,
         endpoint=endpoint,
         failed_delivery=failed_delivery,
+        pending_wallet_transaction=pending_wallet_transaction,
         sign_in_attempt=sign_in_attempt,
     )
 
@@ -221,6 +226,8 @@ WATCHED_MODELS = (
     "partners.PartnerPlayer",
     "partners.WebhookEndpoint",
     "partners.WebhookDelivery",
+    "partners.WalletTransaction",
+    "partners.LaunchToken",
     "roadmaps.ShoeRoad",
     "auth.User",
     "auth.Group",

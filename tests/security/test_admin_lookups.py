@@ -18,19 +18,20 @@ from django.urls import reverse
 
 from casino.admin_base import StrictLookupsMixin
 from casino.encryption import decrypt
-from partners.models import PartnerApiKey, WebhookEndpoint
+from partners.models import Partner, PartnerApiKey, WebhookEndpoint
 from tables.models import Shoe
 from tests.security.conftest import DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER, SURVEILLANCE_ROLE
 
 pytestmark = pytest.mark.django_db
 
 WATCHERS = (SURVEILLANCE_ROLE, PIT_BOSS_ROLE, SUPERUSER)
-SECRET_TARGETS = (Shoe, WebhookEndpoint)
+SECRET_TARGETS = (Shoe, WebhookEndpoint, Partner)
 # The columns, and the names they had before they were encrypted (a lookup on either is refused).
 SECRET_FIELDS = {
     Shoe: {"card_order_encrypted", "salt_encrypted", "burned_cards_encrypted"},
     WebhookEndpoint: {"secret_encrypted"},
     PartnerApiKey: {"secret_hash"},
+    Partner: {"wallet_secret_encrypted"},
 }
 FORMER_NAMES = {Shoe: ("card_order", "salt", "burned_cards"), WebhookEndpoint: ("secret",)}
 LOOKUPS = ("regex", "startswith", "exact", "contains")
@@ -136,7 +137,7 @@ def test_no_changelist_filters_on_a_secret_field_directly_or_through_a_relation(
             continue  # a role that cannot view this admin
         for prefix, target in paths_to(model, SECRET_TARGETS):
             offered = admin.site._registry[model].filter_parameters(None)
-            secret_names = [*SECRET_FIELDS[target], *FORMER_NAMES[target]]
+            secret_names = [*SECRET_FIELDS[target], *FORMER_NAMES.get(target, ())]
             public_names = [field.name for field in target._meta.concrete_fields if field.name not in secret_names]
             for name, lookups in [(name, LOOKUPS) for name in secret_names] + [
                 (name, ("regex",)) for name in public_names

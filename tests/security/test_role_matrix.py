@@ -79,6 +79,7 @@ ADMIN_ACTIONS = {
     ("partners.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
     ("partners.webhookendpoint", "disable"): AdminAction(ROOT, lambda f: f.endpoint),
     ("partners.webhookdelivery", "resend"): AdminAction(ROOT, lambda f: f.failed_delivery),
+    ("partners.wallettransaction", "retry"): AdminAction(ROOT, lambda f: f.pending_wallet_transaction),
 }
 
 
@@ -281,6 +282,7 @@ class ApiCall:
     kwargs: dict
     body: dict | None = None
     players_own: bool = False  # about the partner's own player or webhook: another partner gets 404
+    query: str = ""
 
 
 API_CALLS = {
@@ -295,6 +297,11 @@ API_CALLS = {
     "player-rounds": ApiCall("get", {"player_id": "p-1"}, players_own=True),
     "round": ApiCall("get", {"round_id": "live"}),
     "webhooks": ApiCall("post", {}, {"url": "https://hooks.example.org/x"}),
+    "sessions": ApiCall("post", {}, {"player_id": "p-9", "currency": "EUR"}),
+    "reconciliation": ApiCall("get", {}, query="?date=2026-11-24"),
+    "float": ApiCall("get", {}),
+    "float-statement": ApiCall("get", {}),
+    "table-rounds": ApiCall("get", {"code": "pb1"}),
     "webhook": ApiCall("delete", {"webhook_id": "endpoint"}, players_own=True),
 }
 
@@ -311,6 +318,7 @@ def test_partner_api(floor_state, client_as, name, role):
     call = API_CALLS[name]
     ids = {"live": floor_state.live_coup.round_id, "endpoint": floor_state.endpoint.pk}
     url = reverse(f"api:{name}", kwargs={key: ids.get(value, value) for key, value in call.kwargs.items()})
+    url += call.query
     kwargs = {"HTTP_IDEMPOTENCY_KEY": f"matrix-{name}"}
     if call.body is not None:
         kwargs.update(data=json.dumps(call.body), content_type="application/json")
@@ -333,7 +341,7 @@ BET_ENDPOINTS = ("bets", "bets_undo", "bets_remove", "bets_rebet", "history")
 
 
 def test_every_bet_endpoint_is_in_the_matrix():
-    from wagering.urls import urlpatterns
+    from casino.player_api_urls import urlpatterns
 
     assert {pattern.name for pattern in urlpatterns} == set(BET_ENDPOINTS)
 

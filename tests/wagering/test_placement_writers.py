@@ -1,4 +1,4 @@
-"""The two placement writers (``wagering.placement``): the one statement PostgreSQL runs and the
+"""The two placement writers (``wagering.placement_writers``): the one statement PostgreSQL runs and the
 model-by-model writer SQLite runs write the same rows, compared row by row with ids and times aside."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from tables.models import AuditLog
 from tests.factories import CoupFactory, UserFactory
 from tests.wagering.conftest import fund, postgres_only
-from wagering import placement
+from wagering import placement, placement_writers
 from wagering.cancellation import bet_batch_undo
 from wagering.models import Account, Bet, BetBatch, CoupStakeTotal, LedgerEntry, LedgerTransaction
 
@@ -65,8 +65,8 @@ def placed_rows(monkeypatch, writer) -> dict:
 
 
 def test_the_one_statement_writer_and_the_model_writer_write_the_same_rows(monkeypatch):
-    one_statement = placed_rows(monkeypatch, placement._placement_write_in_one_statement)
-    model_by_model = placed_rows(monkeypatch, placement._placement_write)
+    one_statement = placed_rows(monkeypatch, placement_writers.placement_write_in_one_statement)
+    model_by_model = placed_rows(monkeypatch, placement_writers.placement_write)
     assert one_statement["bets"] and one_statement["audit"]  # the comparison compares something
     for name in one_statement:
         assert one_statement[name] == model_by_model[name], name

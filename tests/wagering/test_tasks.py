@@ -11,7 +11,7 @@ from django.conf import settings
 from casino import celery_app, settlement
 from casino import tasks as casino_tasks
 from partners import tasks as partner_tasks
-from partners import webhook_http
+from partners import wallet_sending, webhook_http
 from tables.models import Coup
 from tests.factories import CoupFactory, coup_resolve
 from tests.processes import ROOT
@@ -26,6 +26,9 @@ QUEUES = {
     "wagering.tasks.table_day_report_build": "reports",
     "wagering.tasks.shoe_report_build": "reports",
     "wagering.tasks.day_reports_build": "reports",
+    "partners.tasks.wallet_transaction_send": "wallet",
+    "partners.tasks.wallet_transactions_resend": "wallet",
+    "partners.tasks.reconciliation_report_build": "reports",
 }
 
 
@@ -49,6 +52,7 @@ def test_every_task_has_a_soft_and_a_hard_time_limit_that_fit_its_work():
     assert casino_tasks.coup_settle_task.time_limit <= 60
     assert webhook_http.ATTEMPT_DEADLINE_SECONDS < partner_tasks.webhook_delivery_send.soft_time_limit <= 20
     assert tasks.day_reports_build.soft_time_limit >= 60
+    assert wallet_sending.ATTEMPT_SECONDS < partner_tasks.wallet_transaction_send.soft_time_limit <= 20
     assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT  # for any task to come
 
 
@@ -56,7 +60,7 @@ def test_the_procfile_runs_workers_for_each_queue_and_each_queue_only():
     processes = dict(line.split(": ", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line)
     workers = {name: command for name, command in processes.items() if " worker " in command}
     queues = {name: re.search(r"--queues (\S+)", command).group(1) for name, command in workers.items()}
-    assert queues == {"worker": "settlement", "webhooks": "webhooks", "reports": "reports"}
+    assert queues == {"worker": "settlement", "webhooks": "webhooks", "wallet": "wallet", "reports": "reports"}
     for command in workers.values():
         assert re.search(r"--concurrency \$\{CELERY_[A-Z]+_CONCURRENCY:-\d+\}", command)
         assert "--pool" not in command  # prefork: the pool that enforces time limits

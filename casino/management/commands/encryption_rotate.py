@@ -7,17 +7,21 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from casino.encryption import DecryptionFailed
+from partners.wallet_settings import wallet_secrets_reencrypt
 from partners.webhooks import webhook_secrets_reencrypt
 from tables.shoes import shoe_secrets_reencrypt
 
 
 class Command(BaseCommand):
-    help = "Re-encrypt the shoes' and webhook endpoints' secrets with the first key of ENCRYPTION_KEY."
+    help = "Re-encrypt the shoes', webhook endpoints' and partner wallets' secrets with ENCRYPTION_KEY's first key."
 
     def handle(self, *args, **options) -> None:
         try:
             with transaction.atomic():
                 shoes, endpoints = shoe_secrets_reencrypt(), webhook_secrets_reencrypt()
+                wallets = wallet_secrets_reencrypt()
         except DecryptionFailed as error:
             raise CommandError(f"{error}: nothing was changed") from error
-        self.stdout.write(f"re-encrypted the secrets of {shoes} shoes and {endpoints} webhook endpoints")
+        self.stdout.write(
+            f"re-encrypted the secrets of {shoes} shoes, {endpoints} webhook endpoints and {wallets} partner wallets"
+        )

@@ -1,8 +1,8 @@
-"""The table page's JSON endpoints, included under /tables/ (namespace "wagering")."""
+"""The table page's JSON endpoints, included under /tables/ (namespace "wagering", as before they moved)."""
 
 from django.urls import path
 
-from wagering import views
+from casino import player_api as views
 
 app_name = "wagering"
 urlpatterns = [

@@ -1,6 +1,8 @@
 """The table page's JSON endpoints: a signed-in player's bets on a table's live coup (session auth + CSRF).
 
-Each endpoint finds the table's live coup and calls one wagering service. The answer is
+Each endpoint finds the table's live coup and calls one service: wagering's for a player whose money
+is in our wallet, the partner's seamless wallet (``partners.seamless``) for a player launched by a
+partner in that mode (the answer's balance is the partner's; null if its wallet did not say). The answer is
 ``{"ok": true, "round_id", "balance", "bets": {bet_type: amount}}`` (the player's stakes on
 the coup), or ``{"error": {"code", "message", "details"}}`` with 400 (the request or the bets
 are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401, 403 (a staff account) or 404;
@@ -17,15 +19,18 @@ from decimal import Decimal
 from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from casino.launch import launched_seamless_player
+from partners.models import PartnerPlayer
+from partners.seamless import batches_rollback, seamless_balance, seamless_bet_place
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_with_live_coup
 from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
-from wagering.placement import bet_batch_place, bet_rebet
+from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
 
 MAX_BODY_BYTES = 4096
@@ -34,7 +39,7 @@ HISTORY_ROUNDS = 20
 STATE_CONFLICTS = frozenset(
     {"no_live_coup", "round_changed", "betting_closed", "no_bet_coup", "no_bets", "no_previous_bets"}
 )
-STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404}
+STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404, "wallet_unavailable": 503}
 DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
 logger = logging.getLogger(__name__)
 
@@ -93,17 +98,24 @@ def _live_coup(table: Table, coup: Coup | None, body: dict) -> Coup:
     return coup
 
 
-def _player_bets(*, user, coup: Coup | None) -> JsonResponse:
+def _player_bets(request: HttpRequest, *, coup: Coup | None, balance_asked: bool = True) -> JsonResponse:
+    """The player's stakes on the coup and balance: a seamless wallet's is asked of it (if ``balance_asked``)."""
+    user = request.user
     bets = coup_bet_totals(coup=coup, user=user) if coup is not None else {}
-    return _player_bets_answer(coup=coup, balance=wallet_balance(user=user), bets=bets)
+    player = launched_seamless_player(request)
+    if player is None:
+        balance = wallet_balance(user=user)
+    else:
+        balance = seamless_balance(player=player) if balance_asked else None
+    return _player_bets_answer(coup=coup, balance=balance, bets=bets)
 
 
-def _player_bets_answer(*, coup: Coup | None, balance: Decimal, bets: dict[str, Decimal]) -> JsonResponse:
+def _player_bets_answer(*, coup: Coup | None, balance: Decimal | None, bets: dict[str, Decimal]) -> JsonResponse:
     return JsonResponse(
         {
             "ok": True,
             "round_id": coup.round_id if coup is not None else None,
-            "balance": str(balance),
+            "balance": str(balance) if balance is not None else None,
             "bets": {bet_type: str(amount) for bet_type, amount in bets.items()},
         }
     )
@@ -139,12 +151,16 @@ def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> J
     """GET: the player's balance and stakes on the live coup. POST ``{"bets": {type: amount}, "round_id"}``:
     confirm a batch of bets, all or nothing."""
     if request.method == "GET":
-        return _player_bets(user=request.user, coup=live)
+        return _player_bets(request, coup=live)
     coup = _live_coup(table, live, body)
     batch = body.get("bets")
     if not isinstance(batch, dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
-    placed = bet_batch_place(user=request.user, coup=coup, bets=batch)
+    player = launched_seamless_player(request)
+    if player is not None:
+        placed = seamless_bet_place(player=player, coup=coup, bets=batch)
+    else:
+        placed = bet_batch_place(user=request.user, coup=coup, bets=batch)
     return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
 
 
@@ -153,8 +169,10 @@ def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> J
 def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel the player's last confirmed batch on the live coup."""
     coup = _live_coup(table, live, body)
-    bet_batch_undo(user=request.user, coup=coup)
-    return _player_bets(user=request.user, coup=coup)
+    with transaction.atomic():
+        batch = bet_batch_undo(user=request.user, coup=coup)
+        batches_rollback(batches=[batch])  # a seamless wallet's debit of it, given back
+    return _player_bets(request, coup=coup, balance_asked=False)
 
 
 @require_POST
@@ -162,8 +180,10 @@ def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict)
 def bets_remove(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel all the player's bets on the live coup."""
     coup = _live_coup(table, live, body)
-    bet_remove_all(user=request.user, coup=coup)
-    return _player_bets(user=request.user, coup=coup)
+    with transaction.atomic():
+        batches = bet_remove_all(user=request.user, coup=coup)
+        batches_rollback(batches=batches)  # a seamless wallet's debits of them, given back
+    return _player_bets(request, coup=coup, balance_asked=False)
 
 
 @require_POST
@@ -176,8 +196,15 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
         raise RequestRefused(
             "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
         )
-    placed = bet_rebet(user=request.user, coup=coup, multiplier=multiplier)
+    placed = _rebet(player=launched_seamless_player(request), user=request.user, coup=coup, multiplier=multiplier)
     return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
+
+
+def _rebet(*, player: PartnerPlayer | None, user, coup: Coup, multiplier: int) -> PlacedBatch:
+    if player is None:
+        return bet_rebet(user=user, coup=coup, multiplier=multiplier)
+    stakes = bet_rebet_stakes(user=user, coup=coup, multiplier=multiplier)
+    return seamless_bet_place(player=player, coup=coup, bets=stakes)
 
 
 @require_GET

@@ -1,0 +1,54 @@
+"""``POST /api/v1/sessions/``: a game launch, the URL that opens our table UI as the partner's player."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from partners.api.views import BODY_ERRORS, PartnerView, errors
+from partners.identifiers import PLAYER_ID_PATTERN
+from partners.launch import launch_session_create
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    player_id = serializers.RegexField(PLAYER_ID_PATTERN, max_length=100)
+    currency = serializers.CharField(max_length=3, help_text="the partner's currency (ISO 4217), e.g. EUR")
+    nickname = serializers.CharField(max_length=40, required=False, allow_blank=True, trim_whitespace=False)
+    language = serializers.CharField(max_length=10, required=False, allow_blank=True, help_text="e.g. en, en-GB")
+    table = serializers.SlugField(max_length=20, required=False, allow_blank=True, help_text="open this table")
+    return_url = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, help_text="where Exit leads (in the top window)"
+    )
+
+
+class LaunchSerializer(serializers.Serializer):
+    launch_url = serializers.URLField(help_text="open it in a browser (a window or an iframe), once, before expires_at")
+    expires_at = serializers.DateTimeField()
+
+
+class SessionCreateView(PartnerView):
+    @extend_schema(
+        operation_id="session_create",
+        tags=["launch"],
+        summary="Launch a player into our table UI: a single-use URL, valid 60 s",
+        request=SessionCreateSerializer,
+        responses={201: LaunchSerializer, **errors(400, *BODY_ERRORS)},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.validated(SessionCreateSerializer, request.data)
+        issued = launch_session_create(
+            partner=self.partner,
+            player_id=data["player_id"],
+            currency=data["currency"],
+            nickname=data.get("nickname", ""),
+            language=data.get("language", ""),
+            table_code=data.get("table", ""),
+            return_url=data.get("return_url", ""),
+        )
+        url = request.build_absolute_uri(f"/launch/{issued.token}/")
+        return Response(
+            {"launch_url": url, "expires_at": issued.expires_at.isoformat().replace("+00:00", "Z")},
+            status=status.HTTP_201_CREATED,
+        )

@@ -1,0 +1,125 @@
+"""A partner's wallet settings: transfer or seamless, the seamless wallet's URL and signing secret, and the
+currency its players play in (``manage.py partner_wallet_set``, the admin)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from casino.currencies import CurrencyInvalid, currency_checked
+from casino.encryption import encrypt, reencrypt
+from partners.identifiers import PartnerRejected
+from partners.models import Partner
+from tables.audit import audit_record
+
+User = AbstractBaseUser
+MODES = ("transfer", "seamless")
+MIN_SECRET_LENGTH = 16
+
+
+@transaction.atomic
+def partner_wallet_set(
+    *,
+    partner: Partner,
+    mode: str,
+    wallet_url: str | None = None,
+    wallet_secret: str | None = None,
+    currency: str | None = None,
+    actor: User | None = None,
+) -> Partner:
+    """Set the partner's wallet mode (``None`` keeps a setting as it is). Seamless needs a wallet URL
+    (https; http on loopback only with ``WEBHOOK_ALLOW_PRIVATE_TARGETS``) and a secret of 16 characters or
+    more; the secret is stored encrypted and never shown again. The audit records no secret."""
+    partner = Partner.objects.select_for_update(of=("self",)).get(pk=partner.pk)
+    before = {"wallet_mode": partner.wallet_mode, "wallet_url": partner.wallet_url, "currency": partner.currency}
+    wallet_url = partner.wallet_url if wallet_url is None else wallet_url
+    currency = partner.currency if currency is None else currency
+    wallet_settings_check(
+        mode=mode,
+        wallet_url=wallet_url,
+        wallet_secret=wallet_secret,
+        currency=currency,
+        has_secret=bool(partner.wallet_secret_encrypted) or wallet_secret is not None,
+    )
+    partner.wallet_mode, partner.wallet_url, partner.currency = mode, wallet_url, currency
+    if wallet_secret is not None:
+        partner.wallet_secret_encrypted = encrypt(wallet_secret)
+    partner.save(update_fields=["wallet_mode", "wallet_url", "wallet_secret_encrypted", "currency"])
+    audit_record(
+        action="partner_wallet_set",
+        actor=actor,
+        actor_label="admin",
+        obj=partner,
+        before=before,
+        after={
+            "wallet_mode": partner.wallet_mode,
+            "wallet_url": partner.wallet_url,
+            "currency": partner.currency,
+            "secret_changed": wallet_secret is not None,
+        },
+    )
+    return partner
+
+
+def wallet_settings_check(
+    *, mode: str, wallet_url: str, wallet_secret: str | None, currency: str, has_secret: bool
+) -> None:
+    """``PartnerRejected`` unless these settings make a working wallet (the admin's form checks them too)."""
+    if mode not in MODES:
+        raise PartnerRejected("invalid_wallet_mode", f"the wallet mode is transfer or seamless, not {mode!r}")
+    try:
+        currency_checked(currency)
+    except CurrencyInvalid as error:
+        raise PartnerRejected("invalid_currency", str(error), {"currency": str(currency)[:10]}) from None
+    if currency != settings.HOUSE_CURRENCY:
+        # The tables' limits and the house's accounts are kept in one currency: a partner in another would
+        # add two currencies together on the books.
+        raise PartnerRejected(
+            "currency_not_supported",
+            f"the tables' limits and books are kept in {settings.HOUSE_CURRENCY}: a partner plays in it",
+            {"currency": currency, "house_currency": settings.HOUSE_CURRENCY},
+        )
+    if wallet_url:
+        _wallet_url_check(wallet_url)
+    if wallet_secret is not None and (
+        len(wallet_secret) < MIN_SECRET_LENGTH or not wallet_secret.isprintable() or " " in wallet_secret
+    ):
+        raise PartnerRejected(
+            "invalid_wallet_secret", f"a wallet secret is {MIN_SECRET_LENGTH} or more printable characters"
+        )
+    if mode == "seamless" and not (wallet_url and has_secret):
+        raise PartnerRejected("wallet_incomplete", "a seamless wallet needs its URL and its secret")
+
+
+def _wallet_url_check(url: str) -> None:
+    parts = urlsplit(url)
+    allowed = ("https", "http") if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS else ("https",)
+    if (
+        parts.scheme not in allowed
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or len(url) > 500
+        or any(character.isspace() for character in url)
+    ):
+        raise PartnerRejected(
+            "invalid_wallet_url",
+            "a wallet URL is https://host/path (no query), at most 500 characters",
+            {"wallet_url": url[:100]},
+        )
+
+
+@transaction.atomic
+def wallet_secrets_reencrypt(*, actor: User | None = None) -> int:
+    """Key rotation: every partner's wallet secret encrypted again with the first key."""
+    partners = list(Partner.objects.select_for_update(of=("self",)).exclude(wallet_secret_encrypted="").order_by("pk"))
+    for partner in partners:
+        partner.wallet_secret_encrypted = reencrypt(partner.wallet_secret_encrypted)
+    Partner.objects.bulk_update(partners, ["wallet_secret_encrypted"])
+    audit_record(
+        action="wallet_secrets_reencrypted", actor=actor, actor_label="system", after={"partners": len(partners)}
+    )
+    return len(partners)

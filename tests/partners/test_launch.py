@@ -1,0 +1,113 @@
+"""Game launch: a partner gets a single-use launch URL for its player; opening it signs the browser in as
+that player only (never staff), once, within 60 s, in a session its partner's origins may frame."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from partners.models import LaunchToken, PartnerPlayer
+from tests.factories import UserFactory
+from tests.partners.conftest import client_for, partner_make
+
+
+@pytest.fixture
+def launch_body():
+    return {"player_id": "u-42", "nickname": "Ann", "currency": "EUR", "language": "en", "table": "pb1"}
+
+
+def launch_url(api, body) -> str:
+    response = api.post("/api/v1/sessions/", body)
+    assert response.status_code == 201, response.json()
+    return response.json()["launch_url"]
+
+
+def test_a_launch_url_signs_the_browser_in_as_the_partners_player_once(api, partner, table, launch_body):
+    response = api.post("/api/v1/sessions/", {**launch_body, "return_url": "https://casino.example/lobby"})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["launch_url"].startswith("http://testserver/launch/")
+    expires = timezone.datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
+    assert timedelta(seconds=55) < expires - timezone.now() <= timedelta(seconds=60)
+    browser = Client()
+    opened = browser.get(body["launch_url"])
+    assert opened.status_code == 302 and opened["Location"] == "/tables/pb1/"
+    assert opened["Referrer-Policy"] == "no-referrer"
+    player = PartnerPlayer.objects.get(partner=partner, external_id="u-42")
+    assert int(browser.session["_auth_user_id"]) == player.user_id
+    assert browser.session["launch"]["return_url"] == "https://casino.example/lobby"
+    page = browser.get("/tables/pb1/")
+    assert page.status_code == 200
+    assert b'href="https://casino.example/lobby" target="_top"' in page.content  # the Exit button
+    assert player.user.player_profile.nickname == "Ann"
+    again = Client().get(body["launch_url"])
+    assert again.status_code == 410 and b"already used" in again.content
+    assert LaunchToken.objects.get().token_hash not in body["launch_url"]  # only its hash is kept
+
+
+def test_an_expired_or_unknown_token_is_refused_with_a_clear_page(api, partner, table, launch_body):
+    url = launch_url(api, launch_body)
+    LaunchToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    expired = Client().get(url)
+    assert expired.status_code == 410 and b"expired" in expired.content
+    unknown = Client().get("/launch/not-a-token/")
+    assert unknown.status_code == 404 and b"not valid" in unknown.content
+    assert "_auth_user_id" not in Client().session
+
+
+def test_launched_pages_may_be_framed_by_the_partners_origins_only(api, partner, table, launch_body):
+    partner.frame_origins = "https://casino.example\nhttps://m.casino.example:8443"
+    partner.save()
+    browser = Client()
+    browser.get(launch_url(api, launch_body))
+    page = browser.get("/")
+    policy = page["Content-Security-Policy"]
+    assert "frame-ancestors https://casino.example https://m.casino.example:8443" in policy
+    assert "'none'" not in policy.split("frame-ancestors")[1]
+    assert "X-Frame-Options" not in page
+    ordinary = Client().get("/")
+    assert "frame-ancestors 'none'" in ordinary["Content-Security-Policy"]
+    assert ordinary["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"currency": "USD"}, "currency_not_offered"),
+        ({"currency": "JPY"}, "currency_not_offered"),
+        ({"language": "english"}, "invalid_language"),
+        ({"table": "nope"}, "unknown_table"),
+        ({"return_url": "javascript:alert(1)"}, "invalid_return_url"),
+        ({"player_id": "bad id"}, "invalid_request"),
+        ({"nickname": "admin"}, "invalid_nickname"),
+    ],
+)
+def test_bad_launch_requests_are_refused_and_create_nothing(api, partner, table, launch_body, change, code):
+    UserFactory(username="admin", is_staff=True)
+    response = api.post("/api/v1/sessions/", {**launch_body, **change})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert not LaunchToken.objects.exists()
+
+
+def test_a_launch_never_signs_in_another_partners_player_or_staff(api, partner, table, launch_body):
+    other = partner_make("globex")
+    url = launch_url(client_for(other), launch_body)  # globex's u-42 is not acme's u-42
+    browser = Client()
+    browser.get(url)
+    user_id = int(browser.session["_auth_user_id"])
+    assert PartnerPlayer.objects.get(user_id=user_id).partner == other
+    assert not PartnerPlayer.objects.get(user_id=user_id).user.is_staff
+    assert browser.get("/admin/").status_code == 302  # the admin wants a staff sign-in
+
+
+def test_a_disabled_partners_launch_is_refused(api, partner, table, launch_body):
+    url = launch_url(api, launch_body)
+    partner.is_active = False
+    partner.save()
+    response = Client().get(url)
+    assert response.status_code == 403
+    assert "_auth_user_id" not in Client().session
