@@ -104,21 +104,34 @@ class BetLimits:
 
 
 @dataclass(frozen=True)
+class CurrencyLimits:
+    """A table's limits in one currency: per bet type, and the maximum differential (seed 000 §6.1).
+    Amounts in different currencies are never compared or added: each currency is its own table."""
+
+    max_differential: Decimal
+    limits: Mapping[str, BetLimits]
+
+
+@dataclass(frozen=True)
 class CoupRules:
     """The rules and limits a coup plays by, frozen when it opens: the one snapshot every app reads.
 
-    Stored as JSON on the coup (``to_json``, amounts as strings); ``from_json`` reads every snapshot
-    stored since the first release (one without ``forbid_player_and_banker`` had the rule on).
+    A coup takes bets in the currencies it has limits for (``currencies``). Stored as JSON on the coup
+    (``to_json``, amounts as strings); ``from_json`` reads every snapshot stored since the first release:
+    one without ``forbid_player_and_banker`` had the rule on, one without ``currencies`` had one set of
+    limits, in the currency the caller names (the house's: there was no other then).
     """
 
     table: TableRules
     betting_seconds: int
-    max_differential: Decimal
-    limits: Mapping[str, BetLimits]
+    currencies: Mapping[str, CurrencyLimits]
 
-    def offered_limits(self) -> dict[str, BetLimits]:
-        """The limits of every bet the coup offers (its rules offer it, and it has limits)."""
-        return {bet: self.limits[bet] for bet in self.table.bet_types if bet in self.limits}
+    def offered_limits(self, currency: str) -> dict[str, BetLimits]:
+        """The limits of every bet the coup offers in the currency (its rules offer it, and it has limits)."""
+        in_currency = self.currencies.get(currency)
+        if in_currency is None:
+            return {}
+        return {bet: in_currency.limits[bet] for bet in self.table.bet_types if bet in in_currency.limits}
 
     def to_json(self) -> dict:
         return {
@@ -131,19 +144,24 @@ class CoupRules:
             "side_bets": list(self.table.side_bets),
             "forbid_player_and_banker": self.table.forbid_player_and_banker,
             "betting_seconds": self.betting_seconds,
-            "max_differential": str(self.max_differential),
-            "limits": {
-                bet: {
-                    "min": str(limits.minimum),
-                    "max": str(limits.maximum),
-                    "table_max": None if limits.table_maximum is None else str(limits.table_maximum),
+            "currencies": {
+                currency: {
+                    "max_differential": str(in_currency.max_differential),
+                    "limits": {
+                        bet: {
+                            "min": str(limits.minimum),
+                            "max": str(limits.maximum),
+                            "table_max": None if limits.table_maximum is None else str(limits.table_maximum),
+                        }
+                        for bet, limits in in_currency.limits.items()
+                    },
                 }
-                for bet, limits in self.limits.items()
+                for currency, in_currency in self.currencies.items()
             },
         }
 
     @classmethod
-    def from_json(cls, data: Mapping) -> CoupRules:
+    def from_json(cls, data: Mapping, *, legacy_currency: str) -> CoupRules:
         table = TableRules(
             decks=data["decks"],
             burn=data["burn"],
@@ -154,17 +172,25 @@ class CoupRules:
             side_bets=tuple(data["side_bets"]),
             forbid_player_and_banker=data.get("forbid_player_and_banker", True),
         )
-        limits = {
+        currencies = data.get("currencies")
+        if currencies is None:
+            currencies = {legacy_currency: {"max_differential": data["max_differential"], "limits": data["limits"]}}
+        return cls(
+            table=table,
+            betting_seconds=data["betting_seconds"],
+            currencies={currency: _currency_limits(stored) for currency, stored in currencies.items()},
+        )
+
+
+def _currency_limits(stored: Mapping) -> CurrencyLimits:
+    return CurrencyLimits(
+        max_differential=Decimal(stored["max_differential"]),
+        limits={
             bet: BetLimits(
                 minimum=Decimal(limits["min"]),
                 maximum=Decimal(limits["max"]),
                 table_maximum=None if limits.get("table_max") is None else Decimal(limits["table_max"]),
             )
-            for bet, limits in data["limits"].items()
-        }
-        return cls(
-            table=table,
-            betting_seconds=data["betting_seconds"],
-            max_differential=Decimal(data["max_differential"]),
-            limits=limits,
-        )
+            for bet, limits in stored["limits"].items()
+        },
+    )

@@ -63,15 +63,17 @@ def wrk_installed() -> str:
 
 def tables_with_open_coups() -> list:
     """Open tables, each with a coup whose betting window outlasts the run (no table loop runs)."""
+    from django.conf import settings
+
     from tables.coups import coup_open
-    from tables.services import bet_limit_set, table_create, table_open
+    from tables.limit_sets import bet_limit_set, limit_set_update
+    from tables.services import table_create, table_open
     from tables.shoes import shoe_prepare, shoe_start
 
     coups = []
     for number in range(1, TABLES + 1):
-        table = table_create(
-            code=f"bench{number}", name=f"Bench {number}", betting_seconds=3600, max_differential=LIMIT
-        )
+        table = table_create(code=f"bench{number}", name=f"Bench {number}", betting_seconds=3600)
+        limit_set_update(table=table, actor=None, currency=settings.HOUSE_CURRENCY, max_differential=LIMIT)
         for bet_type in ("player", "banker"):
             bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum=LIMIT)
         table_open(table=table)
@@ -275,6 +277,7 @@ def database_only_tps(*, seconds: int) -> float:
     assert last_user - first_user + 1 == users, "the bench's players have consecutive ids"
     values = {
         "total": "1.00",
+        "currency": f"'{settings.HOUSE_CURRENCY}'",
         "largest_return": "9.00",
         "max_balance": "999999999999.99",
         "user": ":user",

@@ -11,6 +11,8 @@ from django.contrib.auth import admin as auth_admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from casino import lifecycle
 from casino.admin_actions import FloorAdmin, confirmed_action
@@ -20,21 +22,23 @@ from tables.forms import (
     BetLimitForm,
     DealerLoginForm,
     LimitMarkerGrantForm,
+    LimitSetForm,
     NoBetCoupsForm,
     TableCreateForm,
     TableRulesForm,
 )
+from tables.limit_sets import bet_limit_set, limit_set_create, limit_set_update
 from tables.models import (
     AuditLog,
     BetLimit,
     DealerSession,
+    LimitSet,
     PersonalLimitMarker,
     Table,
 )
 from tables.selectors import table_dealer
 from tables.services import (
     RULE_FIELDS,
-    bet_limit_set,
     dealer_login,
     dealer_logout,
     limit_marker_grant,
@@ -49,8 +53,22 @@ from tables.services import (
 # --- Tables: rules, limits, opening, no-bet coups, cards, dealers ------------------------------
 
 
+class LimitSetInline(ReadOnlyInline):
+    """The table's currencies and their differential; each set's limits are edited on its own page."""
+
+    model = LimitSet
+    fields = ("currency", "max_differential", "limits_link")
+    readonly_fields = fields
+    verbose_name_plural = "limits per currency (a table takes bets only in these)"
+
+    @admin.display(description="limits")
+    def limits_link(self, limit_set: LimitSet) -> str:
+        url = reverse("admin:tables_limitset_change", args=[limit_set.pk])
+        return format_html('<a href="{}">Edit the {} limits</a>', url, limit_set.currency)
+
+
 class BetLimitInline(admin.TabularInline):
-    """Saved by TableAdmin.save_formset through bet_limit_set."""
+    """Saved by LimitSetAdmin.save_formset through bet_limit_set."""
 
     model = BetLimit
     form = BetLimitForm
@@ -60,7 +78,7 @@ class BetLimitInline(admin.TabularInline):
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False  # every bet type gets its limit when the table is created
+        return False  # every bet type gets its limit when the limit set is created
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
@@ -80,7 +98,7 @@ class TableAdmin(FloorAdmin):
     list_display = ("code", "name", "dealing_mode", "is_open", "current_dealer", "no_bet_coups_ordered")
     list_filter = ("is_open", "dealing_mode")
     search_fields = ("code", "name")
-    inlines = (BetLimitInline, DealerSessionInline)
+    inlines = (LimitSetInline, DealerSessionInline)
     actions = (
         "open_tables",
         "close_tables",
@@ -132,6 +150,10 @@ class TableAdmin(FloorAdmin):
             fieldsets.append(("Reason for the change", {"fields": ("reason",)}))
         return fieldsets
 
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset, change: bool) -> None:
+        """The inlines are read-only: nothing to save (the limits are edited on each limit set's page)."""
+        formset.new_objects, formset.deleted_objects, formset.changed_objects = [], [], []
+
     def save_model(self, request: HttpRequest, obj: Table, form: forms.ModelForm, change: bool) -> None:
         data = form.cleaned_data
         if not change:
@@ -141,24 +163,6 @@ class TableAdmin(FloorAdmin):
         changes = {field: data[field] for field in form.changed_data if field in RULE_FIELDS}
         if changes:
             table_rules_update(table=obj, actor=request.user, changes=changes, reason=data["reason"])
-
-    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset, change: bool) -> None:
-        """Only the limits are editable: each one changed goes through bet_limit_set."""
-        formset.new_objects, formset.deleted_objects, formset.changed_objects = [], [], []
-        if formset.model is not BetLimit:
-            return
-        for limit_form in formset.initial_forms:
-            if limit_form.has_changed():
-                limit = bet_limit_set(
-                    table=form.instance,
-                    actor=request.user,
-                    bet_type=limit_form.instance.bet_type,
-                    minimum=limit_form.cleaned_data["minimum"],
-                    maximum=limit_form.cleaned_data["maximum"],
-                    table_maximum=limit_form.cleaned_data["table_maximum"],
-                    reason=form.cleaned_data["reason"],
-                )
-                formset.changed_objects.append((limit, limit_form.changed_data))
 
     @confirmed_action(description="Open the selected tables", permission="operate_table")
     def open_tables(self, request: HttpRequest, table: Table, data: dict) -> None:
@@ -200,6 +204,74 @@ class TableAdmin(FloorAdmin):
 
 
 # --- Personal limit markers, dealer sessions, the audit log ---------------------------------
+
+
+@admin.register(LimitSet)
+class LimitSetAdmin(FloorAdmin):
+    """A table's limits in one currency: added with the default limits (``limit_set_create``), then its
+    differential and every bet type's limits changed, each through its service with the reason."""
+
+    list_display = ("table", "currency", "max_differential")
+    list_filter = ("currency",)
+    list_select_related = ("table",)
+    search_fields = ("table__code",)
+    inlines = (BetLimitInline,)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and request.user.has_perm("tables.operate_table")
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+
+    def get_inline_instances(self, request: HttpRequest, obj=None) -> list:
+        return super().get_inline_instances(request, obj) if obj is not None else []  # limits: once it exists
+
+    def get_form(self, request: HttpRequest, obj=None, change=False, **kwargs):
+        kwargs["form"] = LimitSetForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple:
+        return ("table", "currency") if obj is not None else ()
+
+    def get_fields(self, request: HttpRequest, obj=None) -> tuple:
+        return ("table", "currency", "max_differential", "reason")
+
+    def save_model(self, request: HttpRequest, obj: LimitSet, form: forms.ModelForm, change: bool) -> None:
+        data = form.cleaned_data
+        if not change:
+            created = limit_set_create(
+                table=data["table"],
+                actor=request.user,
+                currency=data["currency"],
+                max_differential=data["max_differential"],
+                reason=data["reason"],
+            )
+            obj.pk = created.pk  # the admin goes on (history, redirect) with its own instance
+        elif "max_differential" in form.changed_data:
+            limit_set_update(
+                table=obj.table,
+                actor=request.user,
+                currency=obj.currency,
+                max_differential=data["max_differential"],
+                reason=data["reason"],
+            )
+
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset, change: bool) -> None:
+        """Only the limits are editable: each one changed goes through bet_limit_set."""
+        formset.new_objects, formset.deleted_objects, formset.changed_objects = [], [], []
+        for limit_form in formset.initial_forms:
+            if limit_form.has_changed():
+                limit = bet_limit_set(
+                    table=form.instance.table,
+                    actor=request.user,
+                    currency=form.instance.currency,
+                    bet_type=limit_form.instance.bet_type,
+                    minimum=limit_form.cleaned_data["minimum"],
+                    maximum=limit_form.cleaned_data["maximum"],
+                    table_maximum=limit_form.cleaned_data["table_maximum"],
+                    reason=form.cleaned_data["reason"],
+                )
+                formset.changed_objects.append((limit, limit_form.changed_data))
 
 
 @admin.register(PersonalLimitMarker)

@@ -105,8 +105,8 @@ def result_correction_approve(*, correction: ResultCorrection, actor: User, reas
     and the notices to the table, the players and the partners (on commit)."""
     coup, correction, result = result_correction_apply(correction=correction, actor=actor, reason=reason)
     settled = coup.state == Coup.State.SETTLED
-    resettlement = coup_resettle(correction=correction, coup=coup, result=result, actor=actor) if settled else None
-    if resettlement is not None:
+    resettlement = coup_resettle(correction=correction, coup=coup, result=result, actor=actor) if settled else []
+    if resettlement:
         correction_adjustments_record(correction=correction, coup=coup)
     audit_record(
         action="result_corrected",
@@ -119,7 +119,7 @@ def result_correction_approve(*, correction: ResultCorrection, actor: User, reas
             "correction": correction.pk,
             "requested_by": correction.requested_by.get_username(),
             "approved_by": actor.get_username(),
-            "ledger_transaction": resettlement.pk if resettlement is not None else None,
+            "ledger_transactions": [ledger_transaction.pk for ledger_transaction in resettlement],
         },
         reason=correction.reason,
     )

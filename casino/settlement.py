@@ -15,15 +15,16 @@ from wagering.models import LedgerTransaction
 from wagering.settlement import coup_bets_settle
 
 
-def coup_settle(*, coup_id: int) -> LedgerTransaction | None:
-    """Pay every bet of a resolved coup, mark it settled and notify the partners. Run twice, pays once."""
+def coup_settle(*, coup_id: int) -> list[LedgerTransaction]:
+    """Pay every bet of a resolved coup, mark it settled and notify the partners. Run twice, pays once.
+    The settlement's transactions, one per currency staked in (none: nothing to pay, or paid already)."""
     with transaction.atomic():
         coup = coup_only_locked(coup_id)
         if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
-            return None
+            return []
         settled = coup_bets_settle(coup=coup)
         if settled.from_partners:
             round_credits_record(coup=coup)
         coup_mark_settled(coup=coup)
         webhook_events_enqueue(coup=coup, kind=SETTLEMENT)
-    return settled.transaction
+    return settled.transactions

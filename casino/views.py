@@ -27,13 +27,17 @@ CHIPS = (1, 5, 10, 25, 100)  # seed 004
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The lobby: every open table with its main limits; static/js/lobby.js brings each card to life."""
-    tables = Table.objects.filter(is_open=True).prefetch_related("limits")
-    cards = [
-        {"table": table, "limits": [limit for limit in table.limits.all() if limit.bet_type in MAIN_BETS]}
-        for table in tables
-    ]
-    return render(request, "lobby.html", {"cards": cards, "currency": player_currency(user=request.user)})
+    """The lobby: every open table with its main limits in the player's currency (or that it takes no bets
+    in it); static/js/lobby.js brings each card to life."""
+    currency = player_currency(user=request.user)
+    tables = Table.objects.filter(is_open=True).prefetch_related("limit_sets__limits")
+    cards = []
+    for table in tables:
+        limit_set = next((each for each in table.limit_sets.all() if each.currency == currency), None)
+        limits = [limit for limit in limit_set.limits.all() if limit.bet_type in MAIN_BETS] if limit_set else []
+        offered = [each.currency for each in table.limit_sets.all()]
+        cards.append({"table": table, "limits": limits, "offered": limit_set is not None, "currencies": offered})
+    return render(request, "lobby.html", {"cards": cards, "currency": currency})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -31,7 +31,7 @@ from partners.wallet_sending import pending_to_send, rollback_record, wallet_tra
 from tables.models import Coup, ResultCorrection
 from wagering.errors import BetRejected, WageringError
 from wagering.models import Bet, BetAdjustment, BetBatch, BetSettlement
-from wagering.placement import PlacedBatch, bet_batch_check, bet_batch_place
+from wagering.placement import PartnerFunds, PlacedBatch, bet_batch_check, bet_batch_place
 from wagering.wallets import wallet_event_send
 
 BALANCE_CACHE_SECONDS = 5
@@ -50,7 +50,8 @@ def seamless_bet_place(
 
     ``placed_record`` runs in the placement's transaction (the partner API's idempotency record)."""
     partner = player.partner
-    stakes = bet_batch_check(user=player.user, coup=coup, bets=bets)
+    funds = PartnerFunds(code=partner.code, currency=partner.currency)
+    stakes = bet_batch_check(user=player.user, coup=coup, bets=bets, from_partner=funds)
     debit = _debit_record(player=player, coup=coup, stakes=stakes)
     answer = wallet_transaction_call(wallet_transaction=debit, deadline_seconds=wallet_deadline_seconds())
     if answer.outcome is Outcome.REFUSED:
@@ -64,7 +65,7 @@ def seamless_bet_place(
         )
     try:
         with transaction.atomic():
-            placed = bet_batch_place(user=player.user, coup=coup, bets=stakes, from_partner=partner.code)
+            placed = bet_batch_place(user=player.user, coup=coup, bets=stakes, from_partner=funds)
             WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch)
             if placed_record is not None:
                 placed_record(placed)

@@ -158,19 +158,20 @@ def table_find(*, code: str) -> Table | None:
 
 
 def tables_on_offer() -> QuerySet[Table]:
-    return Table.objects.prefetch_related("limits").order_by("code")
+    return Table.objects.order_by("code")
 
 
-def table_overview(*, table: Table) -> dict:
-    """A table as a partner lists it: rules, limits and paytables of the bets on offer, state, current coup."""
-    return _table_overview(table, table_coup_rules(table=table))
+def table_overview(*, table: Table, currency: str) -> dict:
+    """A table as a partner lists it: rules, limits in the partner's currency and paytables of the bets on
+    offer, the currencies it takes bets in, state, current coup."""
+    return _table_overview(table, table_coup_rules(table=table), currency)
 
 
-def table_detail(*, table: Table) -> dict:
+def table_detail(*, table: Table, currency: str) -> dict:
     """The overview, the roads of the shoe in play and the exact RTP of every bet on offer."""
     rules = table_coup_rules(table=table)
     return {
-        **_table_overview(table, rules),
+        **_table_overview(table, rules, currency),
         "roads": shoe_roadmap(shoe=table_shoe_in_play(table=table)),
         "odds": [
             {
@@ -185,8 +186,9 @@ def table_detail(*, table: Table) -> dict:
     }
 
 
-def _table_overview(table: Table, coup_rules: CoupRules) -> dict:
+def _table_overview(table: Table, coup_rules: CoupRules, currency: str) -> dict:
     rules, snapshot = coup_rules.table, coup_rules.to_json()
+    in_currency = coup_rules.currencies.get(currency)
     coup = table_current_coup(table=table)
     shoe = table_shoe_in_play(table=table)
     session = table_dealer(table=table)
@@ -198,7 +200,12 @@ def _table_overview(table: Table, coup_rules: CoupRules) -> dict:
         "state": coup.state if live else (TABLE_OPEN if table.is_open else TABLE_CLOSED),
         "dealing_mode": table.dealing_mode,
         "dealer": dealer_display_name(session.dealer) if session else None,
-        "rules": {name: value for name, value in snapshot.items() if name != "limits"},
+        "currency": currency,
+        "currencies": sorted(coup_rules.currencies),
+        "rules": {
+            **{name: value for name, value in snapshot.items() if name != "currencies"},
+            "max_differential": in_currency.max_differential if in_currency is not None else None,
+        },
         "limits": [
             {
                 "bet_type": bet_type,
@@ -206,7 +213,7 @@ def _table_overview(table: Table, coup_rules: CoupRules) -> dict:
                 "maximum": limits.maximum,
                 "table_maximum": limits.table_maximum,
             }
-            for bet_type, limits in coup_rules.offered_limits().items()
+            for bet_type, limits in coup_rules.offered_limits(currency).items()
         ],
         "paytables": [
             {

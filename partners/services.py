@@ -70,7 +70,9 @@ def partner_create(
     partner = Partner(code=code, name=name, rate_limit=rate_limit, is_active=is_active)
     _partner_clean(partner)
     partner.save()
-    Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
+    Account.objects.get_or_create(
+        kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code, defaults={"currency": partner.currency}
+    )
     audit_record(
         action="partner_created",
         actor=actor,
@@ -167,7 +169,7 @@ def partner_player_create(*, partner: Partner, external_id: str) -> tuple[Partne
         with transaction.atomic():
             user = get_user_model().objects.create_user(username=username)  # no password: never signs in
             player = PartnerPlayer.objects.create(partner=partner, external_id=external_id, user=user)
-            Account.objects.create(kind=Account.Kind.PLAYER, user=user)
+            Account.objects.create(kind=Account.Kind.PLAYER, user=user, currency=partner.currency)
             audit_record(
                 action="partner_player_created",
                 actor_label=partner_actor_label(partner.code),
@@ -228,6 +230,7 @@ def _partner_wallet_move(
             user=player.user,
             amount=amount,
             float_code=partner.code,
+            currency=partner.currency,
             actor=None,
             ledger_reason=f"partner {partner.code}",
             audit=TransferAudit(

@@ -8,12 +8,14 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 
 from casino.currencies import CurrencyInvalid, currency_checked
 from casino.encryption import encrypt, reencrypt
 from partners.identifiers import PartnerRejected
 from partners.models import Partner
 from tables.audit import audit_record
+from wagering.models import Account, LedgerEntry
 
 User = AbstractBaseUser
 MODES = ("transfer", "seamless")
@@ -44,6 +46,8 @@ def partner_wallet_set(
         currency=currency,
         has_secret=bool(partner.wallet_secret_encrypted) or wallet_secret is not None,
     )
+    if currency != partner.currency:
+        _accounts_currency_change(partner=partner, currency=currency)
     partner.wallet_mode, partner.wallet_url, partner.currency = mode, wallet_url, currency
     if wallet_secret is not None:
         partner.wallet_secret_encrypted = encrypt(wallet_secret)
@@ -64,6 +68,23 @@ def partner_wallet_set(
     return partner
 
 
+def _accounts_currency_change(*, partner: Partner, currency: str) -> None:
+    """The partner's float and its players' wallets move to the new currency: only while no money has ever
+    moved through them (an amount is never converted, nor two currencies added)."""
+    accounts = Account.objects.filter(
+        Q(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
+        | Q(kind=Account.Kind.PLAYER, user__partner_player__partner=partner)
+    )
+    if LedgerEntry.objects.filter(account__in=accounts).exists():
+        raise PartnerRejected(
+            "currency_locked",
+            f"money has moved in {partner.currency} for partner {partner.code}: its currency can no longer change "
+            "(open a partner of its own for another currency)",
+            {"currency": partner.currency, "requested": currency},
+        )
+    Account.objects.filter(pk__in=accounts.values("pk")).update(currency=currency)
+
+
 def wallet_settings_check(
     *, mode: str, wallet_url: str, wallet_secret: str | None, currency: str, has_secret: bool
 ) -> None:
@@ -74,14 +95,6 @@ def wallet_settings_check(
         currency_checked(currency)
     except CurrencyInvalid as error:
         raise PartnerRejected("invalid_currency", str(error), {"currency": str(currency)[:10]}) from None
-    if currency != settings.HOUSE_CURRENCY:
-        # The tables' limits and the house's accounts are kept in one currency: a partner in another would
-        # add two currencies together on the books.
-        raise PartnerRejected(
-            "currency_not_supported",
-            f"the tables' limits and books are kept in {settings.HOUSE_CURRENCY}: a partner plays in it",
-            {"currency": currency, "house_currency": settings.HOUSE_CURRENCY},
-        )
     if wallet_url:
         _wallet_url_check(wallet_url)
     if wallet_secret is not None and (

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from baccarat import rules as game_rules
 from casino.money import CENT, AmountField
-from tables.models import HAND_CHOICES, BetLimit, PersonalLimitMarker, Shoe, Table, VoidReason
+from tables.models import HAND_CHOICES, BetLimit, LimitSet, PersonalLimitMarker, Shoe, Table, VoidReason
 from tables.services import RULE_FIELDS
 
 POSITIVE_AMOUNT = {"min_value": CENT}
@@ -91,7 +91,6 @@ class TableCreateForm(forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         required=False,
     )
-    max_differential = AmountField(**POSITIVE_AMOUNT)
 
     class Meta:
         model = Table
@@ -115,6 +114,20 @@ class TableRulesForm(TableCreateForm):
 
     class Meta(TableCreateForm.Meta):
         fields = RULE_FIELDS
+
+
+class LimitSetForm(forms.ModelForm):
+    """A table's limits in one currency; saved through ``tables.limit_sets`` with the reason."""
+
+    max_differential = AmountField(**POSITIVE_AMOUNT)
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text=f"{REASON_HELP} {RULES_TAKE_EFFECT}"
+    )
+
+    class Meta:
+        model = LimitSet
+        fields = ("table", "currency", "max_differential")
+        help_texts = {"currency": "ISO 4217, two decimal places (EUR, USD, GBP, ...): players bet in it at this table"}
 
 
 class BetLimitForm(forms.ModelForm):

@@ -9,6 +9,7 @@ SURVEILLANCE = "Surveillance"
 
 _FLOOR_MODELS = (
     "table",
+    "limitset",
     "betlimit",
     "seat",
     "shoe",
@@ -31,6 +32,8 @@ _PIT_BOSS_EXTRA = (
     "tables.add_personallimitmarker",
     "tables.change_personallimitmarker",
     "tables.change_table",
+    "tables.add_limitset",
+    "tables.change_limitset",
     "tables.change_betlimit",
     "tables.add_dealersession",
 )

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
 from baccarat.cards import Card
 from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
-from baccarat.rules import BetLimits, CoupRules, TableRules
+from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState
 from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
 from tables.players import default_display_name
@@ -30,17 +31,34 @@ def table_coup_rules(*, table: Table) -> CoupRules:
             forbid_player_and_banker=table.forbid_player_and_banker,
         ),
         betting_seconds=table.betting_seconds,
-        max_differential=table.max_differential,
-        limits={
-            limit.bet_type: BetLimits(minimum=limit.minimum, maximum=limit.maximum, table_maximum=limit.table_maximum)
-            for limit in table.limits.all()
+        currencies={
+            limit_set.currency: CurrencyLimits(
+                max_differential=limit_set.max_differential,
+                limits={
+                    limit.bet_type: BetLimits(
+                        minimum=limit.minimum, maximum=limit.maximum, table_maximum=limit.table_maximum
+                    )
+                    for limit in limit_set.limits.all()
+                },
+            )
+            for limit_set in table.limit_sets.prefetch_related("limits")
         },
     )
 
 
 def coup_rules(*, coup: Coup) -> CoupRules:
     """The rules and limits the coup plays by, as frozen when it opened."""
-    return CoupRules.from_json(coup.rules)
+    return rules_from_snapshot(coup.rules)
+
+
+def rules_from_snapshot(snapshot: dict) -> CoupRules:
+    """A coup's stored rules (``Coup.rules``); the oldest snapshots had their limits in the house currency."""
+    return CoupRules.from_json(snapshot, legacy_currency=settings.HOUSE_CURRENCY)
+
+
+def table_currencies(*, table: Table) -> list[str]:
+    """The currencies the table takes bets in: those it has limits for."""
+    return list(table.limit_sets.values_list("currency", flat=True))
 
 
 def table_live_coup(*, table: Table) -> Coup | None:

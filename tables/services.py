@@ -9,37 +9,25 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from baccarat import rules as game_rules
 from casino.live import table_event_send
 from casino.money import AmountInvalid, amount_parse
 from tables.audit import audit_record
 from tables.errors import TableError
+from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write
 from tables.locks import table_locked
-from tables.models import BetLimit, DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
+from tables.models import DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
 from tables.players import dealer_display_name, nickname_problem
 
 User = AbstractBaseUser
 
 
-DEFAULT_LIMITS = {
-    "player": ("1.00", "1000.00", None),
-    "banker": ("1.00", "1000.00", None),
-    "tie": ("1.00", "100.00", "500.00"),
-    "player_pair": ("1.00", "50.00", "500.00"),
-    "banker_pair": ("1.00", "50.00", "500.00"),
-    "either_pair": ("1.00", "50.00", "500.00"),
-    "perfect_pair": ("1.00", "25.00", "250.00"),
-    "player_bonus": ("1.00", "50.00", "500.00"),
-    "banker_bonus": ("1.00", "50.00", "500.00"),
-    "small": ("1.00", "100.00", "1000.00"),
-    "big": ("1.00", "100.00", "1000.00"),
-}
 RULE_FIELDS = (
     "decks",
     "burn_procedure",
@@ -50,7 +38,6 @@ RULE_FIELDS = (
     "side_bets",
     "forbid_player_and_banker",
     "betting_seconds",
-    "max_differential",
     "dealing_mode",
     "name",
 )
@@ -64,10 +51,7 @@ def _money(value: object, what: str) -> Decimal:
 
 
 def _rules_of(table: Table) -> dict:
-    return {
-        field: str(getattr(table, field)) if field == "max_differential" else getattr(table, field)
-        for field in RULE_FIELDS
-    }
+    return {field: getattr(table, field) for field in RULE_FIELDS}
 
 
 def _rules_check(table: Table) -> None:
@@ -91,18 +75,7 @@ def table_create(*, code: str, name: str, actor: User | None = None, **rules: ob
     _rules_check(table)
     table.save()
     Seat.objects.bulk_create([Seat(table=table, number=n) for n in range(1, Seat.SEATS_PER_TABLE + 1)])
-    BetLimit.objects.bulk_create(
-        [
-            BetLimit(
-                table=table,
-                bet_type=bet,
-                minimum=Decimal(lo),
-                maximum=Decimal(hi),
-                table_maximum=tmax and Decimal(tmax),
-            )
-            for bet, (lo, hi, tmax) in DEFAULT_LIMITS.items()
-        ]
-    )
+    limit_set_write(table=table, currency=settings.HOUSE_CURRENCY, max_differential=DEFAULT_MAX_DIFFERENTIAL)
     audit_record(action="table_created", actor=actor, table=table, obj=table, after=_rules_of(table))
     return table
 
@@ -146,7 +119,7 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
         )
     before = _rules_of(table)
     for field, value in changes.items():
-        setattr(table, field, _money(value, "the maximum differential") if field == "max_differential" else value)
+        setattr(table, field, value)
     _rules_check(table)
     table.save()
     audit_record(
@@ -159,37 +132,6 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
         reason=reason,
     )
     return table
-
-
-@transaction.atomic
-def bet_limit_set(
-    *,
-    table: Table,
-    actor: User | None,
-    bet_type: str,
-    minimum: object,
-    maximum: object,
-    table_maximum: object = None,
-    reason: str = "",
-) -> BetLimit:
-    if bet_type not in game_rules.MAIN_BETS + game_rules.SIDE_BETS:
-        raise TableError(f"unknown bet type {bet_type!r}", code="unknown_bet_type")
-    low, high = _money(minimum, "the minimum"), _money(maximum, "the maximum")
-    if high < low:
-        raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
-    table_high = None if table_maximum in (None, "") else _money(table_maximum, "the table maximum")
-    limit = BetLimit.objects.select_for_update(of=("self",)).filter(table=table, bet_type=bet_type).first()
-    before = (
-        None
-        if limit is None
-        else {"min": str(limit.minimum), "max": str(limit.maximum), "table_max": str(limit.table_maximum)}
-    )
-    limit = limit or BetLimit(table=table, bet_type=bet_type)
-    limit.minimum, limit.maximum, limit.table_maximum = low, high, table_high
-    limit.save()
-    after = {"min": str(low), "max": str(high), "table_max": str(table_high)}
-    audit_record(action="limit_changed", actor=actor, table=table, obj=limit, before=before, after=after, reason=reason)
-    return limit
 
 
 @transaction.atomic

@@ -6,6 +6,7 @@ import time
 from decimal import Decimal
 
 import factory
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.utils import timezone
@@ -16,7 +17,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from baccarat.cards import parse_cards
 from baccarat.coup import CoupDeal
 from casino.two_factor import staff_device
-from tables.models import BetLimit, Coup, DealtCard, Shoe, Table
+from tables.models import BetLimit, Coup, DealtCard, LimitSet, Shoe, Table
 from tables.selectors import table_coup_rules
 
 # bet type: (minimum, maximum, table maximum)
@@ -69,17 +70,25 @@ class TableFactory(factory.django.DjangoModelFactory):
 
     @factory.post_generation
     def limits(table, create, extracted, **kwargs):
-        """``limits={"tie": ("1.00", "100.00", "500.00")}`` overrides (or adds to) TABLE_LIMITS."""
+        """The limit set in the house currency: ``limits={"tie": ("1.00", "100.00", "500.00")}`` overrides (or
+        adds to) TABLE_LIMITS."""
         if not create:
             return
+        limit_set = LimitSet.objects.create(table=table, currency=settings.HOUSE_CURRENCY)
         for bet_type, (minimum, maximum, table_maximum) in {**TABLE_LIMITS, **(extracted or {})}.items():
             BetLimit.objects.create(
-                table=table,
+                limit_set=limit_set,
                 bet_type=bet_type,
                 minimum=Decimal(minimum),
                 maximum=Decimal(maximum),
                 table_maximum=None if table_maximum is None else Decimal(table_maximum),
             )
+
+    @factory.post_generation
+    def max_differential(table, create, extracted, **kwargs):
+        """``max_differential=Decimal(...)``: the house currency's (5000.00 unless given)."""
+        if create and extracted is not None:
+            table.limit_sets.filter(currency=settings.HOUSE_CURRENCY).update(max_differential=Decimal(extracted))
 
 
 class ShoeFactory(factory.django.DjangoModelFactory):

@@ -70,11 +70,11 @@ class MoneyMoveForm(forms.Form):
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "user", "partner_code", "balance", "created_at")
-    list_filter = ("kind",)
+    list_display = ("id", "kind", "user", "partner_code", "currency", "balance", "created_at")
+    list_filter = ("kind", "currency")
     search_fields = ("user__username", "partner_code")
     list_select_related = ("user",)
-    readonly_fields = ("kind", "user", "partner_code", "balance", "created_at", "money_move_link")
+    readonly_fields = ("kind", "user", "partner_code", "currency", "balance", "created_at", "money_move_link")
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.money_move_view)
@@ -138,7 +138,7 @@ class LedgerEntryInline(admin.TabularInline):
 
 @admin.register(LedgerTransaction)
 class LedgerTransactionAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "coup", "actor", "reason", "created_at")
+    list_display = ("id", "kind", "currency", "coup", "actor", "reason", "created_at")
     list_filter = ("kind",)
     search_fields = ("coup__round_id", "reason")
     list_select_related = ("coup", "actor")
@@ -201,14 +201,24 @@ class ReportAdmin(ReadOnlyAdmin):
 
 @admin.register(TableDayReport)
 class TableDayReportAdmin(ReportAdmin):
-    list_display = ("day", "table", "coups", "staked", "returned", "house_win", "hold_percent", "computed_at")
-    list_filter = ("table",)
+    list_display = (
+        "day",
+        "table",
+        "currency",
+        "coups",
+        "staked",
+        "returned",
+        "house_win",
+        "hold_percent",
+        "computed_at",
+    )
+    list_filter = ("table", "currency")
     list_select_related = ("table",)
     date_hierarchy = "day"
-    key_fields = ("table", "day")
+    key_fields = ("table", "day", "currency")
 
     def key_values(self, report: TableDayReport) -> list:
-        return [report.table.code, report.day.isoformat()]
+        return [report.table.code, report.day.isoformat(), report.currency]
 
     def build(self, report: TableDayReport) -> None:
         table_day_report_build(table_id=report.table_id, day=report.day)
@@ -216,12 +226,13 @@ class TableDayReportAdmin(ReportAdmin):
 
 @admin.register(ShoeReport)
 class ShoeReportAdmin(ReportAdmin):
-    list_display = ("shoe", "coups", "staked", "returned", "house_win", "hold_percent", "computed_at")
+    list_display = ("shoe", "currency", "coups", "staked", "returned", "house_win", "hold_percent", "computed_at")
+    list_filter = ("currency",)
     list_select_related = ("shoe__table",)
-    key_fields = ("table", "shoe")
+    key_fields = ("table", "shoe", "currency")
 
     def key_values(self, report: ShoeReport) -> list:
-        return [report.shoe.table.code, report.shoe.number]
+        return [report.shoe.table.code, report.shoe.number, report.currency]
 
     def build(self, report: ShoeReport) -> None:
         shoe_report_build(shoe_id=report.shoe_id)

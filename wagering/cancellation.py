@@ -37,7 +37,7 @@ from wagering.placement_writers import stake_totals_move
 from wagering.selectors import (
     coup_bet_totals,
 )
-from wagering.settlement import ClosedBet, bets_by_user, bets_close, open_bets, returns_by_account
+from wagering.settlement import ClosedBet, bets_by_user, bets_close, by_currency, open_bets, returns_by_account
 
 User = AbstractBaseUser
 
@@ -73,16 +73,19 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     cancelled: dict[str, Decimal] = defaultdict(lambda: ZERO)
     for bet in bets:
         cancelled[bet.bet_type] -= bet.stake
-    table_before = coup_bet_totals(coup=coup)
-    table_after = totals_added(table_before, cancelled)
-    differential_check(coup=coup, before=table_before, after=table_after)
     refunds: dict[int, Decimal] = defaultdict(lambda: ZERO)
     for bet in bets:
         refunds[bet.stake_account_id] += bet.stake
     accounts = stake_accounts_locked(set(refunds))
+    # A player's stakes are all in one currency: their wallet's, or their partner's.
+    currency = next(iter(accounts.values())).currency
+    table_before = coup_bet_totals(coup=coup, currency=currency)
+    table_after = totals_added(table_before, cancelled)
+    differential_check(coup=coup, currency=currency, before=table_before, after=table_after)
     total = -money(sum(cancelled.values()))
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.BET_CANCEL,
+        currency=currency,
         wallet_legs={accounts[account_id]: amount for account_id, amount in refunds.items()},
         system_legs={Account.Kind.BETS_IN_PLAY: -total},
         coup=coup,
@@ -91,7 +94,7 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     wallet = next((account for account in accounts.values() if account.is_wallet), None)
     balance = wallet.balance if wallet is not None else None
     Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
-    stake_totals_move(coup=coup, changes=cancelled)
+    stake_totals_move(coup=coup, currency=currency, changes=cancelled)
     now = timezone.now()
     BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
         cancellation=ledger_transaction, cancelled_at=now
@@ -105,11 +108,12 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
         obj=batches[-1],
         after={"round_id": coup.round_id, "refunded": str(total), "balance": str(balance)},
     )
-    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=table_after)
+    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, currency=currency, table_totals=table_after)
 
 
-def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
-    """Refund every open bet of a coup being voided, inside the caller's transaction. Idempotent.
+def coup_bets_refund(*, coup: Coup) -> list[LedgerTransaction]:
+    """Refund every open bet of a coup being voided, inside the caller's transaction, one ledger
+    transaction per currency staked in. Idempotent.
 
     A settled coup is final: its bets cannot be refunded.
     """
@@ -121,28 +125,31 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
             )
         bets = open_bets(coup)
         if not bets:
-            return None
+            return []
         closed = [ClosedBet(bet, BetSettlement.Outcome.REFUND, bet.stake) for bet in bets]
         by_user = bets_by_user(closed)
         refunds = {user_id: money(sum(each.returned for each in mine)) for user_id, mine in by_user.items()}
-        refunds_by_account = returns_by_account(closed)
-        accounts = stake_accounts_locked(set(refunds_by_account))
+        accounts = stake_accounts_locked(set(returns_by_account(closed)))
         wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
-        total = money(sum(refunds.values()))
-        ledger_transaction = ledger_post(
-            kind=LedgerTransaction.Kind.REFUND,
-            wallet_legs={accounts[account_id]: amount for account_id, amount in refunds_by_account.items()},
-            system_legs={Account.Kind.BETS_IN_PLAY: -total},
-            coup=coup,
-            reason=f"coup {coup.round_id} void",
-        )
-        bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.REFUNDED)
+        transactions, refunded = {}, {}
+        for currency, in_currency in by_currency(closed).items():
+            refunds_by_account = returns_by_account(in_currency)
+            refunded[currency] = str(money(sum(refunds_by_account.values())))
+            transactions[currency] = ledger_post(
+                kind=LedgerTransaction.Kind.REFUND,
+                currency=currency,
+                wallet_legs={accounts[account_id]: amount for account_id, amount in refunds_by_account.items()},
+                system_legs={Account.Kind.BETS_IN_PLAY: -money(sum(refunds_by_account.values()))},
+                coup=coup,
+                reason=f"coup {coup.round_id} void",
+            )
+        bets_close(coup=coup, closed=closed, transactions=transactions, state=Bet.State.REFUNDED)
         audit_record(
             action="coup_bets_refunded",
             actor_label=SETTLEMENT,
             table=coup.table,
             obj=coup,
-            after={"bets": len(bets), "refunded": str(total)},
+            after={"bets": len(bets), "refunded": refunded},
         )
         user_events_send(
             event_type="bets_refunded",
@@ -155,4 +162,4 @@ def coup_bets_refund(*, coup: Coup) -> LedgerTransaction | None:
                 for user_id in refunds
             },
         )
-    return ledger_transaction
+    return list(transactions.values())

@@ -41,6 +41,7 @@ class LedgerCheck:
     transactions: int
     entries: int
     unbalanced: list[int]
+    mixed_currencies: list[int]
     mismatched_accounts: list[int]
     stale_accounts: list[int]
     broken_chains: list[int]
@@ -51,6 +52,7 @@ class LedgerCheck:
         """Each kind of problem found, in words, with the first ten ids."""
         found = {
             "transactions whose legs do not sum to zero": self.unbalanced,
+            "transactions with a leg in another currency than theirs": self.mixed_currencies,
             "accounts whose balance is not the sum of their entries": self.mismatched_accounts,
             "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
             "entries that do not follow their account's previous entry": self.broken_chains,
@@ -79,13 +81,14 @@ LEDGER_GUARDS = (
 
 
 def ledger_check() -> LedgerCheck:
-    """Every transaction's legs sum to zero; every account's balance is the sum of its legs and its last
-    leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's ``balance_after``
-    (0 for the first) and its ``balance_after`` that plus its amount. On PostgreSQL, the triggers that
+    """Every transaction's legs sum to zero, all in its currency; every account's balance is the sum of its
+    legs and its last leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's
+    ``balance_after`` (0 for the first) and its ``balance_after`` that plus its amount. On PostgreSQL, the triggers that
     guard all this are installed and enabled."""
     money_field = DecimalField(**MONEY)
     sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
     unbalanced = sums.filter(_beyond_a_cent("total")).values_list("transaction_id", flat=True)
+    mixed = LedgerEntry.objects.exclude(account__currency=F("transaction__currency")).values_list("transaction_id")
     drift = Account.objects.annotate(
         drift=F("balance") - Coalesce(Sum("entries__amount"), Value(ZERO), output_field=money_field)
     ).filter(_beyond_a_cent("drift"))
@@ -101,6 +104,7 @@ def ledger_check() -> LedgerCheck:
         transactions=LedgerTransaction.objects.count(),
         entries=LedgerEntry.objects.count(),
         unbalanced=sorted(unbalanced),
+        mixed_currencies=sorted(set(mixed.values_list("transaction_id", flat=True))),
         mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
         stale_accounts=sorted(stale.values_list("pk", flat=True)),
         broken_chains=sorted(broken.values_list("pk", flat=True)),
@@ -161,9 +165,13 @@ _CLOSED_BY = {Bet.State.SETTLED: LedgerTransaction.Kind.SETTLEMENT, Bet.State.RE
 
 def _bet_problems() -> list[str]:
     closing = LedgerTransaction.objects.filter(kind__in=_CLOSED_BY.values())
-    repeated = closing.values("coup_id").annotate(n=Count("pk")).filter(n__gt=1)
-    problems = [f"coup {row['coup_id']}: {row['n']} settlement/refund transactions" for row in repeated]
-    for bet in Bet.objects.exclude(state=Bet.State.CANCELLED).select_related("coup", "settlement__transaction"):
+    repeated = closing.values("coup_id", "currency").annotate(n=Count("pk")).filter(n__gt=1)
+    problems = [
+        f"coup {row['coup_id']}: {row['n']} settlement/refund transactions in {row['currency']}" for row in repeated
+    ]
+    for bet in Bet.objects.exclude(state=Bet.State.CANCELLED).select_related(
+        "coup", "stake_account", "settlement__transaction"
+    ):
         settlement = getattr(bet, "settlement", None)
         if bet.state == Bet.State.ACCEPTED:
             if bet.coup.state in (Coup.State.SETTLED, Coup.State.VOID):
@@ -172,6 +180,8 @@ def _bet_problems() -> list[str]:
             problems.append(f"bet {bet.pk}: {bet.state} without its {_CLOSED_BY[bet.state]}")
         elif settlement.transaction.coup_id != bet.coup_id:
             problems.append(f"bet {bet.pk}: closed by another coup's transaction")
+        elif settlement.transaction.currency != bet.stake_account.currency:
+            problems.append(f"bet {bet.pk}: closed in {settlement.transaction.currency}, staked in another currency")
     return problems
 
 
@@ -203,14 +213,21 @@ def _wallet_problems() -> list[str]:
 
 
 def _bets_in_play_problems() -> list[str]:
-    """Each table's bets-in-play account holds exactly the stakes of the table's accepted bets."""
-    in_play = dict(Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "balance"))
-    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id").annotate(total=Sum("stake"))
-    staked = {table_id: money(total) for table_id, total in accepted.order_by()}
+    """Each table's bets-in-play account in a currency holds exactly the table's accepted stakes in it."""
+    accounts = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY)
+    in_play = {
+        (table_id, currency): balance
+        for table_id, currency, balance in accounts.values_list("table_id", "currency", "balance")
+    }
+    accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id", "stake_account__currency")
+    staked = {
+        (table_id, currency): money(total) for table_id, currency, total in accepted.annotate(Sum("stake")).order_by()
+    }
     return [
-        f"table {table_id}: bets in play {in_play.get(table_id, ZERO)}, accepted stakes {staked.get(table_id, ZERO)}"
-        for table_id in sorted(in_play.keys() | staked.keys(), key=str)
-        if in_play.get(table_id, ZERO) != staked.get(table_id, ZERO)
+        f"table {table_id} {currency}: bets in play {in_play.get((table_id, currency), ZERO)}, "
+        f"accepted stakes {staked.get((table_id, currency), ZERO)}"
+        for table_id, currency in sorted(in_play.keys() | staked.keys(), key=str)
+        if in_play.get((table_id, currency), ZERO) != staked.get((table_id, currency), ZERO)
     ]
 
 
@@ -237,23 +254,31 @@ def _correction_problems() -> list[str]:
             problems.append(f"player adjustment {each.pk}: {each.adjustment}, its bets' adjustments differ")
     owed = dict(PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change")).order_by())
     problems += [f"user {user_id} owes {money(total)}" for user_id, total in owed.items() if money(total) < 0]
-    debt = Account.objects.filter(kind=Account.Kind.PLAYER_DEBT).values_list("balance", flat=True).first() or ZERO
-    if money(debt) != -money(sum(owed.values(), ZERO)):
-        problems.append(f"players' debt account {debt}, players owe {money(sum(owed.values(), ZERO))}")
+    owed_by_currency = PlayerAdjustment.objects.values_list("transaction__currency").annotate(Sum("owed_change"))
+    owed_in = {currency: money(total) for currency, total in owed_by_currency.order_by()}
+    debts = dict(Account.objects.filter(kind=Account.Kind.PLAYER_DEBT).values_list("currency", "balance"))
+    for currency in sorted(owed_in.keys() | debts.keys()):
+        if money(debts.get(currency)) != -owed_in.get(currency, ZERO):
+            problems.append(
+                f"players' debt account {money(debts.get(currency))} {currency}, "
+                f"players owe {owed_in.get(currency, ZERO)} {currency}"
+            )
     return problems
 
 
 def _stake_total_problems() -> list[str]:
-    """Each coup's running totals (``CoupStakeTotal``) are its stakes placed and not cancelled, per bet type."""
-    standing = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list("coup_id", "bet_type")
-    expected = {(coup, bet_type): money(total) for coup, bet_type, total in standing.annotate(Sum("stake")).order_by()}
+    """Each coup's running totals (``CoupStakeTotal``) are its stakes placed and not cancelled, per bet type
+    and currency."""
+    standing = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list(
+        "coup_id", "bet_type", "stake_account__currency"
+    )
+    expected = {key[:3]: money(key[3]) for key in standing.annotate(Sum("stake")).order_by()}
     kept = {
-        (coup, bet_type): money(total)
-        for coup, bet_type, total in CoupStakeTotal.objects.values_list("coup_id", "bet_type", "total")
+        key[:3]: money(key[3]) for key in CoupStakeTotal.objects.values_list("coup_id", "bet_type", "currency", "total")
     }
     wrong = sorted(key for key in expected.keys() | kept.keys() if kept.get(key, ZERO) != expected.get(key, ZERO))
     return [
-        f"coup {coup} {bet_type}: running total {kept.get((coup, bet_type), ZERO)}, "
-        f"stakes standing {expected.get((coup, bet_type), ZERO)}"
-        for coup, bet_type in wrong
+        f"coup {key[0]} {key[1]} {key[2]}: running total {kept.get(key, ZERO)}, "
+        f"stakes standing {expected.get(key, ZERO)}"
+        for key in wrong
     ]

@@ -3,7 +3,7 @@
 ``BetSettlement`` rows and ledger entries stay as they were written. Each settled bet is paid again
 by the corrected result (the coup's paytables snapshot, rounded down to the cent as at settlement);
 the difference with what it returned so far is one ``BetAdjustment``, and all of them one ``correction``
-ledger transaction: a leg per player wallet, the house's leg and the player-debt leg.
+ledger transaction per currency staked in: a leg per player wallet, the house's leg and the player-debt leg.
 
 A wallet never goes below zero: a debit it cannot cover takes what it holds and the rest is owed
 (``PlayerAdjustment.owed_change``; the player-debt account's balance is minus what players owe), so the
@@ -55,12 +55,12 @@ class _Change:
 
 def coup_resettle(
     *, correction: ResultCorrection, coup: Coup, result: CoupResult, actor: User
-) -> LedgerTransaction | None:
+) -> list[LedgerTransaction]:
     """Pay the coup's settled bets by the corrected ``result``, inside the caller's transaction with the
-    coup's row locked. None when no bet returns anything different."""
+    coup's row locked: a transaction per currency (none when no bet returns anything different)."""
     changes = _changes(coup=coup, result=result)
     if not changes:
-        return None
+        return []
     by_user: dict[int, list[_Change]] = defaultdict(list)
     for change in changes:
         by_user[change.bet.user_id].append(change)
@@ -72,9 +72,10 @@ def coup_resettle(
         .annotate(total=Sum("owed_change"))
         .order_by()
     )
-    adjustments, owed_changes = {}, {}
+    adjustments, owed_changes, currencies = {}, {}, {}
     legs: dict[Account, Decimal] = defaultdict(lambda: ZERO)
     for user_id, mine in by_user.items():
+        currencies[user_id] = accounts[mine[0].bet.stake_account_id].currency  # a player's stakes: one currency
         adjustments[user_id] = money(sum(change.difference for change in mine))
         owed_changes[user_id] = ZERO
         for account_id, adjustment in _by_account(mine).items():
@@ -87,17 +88,21 @@ def coup_resettle(
             else:  # a credit pays back what the player owes first
                 owed_changes[user_id] = -min(money(owed.get(user_id)), adjustment)
                 legs[account] += adjustment + owed_changes[user_id]
-    ledger_transaction = ledger_post(
-        kind=LedgerTransaction.Kind.CORRECTION,
-        wallet_legs=legs,
-        system_legs={
-            Account.Kind.HOUSE: -sum(adjustments.values(), ZERO),
-            Account.Kind.PLAYER_DEBT: -sum(owed_changes.values(), ZERO),
-        },
-        coup=coup,
-        actor=actor,
-        reason=f"result correction {correction.pk}: {correction.reason}",
-    )
+    transactions = {}
+    for currency in sorted(set(currencies.values())):
+        users = [user_id for user_id, users_currency in currencies.items() if users_currency == currency]
+        transactions[currency] = ledger_post(
+            kind=LedgerTransaction.Kind.CORRECTION,
+            currency=currency,
+            wallet_legs={account: amount for account, amount in legs.items() if account.currency == currency},
+            system_legs={
+                Account.Kind.HOUSE: -sum((adjustments[user_id] for user_id in users), ZERO),
+                Account.Kind.PLAYER_DEBT: -sum((owed_changes[user_id] for user_id in users), ZERO),
+            },
+            coup=coup,
+            actor=actor,
+            reason=f"result correction {correction.pk}: {correction.reason}",
+        )
     BetAdjustment.objects.bulk_create(
         BetAdjustment(
             correction=correction,
@@ -106,7 +111,7 @@ def coup_resettle(
             returned_before=change.returned_before,
             outcome_after=change.outcome_after,
             returned_after=change.returned_after,
-            transaction=ledger_transaction,
+            transaction=transactions[currencies[change.bet.user_id]],
         )
         for change in changes
     )
@@ -117,7 +122,7 @@ def coup_resettle(
             adjustment=adjustments[user_id],
             owed_change=owed_changes[user_id],
             balance_after=wallets[user_id].balance if user_id in wallets else ZERO,
-            transaction=ledger_transaction,
+            transaction=transactions[currencies[user_id]],
         )
         for user_id in by_user
     )
@@ -129,6 +134,7 @@ def coup_resettle(
                 "before": _result_summary(correction.before),
                 "after": _result_summary(correction.after),
                 "adjustment": str(adjustments[user_id]),
+                "currency": currencies[user_id],
                 "owed": str(money(owed.get(user_id)) + owed_changes[user_id]),
                 "balance": str(wallets[user_id].balance) if user_id in wallets else None,
                 "bets": [
@@ -146,7 +152,7 @@ def coup_resettle(
             for user_id, mine in by_user.items()
         },
     )
-    return ledger_transaction
+    return list(transactions.values())
 
 
 def _by_account(changes: list[_Change]) -> dict[int, Decimal]:

@@ -1,5 +1,6 @@
-"""The double-entry ledger: one ``LedgerTransaction`` per movement, legs summing to zero (a deferred
-trigger refuses anything else on PostgreSQL), written in bulk, balances stored from the newest leg."""
+"""The double-entry ledger: one ``LedgerTransaction`` per movement in one currency, legs summing to zero
+and all in its currency (a deferred trigger refuses anything else on PostgreSQL), written in bulk,
+balances stored from the newest leg."""
 
 from __future__ import annotations
 
@@ -27,22 +28,31 @@ SETTLEMENT = "settlement"  # the actor label of the postings no person makes: se
 def ledger_post(
     *,
     kind: str,
+    currency: str,
     wallet_legs: Mapping[Account, Decimal],
     system_legs: Mapping[str, Decimal],
     coup: Coup | None = None,
     actor: User | None = None,
     reason: str = "",
 ) -> LedgerTransaction:
-    """Write one balanced transaction and the new balances. Wallets must already be locked."""
+    """Write one balanced transaction in one currency and the new balances. Wallets (every account of
+    ``wallet_legs``, in that currency) must already be locked; the system accounts are the currency's."""
     legs = [(wallet, money(amount)) for wallet, amount in wallet_legs.items() if amount]
     system = {kind_: money(amount) for kind_, amount in system_legs.items() if amount}
     if sum(amount for _, amount in legs) + sum(system.values()) != 0:
         raise ValueError(f"unbalanced {kind} transaction: {legs} {system}")
+    if any(wallet.currency != currency for wallet, _ in legs):
+        raise ValueError(f"a {currency} {kind} transaction with a leg in another currency: {legs}")
     ledger_transaction = LedgerTransaction.objects.create(
-        kind=kind, coup=coup, actor=actor if actor is not None and actor.is_authenticated else None, reason=reason
+        kind=kind,
+        currency=currency,
+        coup=coup,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        reason=reason,
     )
     if system:
-        accounts = system_accounts_locked(set(system), table_id=coup.table_id if coup is not None else None)
+        table_id = coup.table_id if coup is not None else None
+        accounts = system_accounts_locked(set(system), currency=currency, table_id=table_id)
         legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
     entries = []
     for account, amount in legs:

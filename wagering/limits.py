@@ -70,11 +70,13 @@ def bet_limits_check(
         )
 
 
-def differential_check(*, coup: Coup, before: Mapping[str, Decimal], after: Mapping[str, Decimal]) -> None:
-    """|Banker - Player| over the whole table within the maximum differential (seed 000 §6.1; tie
-    and side bets apart, §6.1.3). A change that does not widen the gap is always allowed.
+def differential_check(
+    *, coup: Coup, currency: str, before: Mapping[str, Decimal], after: Mapping[str, Decimal]
+) -> None:
+    """|Banker - Player| over the whole table's stakes in the currency within its maximum differential
+    (seed 000 §6.1; tie and side bets apart, §6.1.3). A change that does not widen the gap is always allowed.
     The refusal says how much more each side could take as the table stands (§6.1.2)."""
-    limit = coup_max_differential(coup=coup)
+    limit = coup_max_differential(coup=coup, currency=currency)
     player_before, banker_before = before.get(PLAYER, ZERO), before.get(BANKER, ZERO)
     player, banker = after.get(PLAYER, ZERO), after.get(BANKER, ZERO)
     gap = abs(banker - player)
@@ -85,9 +87,10 @@ def differential_check(*, coup: Coup, before: Mapping[str, Decimal], after: Mapp
     raise BetRejected(
         "max_differential",
         f"Banker {banker} against Player {player} would be over the table's maximum differential of {limit} "
-        f"by {gap - limit}: at most {player_room} more on Player or {banker_room} more on Banker",
+        f"{currency} by {gap - limit}: at most {player_room} more on Player or {banker_room} more on Banker",
         {
             "max_differential": str(limit),
+            "currency": currency,
             "player_total": str(player),
             "banker_total": str(banker),
             "over_by": str(gap - limit),

@@ -25,12 +25,19 @@ def wallet_locked(user: User) -> Account | None:
     return Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user=user).first()
 
 
-def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal) -> Account:
-    """The player's wallet, locked (opened if it is the first transfer), with the funds a withdrawal needs."""
+def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal, currency: str) -> Account:
+    """The player's wallet, locked (opened in ``currency`` if it is the first transfer), in that currency,
+    with the funds a withdrawal needs."""
     wallet = wallet_locked(user)
     if wallet is None:
-        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)
+        Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user, defaults={"currency": currency})
         wallet = wallet_locked(user)
+    if wallet.currency != currency:
+        raise WalletRejected(
+            "currency_mismatch",
+            f"the wallet holds {wallet.currency}, not {currency}: a wallet has one currency",
+            {"wallet_currency": wallet.currency, "currency": currency},
+        )
     if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > wallet.balance:
         raise WalletRejected(
             "insufficient_funds",
@@ -48,18 +55,21 @@ def stake_accounts_locked(account_ids: set[int]) -> dict[int, Account]:
     return {account.pk: account for account in accounts.order_by(wallets_first, "pk")}
 
 
-def system_accounts_locked(kinds: set[str], *, table_id: int | None = None) -> dict[str, Account]:
-    """The house, bets-in-play and operator float accounts, created the first time, locked in pk order.
+def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, Account]:
+    """The house, bets-in-play and player-debt accounts in the currency, created the first time, locked in
+    pk order.
 
     Bets in play are held per table (``table_id``, the coup's): placements at different tables
     never queue for one account's row lock.
     """
-    accounts = Account.objects.select_for_update(of=("self",)).filter(_system_account_q(kinds, table_id)).order_by("pk")
-    locked = {account.kind: account for account in accounts}
+    accounts = Account.objects.select_for_update(of=("self",)).filter(_system_account_q(kinds, currency, table_id))
+    locked = {account.kind: account for account in accounts.order_by("pk")}
     if len(locked) < len(kinds):
         for kind in kinds - set(locked):
-            Account.objects.get_or_create(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id))
-        return system_accounts_locked(kinds, table_id=table_id)
+            Account.objects.get_or_create(
+                kind=kind, partner_code="", currency=currency, table_id=_account_table_id(kind, table_id)
+            )
+        return system_accounts_locked(kinds, currency=currency, table_id=table_id)
     return locked
 
 
@@ -67,18 +77,32 @@ def _account_table_id(kind: str, table_id: int | None) -> int | None:
     return table_id if kind == Account.Kind.BETS_IN_PLAY else None
 
 
-def _system_account_q(kinds: set[str], table_id: int | None) -> Q:
-    return reduce(or_, (Q(kind=kind, partner_code="", table_id=_account_table_id(kind, table_id)) for kind in kinds))
+def _system_account_q(kinds: set[str], currency: str, table_id: int | None) -> Q:
+    return reduce(
+        or_,
+        (
+            Q(kind=kind, partner_code="", currency=currency, table_id=_account_table_id(kind, table_id))
+            for kind in kinds
+        ),
+    )
 
 
-def float_locked(partner_code: str) -> Account:
-    """A float, locked after the wallet it pays (opened the first time): the partner's, or with an empty
-    code the operator's own."""
+def float_locked(partner_code: str, *, currency: str) -> Account:
+    """A float, locked after the wallet it pays (opened in ``currency`` the first time): the partner's, or
+    with an empty code the operator's own. A float holds one currency: the partner's."""
     floats = Account.objects.select_for_update(of=("self",)).filter(
         kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code
     )
     partner_float = floats.first()
     if partner_float is None:
-        Account.objects.get_or_create(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code)
+        Account.objects.get_or_create(
+            kind=Account.Kind.PARTNER_FLOAT, partner_code=partner_code, defaults={"currency": currency}
+        )
         partner_float = floats.get()
+    if partner_float.currency != currency:
+        raise WalletRejected(
+            "currency_mismatch",
+            f"the float of {partner_code or 'the operator'} holds {partner_float.currency}, not {currency}",
+            {"float_currency": partner_float.currency, "currency": currency},
+        )
     return partner_float

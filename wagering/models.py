@@ -14,11 +14,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from casino.currencies import currency_validator
 from casino.money import MONEY
 from tables.models import BET_TYPE_CHOICES, Coup, ResultCorrection, Shoe, Table
 
 ZERO = Decimal("0.00")
 CENT = Decimal("0.01")
+
+
+def house_currency() -> str:
+    """The currency of an account or a movement nobody named one for: the house's (``HOUSE_CURRENCY``)."""
+    return settings.HOUSE_CURRENCY
 
 
 def money(value: Decimal | int | str | None) -> Decimal:
@@ -50,6 +56,8 @@ class Account(models.Model):
         related_name="+",
         help_text="bets in play only: the table whose stakes it holds (none: the stakes of before)",
     )
+    # Every amount of the account is in its currency; system accounts are one per currency (and table).
+    currency = models.CharField(max_length=3, default=house_currency, validators=[currency_validator])
     balance = models.DecimalField(**MONEY, default=ZERO)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -63,13 +71,19 @@ class Account(models.Model):
             models.CheckConstraint(
                 condition=Q(kind="bets_in_play") | Q(table__isnull=True), name="a_table_for_bets_in_play_only"
             ),
-            models.UniqueConstraint(fields=["kind"], condition=Q(kind="house"), name="one_house"),
+            models.UniqueConstraint(
+                fields=["kind", "currency"],
+                condition=Q(kind__in=["house", "player_debt"]),
+                name="one_house_per_currency",
+            ),
             # Bets in play per table, so placements at different tables never wait for one account's row lock.
             models.UniqueConstraint(
-                fields=["table"], condition=Q(kind="bets_in_play"), name="one_bets_in_play_per_table"
+                fields=["table", "currency"], condition=Q(kind="bets_in_play"), name="one_bets_in_play_per_table"
             ),
             models.UniqueConstraint(
-                fields=["kind"], condition=Q(kind="bets_in_play", table__isnull=True), name="one_shared_bets_in_play"
+                fields=["kind", "currency"],
+                condition=Q(kind="bets_in_play", table__isnull=True),
+                name="one_shared_bets_in_play",
             ),
             models.UniqueConstraint(
                 fields=["partner_code"], condition=Q(kind="partner_float"), name="one_float_per_partner"
@@ -80,12 +94,12 @@ class Account(models.Model):
 
     def __str__(self) -> str:
         if self.kind == self.Kind.PLAYER:
-            return f"wallet of {self.user}"
+            return f"wallet of {self.user} ({self.currency})"
         if self.kind == self.Kind.PARTNER_FLOAT:
-            return f"float of {self.partner_code or 'the operator'}"
+            return f"float of {self.partner_code or 'the operator'} ({self.currency})"
         if self.kind == self.Kind.BETS_IN_PLAY and self.table_id is not None:
-            return f"Bets in play at table {self.table_id}"
-        return self.get_kind_display()
+            return f"Bets in play at table {self.table_id} ({self.currency})"
+        return f"{self.get_kind_display()} ({self.currency})"
 
     @property
     def is_wallet(self) -> bool:
@@ -103,6 +117,8 @@ class LedgerTransaction(models.Model):
         CORRECTION = "correction", "Result correction (re-settlement)"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
+    # One currency per transaction: every leg's account is in it (the database checks it with the sum).
+    currency = models.CharField(max_length=3, default=house_currency, validators=[currency_validator])
     coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -222,22 +238,25 @@ class Bet(models.Model):
 
 
 class CoupStakeTotal(models.Model):
-    """The stakes standing on a coup for one bet type: placed and not cancelled (while betting is open,
-    the accepted stakes). Kept by the services that place and cancel bets, under the coup's lock, so
-    the table-wide limits read a few rows instead of summing every bet already on the coup."""
+    """The stakes standing on a coup for one bet type in one currency: placed and not cancelled (while
+    betting is open, the accepted stakes). Kept by the services that place and cancel bets, under the
+    coup's lock, so the table-wide limits read a few rows instead of summing every bet already on the coup."""
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="stake_totals", db_index=False)
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
+    currency = models.CharField(max_length=3, default=house_currency)
     total = models.DecimalField(**MONEY)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["coup", "bet_type"], name="one_stake_total_per_coup_and_bet_type"),
+            models.UniqueConstraint(
+                fields=["coup", "bet_type", "currency"], name="one_stake_total_per_coup_bet_type_and_currency"
+            ),
             models.CheckConstraint(condition=Q(total__gte=0), name="stake_total_not_negative"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.bet_type} {self.total} on {self.coup_id}"
+        return f"{self.bet_type} {self.total} {self.currency} on {self.coup_id}"
 
 
 class BetSettlement(models.Model):
@@ -315,8 +334,10 @@ class PlayerAdjustment(models.Model):
 
 
 class GameReport(models.Model):
-    """Drop/win of a set of coups: results, stakes, what went back to players, the house's win."""
+    """Drop/win of a set of coups in one currency: results, the stakes in that currency, what went back
+    to players, the house's win. A set of coups with bets in several currencies has a report for each."""
 
+    currency = models.CharField(max_length=3, default=house_currency)
     coups = models.PositiveIntegerField(default=0, help_text="coups played (resolved or settled)")
     void_coups = models.PositiveIntegerField(default=0)
     banker_wins = models.PositiveIntegerField(default=0)
@@ -339,21 +360,24 @@ class TableDayReport(GameReport):
     day = models.DateField(help_text="the UTC day the coups opened")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["table", "day"], name="one_report_per_table_day")]
-        ordering = ["-day", "table"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "day", "currency"], name="one_report_per_table_day_currency")
+        ]
+        ordering = ["-day", "table", "currency"]
 
     def __str__(self) -> str:
-        return f"{self.table.code} {self.day}"
+        return f"{self.table.code} {self.day} {self.currency}"
 
 
 class ShoeReport(GameReport):
-    shoe = models.OneToOneField(Shoe, on_delete=models.PROTECT, related_name="report")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="reports")
 
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["shoe", "currency"], name="one_report_per_shoe_currency")]
         ordering = ["-id"]
 
     def __str__(self) -> str:
-        return str(self.shoe)
+        return f"{self.shoe} {self.currency}"
 
 
 # --- Partners: operators and aggregators on the partner API -------------------------------------

@@ -27,7 +27,7 @@ from wagering.models import (
     BetBatch,
     money,
 )
-from wagering.placement_writers import BalanceBound, placement_write_from_float, placement_writer
+from wagering.placement_writers import BalanceBound, PartnerFunds, placement_write_from_float, placement_writer
 from wagering.selectors import (
     coup_bet_totals_with_own,
     coup_limits,
@@ -35,6 +35,7 @@ from wagering.selectors import (
     open_bets_largest_return,
     personal_limit_marker,
     wallet_balance,
+    wallet_currency,
 )
 from wagering.wallets import wallet_event_send
 
@@ -43,22 +44,24 @@ REBET_MULTIPLIERS = (1, 2)
 
 
 def bet_batch_place(
-    *, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str], from_partner: str = ""
+    *, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str], from_partner: PartnerFunds | None = None
 ) -> PlacedBatch:
     """Confirm a batch of bets (bet type -> stake) on the coup: all accepted, or none (``BetRejected``).
 
-    The stakes come from the player's wallet; with ``from_partner`` (a partner's code), from that
-    partner's seamless wallet, already debited there: on our books, from the partner's float."""
+    The stakes come from the player's wallet, in its currency; with ``from_partner``, from that partner's
+    seamless wallet, already debited there."""
     stakes = bet_stakes_checked(bets)
     return _batch_place(user=user, coup=coup, stakes=stakes, action="bet_batch_placed", from_partner=from_partner)
 
 
 @transaction.atomic
-def bet_batch_check(*, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str]) -> dict[str, Decimal]:
+def bet_batch_check(
+    *, user: User, coup: Coup, bets: Mapping[str, Decimal | int | str], from_partner: PartnerFunds
+) -> dict[str, Decimal]:
     """Every check of a placement from a partner's wallet, writing nothing: run before the partner is asked
     to debit the player (``BetRejected`` if the bets would be refused). The stakes, as checked."""
     stakes = bet_stakes_checked(bets)
-    _batch_checked(user=user, coup=coup, stakes=stakes, from_partner=True)
+    _batch_checked(user=user, coup=coup, stakes=stakes, currency=from_partner.currency, from_partner=True)
     return stakes
 
 
@@ -88,12 +91,10 @@ def bet_rebet_stakes(*, user: User, coup: Coup, multiplier: int = 1) -> dict[str
     return {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
 
 
-def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1, from_partner: str = "") -> PlacedBatch:
+def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> PlacedBatch:
     """Rebet (×1) or Rebet X2: the player's bets of their last coup at this table, again, all or nothing."""
     stakes = bet_rebet_stakes(user=user, coup=coup, multiplier=multiplier)
-    return _batch_place(
-        user=user, coup=coup, stakes=stakes, action=f"bet_rebet_x{multiplier}", from_partner=from_partner
-    )
+    return _batch_place(user=user, coup=coup, stakes=stakes, action=f"bet_rebet_x{multiplier}", from_partner=None)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class PlacedBatch:
     bets: list[Bet]
     balance: Decimal | None  # the wallet's, just after (None: the partner's wallet holds the player's money)
     own_totals: dict[str, Decimal]  # the player's stakes on the coup by bet type, this batch included
+    currency: str  # of every amount above
 
 
 @dataclass(frozen=True)
@@ -113,13 +115,24 @@ class _Checked:
     bound: BalanceBound
 
 
-def _batch_checked(*, user: User, coup: Coup, stakes: dict[str, Decimal], from_partner: bool) -> _Checked:
-    """Every rule a placement keeps, read under the coup's lock (the caller's transaction)."""
-    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
+def _batch_checked(
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], currency: str, from_partner: bool
+) -> _Checked:
+    """Every rule a placement keeps, read under the coup's lock (the caller's transaction), in the currency
+    the stakes are in: its limits, its differential, the table's totals in it (never added to another's)."""
+    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's
+    # (its amounts are in the currency of the player it was granted to).
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     coup_betting_locked(coup)
     betting_open_check(coup)
-    limits = coup_limits(coup=coup)
+    limits = coup_limits(coup=coup, currency=currency)
+    if not limits:
+        offered = ", ".join(coup_rules(coup=coup).currencies)
+        raise BetRejected(
+            "currency_not_offered",
+            f"this table takes bets in {offered}, not in {currency}",
+            {"currency": currency, "offered": offered},
+        )
     for bet_type in stakes:
         if bet_type not in limits:
             raise BetRejected(
@@ -127,7 +140,7 @@ def _batch_checked(*, user: User, coup: Coup, stakes: dict[str, Decimal], from_p
                 f"{bet_label(bet_type)} is not offered on coup {coup.round_id}",
                 {"bet_type": bet_type, "offered": ", ".join(limits)},
             )
-    open_stakes = coup_bet_totals_with_own(coup=coup, user=user)
+    open_stakes = coup_bet_totals_with_own(coup=coup, user=user, currency=currency)
     table_before, own_before = open_stakes.table, open_stakes.own
     table_after = totals_added(table_before, stakes)
     own_after = totals_added(own_before, stakes)
@@ -146,7 +159,7 @@ def _batch_checked(*, user: User, coup: Coup, stakes: dict[str, Decimal], from_p
             own=(own_before.get(bet_type, ZERO), own_after[bet_type]),
             table=(table_before.get(bet_type, ZERO), table_after[bet_type]),
         )
-    differential_check(coup=coup, before=table_before, after=table_after)
+    differential_check(coup=coup, currency=currency, before=table_before, after=table_after)
     # A partner's wallet holds the player's money: the bound of our wallets does not apply to it.
     bound = (
         BalanceBound(on_coup=ZERO, elsewhere=ZERO)
@@ -160,23 +173,30 @@ def _batch_checked(*, user: User, coup: Coup, stakes: dict[str, Decimal], from_p
 
 
 @transaction.atomic
-def _batch_place(*, user: User, coup: Coup, stakes: dict[str, Decimal], action: str, from_partner: str) -> PlacedBatch:
-    checked = _batch_checked(user=user, coup=coup, stakes=stakes, from_partner=bool(from_partner))
+def _batch_place(
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], action: str, from_partner: PartnerFunds | None
+) -> PlacedBatch:
+    currency = wallet_currency(user=user) if from_partner is None else from_partner.currency
+    checked = _batch_checked(
+        user=user, coup=coup, stakes=stakes, currency=currency, from_partner=from_partner is not None
+    )
     total = money(sum(stakes.values()))
-    if from_partner:
+    if from_partner is not None:
         batch, bets = placement_write_from_float(
-            user=user, coup=coup, stakes=stakes, total=total, action=action, partner_code=from_partner
+            user=user, coup=coup, stakes=stakes, total=total, action=action, partner=from_partner
         )
         balance = None
     else:
         placed = placement_writer()(
-            user=user, coup=coup, stakes=stakes, total=total, action=action, bound=checked.bound
+            user=user, coup=coup, stakes=stakes, total=total, currency=currency, action=action, bound=checked.bound
         )
         if placed is None:
             _placement_refusal_raise(user=user, total=total, bound=checked.bound)
         batch, bets, balance = placed
-    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, table_totals=checked.table_after)
-    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after)
+    bets_changed_events(
+        coup=coup, user_id=user.pk, balance=balance, currency=currency, table_totals=checked.table_after
+    )
+    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after, currency=currency)
 
 
 def _placement_refusal_raise(*, user: User, total: Decimal, bound: BalanceBound) -> None:
@@ -236,13 +256,15 @@ def betting_open_check(coup: Coup) -> None:
 
 
 def bets_changed_events(
-    *, coup: Coup, user_id: int, balance: Decimal | None, table_totals: Mapping[str, Decimal]
+    *, coup: Coup, user_id: int, balance: Decimal | None, currency: str, table_totals: Mapping[str, Decimal]
 ) -> None:
-    """The player's new balance (unless a partner's wallet holds it) and the table's totals, on commit."""
+    """The player's new balance (unless a partner's wallet holds it) and the table's totals in the currency,
+    on commit."""
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance)
+    totals = amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total})
     table_event_send(
         table_code=coup.table.code,
         event_type="bet_totals",
-        data={"round_id": coup.round_id, "totals": amounts_as_strings({k: v for k, v in table_totals.items() if v})},
+        data={"round_id": coup.round_id, "currency": currency, "totals": totals},
     )

@@ -43,16 +43,37 @@ class BalanceBound:
         return balance - total + self.largest_return <= MAX_AMOUNT
 
 
+@dataclass(frozen=True)
+class PartnerFunds:
+    """Stakes a partner's seamless wallet paid: on our books, from the partner's float, in its currency."""
+
+    code: str
+    currency: str
+
+
 def placement_write(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: BalanceBound
+    *,
+    user: User,
+    coup: Coup,
+    stakes: dict[str, Decimal],
+    total: Decimal,
+    currency: str,
+    action: str,
+    bound: BalanceBound,
 ) -> PlacementWritten | None:
     """The placement's rows, model by model: the wallet locked and debited, the ledger, the batch, its
     bets, the audit row. ``None`` (nothing written) when the wallet is short or could not hold the bound."""
     wallet = wallet_locked(user)
-    if wallet is None or total > wallet.balance or not bound.fits(balance=wallet.balance, total=total):
+    if (
+        wallet is None
+        or wallet.currency != currency
+        or total > wallet.balance
+        or not bound.fits(balance=wallet.balance, total=total)
+    ):
         return None
     placement = ledger_post(
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
+        currency=currency,
         wallet_legs={wallet: -total},
         system_legs={Account.Kind.BETS_IN_PLAY: total},
         coup=coup,
@@ -66,20 +87,21 @@ def placement_write(
 
 
 def placement_write_from_float(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, partner_code: str
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, partner: PartnerFunds
 ) -> tuple[BetBatch, list[Bet]]:
     """The placement's rows for stakes a partner's seamless wallet paid: from the partner's float."""
-    partner_float = float_locked(partner_code)
+    partner_float = float_locked(partner.code, currency=partner.currency)
     placement = ledger_post(
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
+        currency=partner.currency,
         wallet_legs={partner_float: -total},
         system_legs={Account.Kind.BETS_IN_PLAY: total},
         coup=coup,
         actor=user,
-        reason=f"partner {partner_code} seamless wallet",
+        reason=f"partner {partner.code} seamless wallet",
     )
     batch, bets = _batch_write(user=user, coup=coup, stakes=stakes, placement=placement, stake_account=partner_float)
-    after = {**placement_audit(coup, stakes, None), "partner": partner_code}
+    after = {**placement_audit(coup, stakes, None), "partner": partner.code}
     audit_record(action=action, actor=user, table=coup.table, obj=batch, after=after)
     return batch, bets
 
@@ -92,7 +114,7 @@ def _batch_write(
         Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, stake_account=stake_account)
         for bet_type, stake in stakes.items()
     )
-    stake_totals_move(coup=coup, changes=stakes)
+    stake_totals_move(coup=coup, currency=stake_account.currency, changes=stakes)
     return batch, bets
 
 
@@ -105,17 +127,19 @@ def placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal 
 # update the row their placement made (an upsert would check the negative change against the
 # constraint as a row of its own).
 STAKE_TOTAL_ADD_SQL = """
-INSERT INTO {stake_total} (coup_id, bet_type, total) VALUES (%s, %s, %s)
-ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = ROUND({stake_total}.total + excluded.total, 2)
+INSERT INTO {stake_total} (coup_id, bet_type, currency, total) VALUES (%s, %s, %s, %s)
+ON CONFLICT (coup_id, bet_type, currency) DO UPDATE SET total = ROUND({stake_total}.total + excluded.total, 2)
 """
-STAKE_TOTAL_TAKE_SQL = "UPDATE {stake_total} SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s"
+STAKE_TOTAL_TAKE_SQL = (
+    "UPDATE {stake_total} SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s AND currency = %s"
+)
 
 
-def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
-    """The coup's running totals of standing stakes, moved by ``changes`` (negative: cancelled). The
-    caller holds the coup's lock: the totals change only with the bets that make them."""
-    added = [(coup.pk, bet_type, change) for bet_type, change in changes.items() if change > 0]
-    taken = [(-change, coup.pk, bet_type) for bet_type, change in changes.items() if change < 0]
+def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decimal]) -> None:
+    """The coup's running totals of standing stakes in the currency, moved by ``changes`` (negative:
+    cancelled). The caller holds the coup's lock: the totals change only with the bets that make them."""
+    added = [(coup.pk, bet_type, currency, change) for bet_type, change in changes.items() if change > 0]
+    taken = [(-change, coup.pk, bet_type, currency) for bet_type, change in changes.items() if change < 0]
     with connection.cursor() as cursor:
         for sql, rows in ((STAKE_TOTAL_ADD_SQL, added), (STAKE_TOTAL_TAKE_SQL, taken)):
             if rows:
@@ -131,18 +155,18 @@ def stake_totals_move(*, coup: Coup, changes: Mapping[str, Decimal]) -> None:
 PLACEMENT_SQL = """
 WITH wallet AS (
     UPDATE {account} SET balance = balance - %(total)s
-    WHERE kind = %(wallet_kind)s AND user_id = %(user)s AND balance >= %(total)s
+    WHERE kind = %(wallet_kind)s AND user_id = %(user)s AND currency = %(currency)s AND balance >= %(total)s
         AND balance - %(total)s + %(largest_return)s <= %(max_balance)s
     RETURNING id, balance
 ), in_play AS (
-    INSERT INTO {account} (kind, partner_code, table_id, balance, created_at)
-    SELECT %(in_play_kind)s, '', %(table)s, %(total)s, %(now)s FROM wallet
-    ON CONFLICT (table_id) WHERE kind = {in_play_kind}
+    INSERT INTO {account} (kind, partner_code, table_id, currency, balance, created_at)
+    SELECT %(in_play_kind)s, '', %(table)s, %(currency)s, %(total)s, %(now)s FROM wallet
+    ON CONFLICT (table_id, currency) WHERE kind = {in_play_kind}
     DO UPDATE SET balance = {account}.balance + EXCLUDED.balance
     RETURNING id, balance
 ), placement AS (
-    INSERT INTO {ledger_transaction} (kind, coup_id, actor_id, reason, created_at)
-    SELECT %(placement_kind)s, %(coup)s, %(user)s, '', %(now)s FROM in_play
+    INSERT INTO {ledger_transaction} (kind, currency, coup_id, actor_id, reason, created_at)
+    SELECT %(placement_kind)s, %(currency)s, %(coup)s, %(user)s, '', %(now)s FROM in_play
     RETURNING id
 ), legs AS (
     INSERT INTO {ledger_entry} (transaction_id, account_id, amount, balance_before, balance_after)
@@ -159,10 +183,10 @@ WITH wallet AS (
     FROM batch, wallet, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
     RETURNING id, bet_type
 ), stake_totals AS (
-    INSERT INTO {stake_total} (coup_id, bet_type, total)
-    SELECT %(coup)s, stake.bet_type, stake.amount
+    INSERT INTO {stake_total} (coup_id, bet_type, currency, total)
+    SELECT %(coup)s, stake.bet_type, %(currency)s, stake.amount
     FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
-    ON CONFLICT (coup_id, bet_type) DO UPDATE SET total = {stake_total}.total + EXCLUDED.total
+    ON CONFLICT (coup_id, bet_type, currency) DO UPDATE SET total = {stake_total}.total + EXCLUDED.total
 ), audit AS (
     INSERT INTO {audit_log}
         (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
@@ -198,7 +222,14 @@ def placement_writer():
 
 
 def placement_write_in_one_statement(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, bound: BalanceBound
+    *,
+    user: User,
+    coup: Coup,
+    stakes: dict[str, Decimal],
+    total: Decimal,
+    currency: str,
+    action: str,
+    bound: BalanceBound,
 ) -> PlacementWritten | None:
     now = timezone.now()
     with connection.cursor() as cursor:
@@ -206,6 +237,7 @@ def placement_write_in_one_statement(
             sql_with_tables(PLACEMENT_SQL),
             {
                 "total": total,
+                "currency": currency,
                 "largest_return": bound.largest_return,
                 "max_balance": MAX_AMOUNT,
                 "user": user.pk,
@@ -229,7 +261,12 @@ def placement_write_in_one_statement(
         return None
     batch_id, placement_id, balance, bet_ids, wallet_id = row
     placement = LedgerTransaction(
-        pk=placement_id, kind=LedgerTransaction.Kind.BET_PLACEMENT, coup=coup, actor=user, created_at=now
+        pk=placement_id,
+        kind=LedgerTransaction.Kind.BET_PLACEMENT,
+        currency=currency,
+        coup=coup,
+        actor=user,
+        created_at=now,
     )
     batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
     bets = [

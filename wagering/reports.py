@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet, Sum
 
@@ -11,6 +12,7 @@ from baccarat.coup import BANKER, PLAYER, TIE
 from tables.models import Coup, Shoe
 from wagering.models import (
     CENT,
+    Bet,
     BetAdjustment,
     BetSettlement,
     ShoeReport,
@@ -21,18 +23,33 @@ from wagering.models import (
 User = AbstractBaseUser
 
 
-def table_day_report_build(*, table_id: int, day: date) -> TableDayReport:
-    """(Re)compute a table's drop/win for a day (the UTC day its coups opened): safe to run again."""
+def table_day_report_build(*, table_id: int, day: date) -> list[TableDayReport]:
+    """(Re)compute a table's drop/win for a day (the UTC day its coups opened), one report per currency
+    staked in: safe to run again."""
     coups = Coup.objects.filter(table_id=table_id, opened_at__date=day)
-    report, _ = TableDayReport.objects.update_or_create(table_id=table_id, day=day, defaults=_report_values(coups))
-    return report
+    return [
+        TableDayReport.objects.update_or_create(
+            table_id=table_id, day=day, currency=currency, defaults=_report_values(coups, currency)
+        )[0]
+        for currency in _currencies_staked(coups)
+    ]
 
 
-def shoe_report_build(*, shoe_id: int) -> ShoeReport:
-    """(Re)compute a shoe's drop/win: safe to run again."""
+def shoe_report_build(*, shoe_id: int) -> list[ShoeReport]:
+    """(Re)compute a shoe's drop/win, one report per currency staked in: safe to run again."""
     coups = Coup.objects.filter(shoe_id=shoe_id)
-    report, _ = ShoeReport.objects.update_or_create(shoe_id=shoe_id, defaults=_report_values(coups))
-    return report
+    reports = []
+    for currency in _currencies_staked(coups):
+        values = _report_values(coups, currency)
+        reports.append(ShoeReport.objects.update_or_create(shoe_id=shoe_id, currency=currency, defaults=values)[0])
+    return reports
+
+
+def _currencies_staked(coups: QuerySet[Coup]) -> list[str]:
+    """The currencies the coups' bets were staked in (the house's if none was): amounts in two currencies
+    are never added, so each gets a report of its own."""
+    staked = Bet.objects.filter(coup__in=coups).values_list("stake_account__currency", flat=True).distinct()
+    return sorted(set(staked)) or [settings.HOUSE_CURRENCY]
 
 
 def day_reports_build(*, day: date) -> int:
@@ -47,7 +64,7 @@ def day_reports_build(*, day: date) -> int:
     return len(table_ids) + len(shoe_ids)
 
 
-def _report_values(coups: QuerySet[Coup]) -> dict:
+def _report_values(coups: QuerySet[Coup], currency: str) -> dict:
     played = Q(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     counts = coups.aggregate(
         coups=Count("pk", filter=played),
@@ -57,7 +74,7 @@ def _report_values(coups: QuerySet[Coup]) -> dict:
         ties=Count("pk", filter=played & Q(winner=TIE)),
     )
     paid = (
-        BetSettlement.objects.filter(bet__coup__in=coups)
+        BetSettlement.objects.filter(bet__coup__in=coups, bet__stake_account__currency=currency)
         .exclude(outcome=BetSettlement.Outcome.REFUND)
         .aggregate(
             bets=Count("pk"),
@@ -66,7 +83,7 @@ def _report_values(coups: QuerySet[Coup]) -> dict:
             returned=Sum("returned"),
         )
     )
-    corrected = BetAdjustment.objects.filter(bet__coup__in=coups).aggregate(
+    corrected = BetAdjustment.objects.filter(bet__coup__in=coups, bet__stake_account__currency=currency).aggregate(
         total=Sum(F("returned_after") - F("returned_before"))
     )
     staked, returned = money(paid["staked"]), money(paid["returned"]) + money(corrected["total"])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
@@ -15,9 +16,9 @@ from django.db.models import Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from baccarat.rules import BetLimits, CoupRules
+from baccarat.rules import BetLimits
 from tables.models import Coup, PersonalLimitMarker, Table
-from tables.selectors import coup_rules
+from tables.selectors import coup_rules, rules_from_snapshot
 from wagering.models import (
     ZERO,
     Account,
@@ -36,13 +37,20 @@ def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[st
     return BetSettlement.Outcome(paytable.outcome(result)), paytable.payout(stake, result)
 
 
-def coup_limits(*, coup: Coup) -> dict[str, BetLimits]:
-    """The limits of every bet type the coup offers: offered by its rules and with limits."""
-    return coup_rules(coup=coup).offered_limits()
+def coup_limits(*, coup: Coup, currency: str) -> dict[str, BetLimits]:
+    """The limits of every bet type the coup offers in the currency: offered by its rules and with limits
+    (none: the table takes no bets in that currency)."""
+    return coup_rules(coup=coup).offered_limits(currency)
 
 
-def coup_max_differential(*, coup: Coup) -> Decimal:
-    return coup_rules(coup=coup).max_differential
+def coup_max_differential(*, coup: Coup, currency: str) -> Decimal:
+    return coup_rules(coup=coup).currencies[currency].max_differential
+
+
+def wallet_currency(*, user: User) -> str:
+    """The currency of the player's wallet (the house's for a player who has none yet)."""
+    currency = Account.objects.filter(kind=Account.Kind.PLAYER, user=user).values_list("currency", flat=True).first()
+    return currency or settings.HOUSE_CURRENCY
 
 
 def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PersonalLimitMarker | None:
@@ -55,10 +63,12 @@ def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> Persona
     )
 
 
-def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decimal]:
-    """Stakes in play on the coup per bet type: the whole table's (its running totals), or one player's."""
+def coup_bet_totals(*, coup: Coup, user: User | None = None, currency: str | None = None) -> dict[str, Decimal]:
+    """Stakes in play on the coup per bet type: the whole table's in the currency (its running totals; the
+    house's unless named), or one player's (all in their wallet's currency)."""
     if user is None:
-        rows = CoupStakeTotal.objects.filter(coup=coup, total__gt=0).values_list("bet_type", "total")
+        totals = CoupStakeTotal.objects.filter(coup=coup, currency=currency or settings.HOUSE_CURRENCY, total__gt=0)
+        rows = totals.values_list("bet_type", "total")
     else:
         bets = Bet.objects.filter(coup=coup, user=user, state=Bet.State.ACCEPTED).values_list("bet_type")
         rows = bets.annotate(total=Sum("stake")).order_by()
@@ -69,7 +79,7 @@ def coup_bet_totals(*, coup: Coup, user: User | None = None) -> dict[str, Decima
 # under the coup's lock in every placement (the ORM's two queries cost more CPU than the statement).
 # ``bet_open_by_user`` indexes exactly the second part's rows: a player's bets not yet settled.
 TOTALS_WITH_OWN_SQL = """
-SELECT NULL, bet_type, total FROM {stake_total} WHERE coup_id = %(coup)s AND total > 0
+SELECT NULL, bet_type, total FROM {stake_total} WHERE coup_id = %(coup)s AND currency = %(currency)s AND total > 0
 UNION ALL
 SELECT coup_id, bet_type, SUM(stake) FROM {bet}
 WHERE user_id = %(user)s AND state = %(accepted)s GROUP BY coup_id, bet_type
@@ -92,12 +102,13 @@ class CoupStakes:
     elsewhere: dict[int, dict[str, Decimal]]
 
 
-def coup_bet_totals_with_own(*, coup: Coup, user: User) -> CoupStakes:
-    """``coup_bet_totals`` of the whole table and of one player, and the player's open stakes elsewhere:
-    one query."""
+def coup_bet_totals_with_own(*, coup: Coup, user: User, currency: str) -> CoupStakes:
+    """``coup_bet_totals`` of the whole table in the currency and of one player, and the player's open
+    stakes elsewhere: one query."""
     stakes = CoupStakes(table={}, own={}, elsewhere=defaultdict(dict))
+    parameters = {"coup": coup.pk, "user": user.pk, "currency": currency, "accepted": Bet.State.ACCEPTED.value}
     with connection.cursor() as cursor:
-        cursor.execute(totals_with_own_sql(), {"coup": coup.pk, "user": user.pk, "accepted": Bet.State.ACCEPTED.value})
+        cursor.execute(totals_with_own_sql(), parameters)
         for coup_id, bet_type, total in cursor.fetchall():
             whose = stakes.table if coup_id is None else stakes.own if coup_id == coup.pk else stakes.elsewhere[coup_id]
             whose[bet_type] = money(total)
@@ -106,7 +117,7 @@ def coup_bet_totals_with_own(*, coup: Coup, user: User) -> CoupStakes:
 
 def largest_return(*, rules: dict, stakes: Mapping[str, Decimal]) -> Decimal:
     """The most these stakes on one coup can bring back, by the coup's paytables (``rules``: its stored rules)."""
-    paytables = CoupRules.from_json(rules).table.paytables()
+    paytables = rules_from_snapshot(rules).table.paytables()
     return sum((paytables[bet_type].largest_return(stake) for bet_type, stake in stakes.items()), ZERO)
 
 

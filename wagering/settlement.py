@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class CoupBetsSettled:
-    transaction: LedgerTransaction | None  # None: the coup had no bets
+    transactions: list[LedgerTransaction]  # one per currency staked in (none: the coup had no bets)
     from_partners: bool  # some stakes came from partners' seamless wallets (their floats): credits are due
 
 
@@ -48,7 +48,7 @@ def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
     """Pay every open bet of a resolved coup by its paytable, inside the caller's transaction, the coup's
     row locked by the caller (``casino.settlement.coup_settle``, which marks the coup settled).
 
-    Winnings are rounded down to the cent. One ledger transaction per coup, one leg per player.
+    Winnings are rounded down to the cent. One ledger transaction per currency staked in, one leg per player.
     The statements do not grow with the bets or the players (bets read as rows, settlements and
     legs written in bulk), and the players' live events go in one on-commit callback.
     """
@@ -60,29 +60,38 @@ def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
             {"round_id": coup.round_id, "state": coup.state},
         )
     bets = open_bets(coup)
-    ledger_transaction, returned, from_partners = (
-        _bets_pay(coup=coup, result=result, bets=bets) if bets else (None, ZERO, False)
-    )
-    staked = money(sum(bet.stake for bet in bets))
+    paid = _bets_pay(coup=coup, result=result, bets=bets) if bets else NOTHING_PAID
+    totals = _totals_by_currency(bets, paid.paid)
     audit_record(
-        action="coup_settled",
-        actor_label=SETTLEMENT,
-        table=coup.table,
-        obj=coup,
-        after={"bets": len(bets), "staked": str(staked), "returned": str(returned)},
+        action="coup_settled", actor_label=SETTLEMENT, table=coup.table, obj=coup, after={"bets": len(bets), **totals}
     )
     table_event_send(
         table_code=coup.table.code,
         event_type="settlement",
-        data={
-            "round_id": coup.round_id,
-            "result": result.as_dict(),
-            "bets": len(bets),
-            "staked": str(staked),
-            "returned": str(returned),
-        },
+        data={"round_id": coup.round_id, "result": result.as_dict(), "bets": len(bets), **totals},
     )
-    return CoupBetsSettled(transaction=ledger_transaction, from_partners=from_partners)
+    return CoupBetsSettled(transactions=list(paid.transactions.values()), from_partners=paid.from_partners)
+
+
+@dataclass(frozen=True)
+class _Paid:
+    transactions: dict[str, LedgerTransaction]  # by currency
+    paid: dict[str, Decimal]  # paid back to players (stakes and winnings), by currency
+    from_partners: bool
+
+
+NOTHING_PAID = _Paid(transactions={}, paid={}, from_partners=False)
+
+
+def _totals_by_currency(bets: list[_OpenBet], returned: Mapping[str, Decimal]) -> dict:
+    """What was staked and returned, per currency (never added across currencies)."""
+    staked: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    for bet in bets:
+        staked[bet.currency] += bet.stake
+    return {
+        "staked": {currency: str(money(amount)) for currency, amount in sorted(staked.items())},
+        "returned": {currency: str(returned.get(currency, ZERO)) for currency in sorted(staked)},
+    }
 
 
 class _OpenBet(NamedTuple):
@@ -91,6 +100,7 @@ class _OpenBet(NamedTuple):
     bet_type: str
     stake: Decimal
     stake_account_id: int
+    currency: str  # the stake account's
 
 
 class ClosedBet(NamedTuple):
@@ -102,7 +112,16 @@ class ClosedBet(NamedTuple):
 def open_bets(coup: Coup) -> list[_OpenBet]:
     """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
     rows = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk")
-    return [_OpenBet(*row) for row in rows.values_list("pk", "user_id", "bet_type", "stake", "stake_account_id")]
+    columns = ("pk", "user_id", "bet_type", "stake", "stake_account_id", "stake_account__currency")
+    return [_OpenBet(*row) for row in rows.values_list(*columns)]
+
+
+def by_currency(closed: list[ClosedBet]) -> dict[str, list[ClosedBet]]:
+    """The closed bets by the currency they were staked in: each currency is booked on its own."""
+    grouped: dict[str, list[ClosedBet]] = defaultdict(list)
+    for each in closed:
+        grouped[each.bet.currency].append(each)
+    return dict(sorted(grouped.items()))
 
 
 def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
@@ -120,9 +139,8 @@ def returns_by_account(closed: list[ClosedBet]) -> dict[int, Decimal]:
     return {account_id: money(amount) for account_id, amount in returned.items()}
 
 
-def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[LedgerTransaction, Decimal, bool]:
-    """Pay the bets by the coup's paytables: the settlement transaction, the total returned, and whether
-    some stakes came from partners' floats."""
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
+    """Pay the bets by the coup's paytables: a settlement transaction per currency staked in."""
     paytables = coup_rules(coup=coup).table.paytables()
     closed = []
     for bet in bets:
@@ -131,17 +149,20 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
     returned_by_account = returns_by_account(closed)
     accounts = stake_accounts_locked(set(returned_by_account))
     withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returned_by_account)
-    paid_by_account = {
-        account_id: amount for account_id, amount in returned_by_account.items() if account_id not in withheld
-    }
-    staked, paid = sum(bet.stake for bet in bets), sum(paid_by_account.values())
-    ledger_transaction = ledger_post(
-        kind=LedgerTransaction.Kind.SETTLEMENT,
-        wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
-        system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
-        coup=coup,
-    )
-    bets_close(coup=coup, closed=closed, ledger_transaction=ledger_transaction, state=Bet.State.SETTLED)
+    transactions, paid_by_currency = {}, {}
+    for currency, in_currency in by_currency(closed).items():
+        returned = returns_by_account(in_currency)
+        paid_by_account = {account_id: amount for account_id, amount in returned.items() if account_id not in withheld}
+        staked, paid = sum(each.bet.stake for each in in_currency), sum(paid_by_account.values())
+        transactions[currency] = ledger_post(
+            kind=LedgerTransaction.Kind.SETTLEMENT,
+            currency=currency,
+            wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
+            system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
+            coup=coup,
+        )
+        paid_by_currency[currency] = money(paid)
+    bets_close(coup=coup, closed=closed, transactions=transactions, state=Bet.State.SETTLED)
     wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     user_events_send(
         event_type="settlement",
@@ -150,7 +171,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> tuple[
         },
     )
     from_partners = any(not account.is_wallet for account in accounts.values())
-    return ledger_transaction, money(paid), from_partners
+    return _Paid(transactions=transactions, paid=paid_by_currency, from_partners=from_partners)
 
 
 def _settlement_event(
@@ -166,6 +187,7 @@ def _settlement_event(
     return {
         "round_id": coup.round_id,
         "winner": result.winner,
+        "currency": mine[0].bet.currency,
         "balance": str(wallet.balance) if wallet is not None else None,
         "staked": str(money(sum(each.bet.stake for each in mine))),
         "returned": str(returned),
@@ -219,11 +241,14 @@ def _payouts_withheld(
     return withheld
 
 
-def bets_close(*, coup: Coup, closed: list[ClosedBet], ledger_transaction: LedgerTransaction, state: str) -> None:
-    """Record each bet's settlement (unique per bet: a second attempt fails) and its final state."""
+def bets_close(
+    *, coup: Coup, closed: list[ClosedBet], transactions: Mapping[str, LedgerTransaction], state: str
+) -> None:
+    """Record each bet's settlement (unique per bet: a second attempt fails) with the transaction of its
+    currency, and its final state."""
     rows_insert(
         BetSettlement,
         ("bet", "outcome", "returned", "transaction"),
-        [(each.bet.pk, each.outcome, each.returned, ledger_transaction.pk) for each in closed],
+        [(each.bet.pk, each.outcome, each.returned, transactions[each.bet.currency].pk) for each in closed],
     )
     Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).update(state=state)

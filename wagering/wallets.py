@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
 from casino.live import user_event_send
@@ -96,6 +97,7 @@ def _wallet_move(
             user=user,
             amount=amount,
             float_code="",
+            currency=settings.HOUSE_CURRENCY,
             actor=actor,
             ledger_reason=reason,
             audit=TransferAudit(
@@ -140,15 +142,17 @@ def wallet_transfer(
     user: User,
     amount: Decimal,
     float_code: str,
+    currency: str,
     actor: User | None,
     ledger_reason: str,
     audit: TransferAudit,
 ) -> LedgerTransaction:
     """The one transfer path: a deposit to the player's wallet from a float, or a withdrawal back to it
-    (``float_code``: the partner's, empty for the operator's), in the caller's transaction. The wallet is
-    locked first, then the float (``wagering.locks``); neither may go past what an account holds."""
-    wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount)
-    counterpart = float_locked(float_code)
+    (``float_code``: the partner's, empty for the operator's, whose currency is the house's), in the
+    caller's transaction, in ``currency`` (the wallet's and the float's). The wallet is locked first, then
+    the float (``wagering.locks``); neither may go past what an account holds."""
+    wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount, currency=currency)
+    counterpart = float_locked(float_code, currency=currency)
     before = wallet.balance
     if kind == LedgerTransaction.Kind.DEPOSIT:
         deposit_bound_check(wallet=wallet, amount=amount)
@@ -160,7 +164,12 @@ def wallet_transfer(
             {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
         )
     ledger_transaction = ledger_post(
-        kind=kind, wallet_legs={wallet: signed, counterpart: -signed}, system_legs={}, actor=actor, reason=ledger_reason
+        kind=kind,
+        currency=currency,
+        wallet_legs={wallet: signed, counterpart: -signed},
+        system_legs={},
+        actor=actor,
+        reason=ledger_reason,
     )
     audit_record(
         action=audit.action,

@@ -193,7 +193,9 @@ class RulesSerializer(serializers.Serializer):
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=game_rules.SIDE_BETS))
     forbid_player_and_banker = serializers.BooleanField()
     betting_seconds = serializers.IntegerField()
-    max_differential = serializers.DecimalField(**MONEY)
+    max_differential = serializers.DecimalField(
+        **MONEY, allow_null=True, help_text="in your currency; null: the table takes no bets in it"
+    )
 
 
 class LimitSerializer(serializers.Serializer):
@@ -228,8 +230,12 @@ class TableSerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=TABLE_STATES, help_text="the live coup's state, else open or closed")
     dealing_mode = serializers.ChoiceField(choices=Table.DealingMode.choices)
     dealer = serializers.CharField(allow_null=True)
+    currency = serializers.CharField(help_text="your currency: the limits' and the differential's")
+    currencies = serializers.ListField(
+        child=serializers.CharField(), help_text="the currencies the table takes bets in (it has limits for)"
+    )
     rules = RulesSerializer()
-    limits = LimitSerializer(many=True)
+    limits = LimitSerializer(many=True, help_text="in your currency; empty: the table takes no bets in it")
     paytables = PaytableSerializer(many=True)
     shoe = TableShoeSerializer(allow_null=True, help_text="the shoe in play")
     current_coup = CoupSerializer(allow_null=True, help_text="the live coup, else the latest")

@@ -124,7 +124,7 @@ class TableListView(PartnerView):
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(partner_selectors.tables_on_offer())
-        tables = [partner_selectors.table_overview(table=table) for table in page]
+        tables = [partner_selectors.table_overview(table=table, currency=self.partner.currency) for table in page]
         return self.get_paginated_response(serializers.TableSerializer(tables, many=True).data)
 
 
@@ -133,7 +133,7 @@ class TableDetailView(PartnerView):
         operation_id="table_get", tags=["tables"], responses={200: serializers.TableDetailSerializer, **errors(404)}
     )
     def get(self, request: Request, code: str) -> Response:
-        detail = partner_selectors.table_detail(table=self.table_or_404(code))
+        detail = partner_selectors.table_detail(table=self.table_or_404(code), currency=self.partner.currency)
         return Response(serializers.TableDetailSerializer(detail).data)
 
 

@@ -15,14 +15,21 @@ function row(cells, tag = "td") {
   return tr;
 }
 
-/** Seed 001 "Limits": the minimum and maximum of each betting spot (and the table-wide maximum). */
-export function renderLimits(tbody, note, table) {
+/** Seed 001 "Limits": the minimum and maximum of each betting spot (and the table-wide maximum), in the
+ * player's currency; a table without limits in it takes no bets from the player, and says so. */
+export function renderLimits(tbody, note, table, currency) {
   const { rules, payouts } = table;
+  const inCurrency = rules.currencies[currency];
+  if (!inCurrency) {
+    tbody.replaceChildren();
+    note.textContent = `This table takes no bets in ${currency}: it plays in ${Object.keys(rules.currencies).join(", ")}.`;
+    return;
+  }
   tbody.replaceChildren(
     ...offeredBets(rules)
-      .filter((betType) => rules.limits[betType])
+      .filter((betType) => inCurrency.limits[betType])
       .map((betType) => {
-        const limit = rules.limits[betType];
+        const limit = inCurrency.limits[betType];
         return row([
           betLabel(betType),
           payouts[betType] ?? "",
@@ -33,7 +40,8 @@ export function renderLimits(tbody, note, table) {
       }),
   );
   const rulesText = [
-    `Maximum difference between Banker and Player bets at the table: ${formatMoney(rules.max_differential)}.`,
+    `All amounts in ${currency}. Maximum difference between Banker and Player bets at the table: ` +
+      `${formatMoney(inCurrency.max_differential)}.`,
     rules.forbid_player_and_banker ? "Player and Banker cannot both be bet in one coup." : "",
     rules.commission ? "Banker wins pay 0.95:1 (5% commission)." : "No commission: a Banker win with 6 pays 1:2.",
   ];

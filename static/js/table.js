@@ -23,6 +23,7 @@ const $ = (selector) => app.querySelector(selector);
 const tool = (name) => $(`[data-tool="${name}"]`);
 const dialog = (name) => $(`[data-dialog="${name}"]`);
 const me = app.dataset.user;
+const currency = app.dataset.currency; // the player's: the table's limits and totals shown are in it
 const roundPrefix = `${app.dataset.table.toUpperCase()}-`;
 const urls = {
   bets: app.dataset.betsUrl,
@@ -295,7 +296,7 @@ const handlers = {
     });
   },
   bet_totals(data) {
-    if (isCurrentRound(data)) board.setTableTotals(data.totals);
+    if (isCurrentRound(data) && data.currency === currency) board.setTableTotals(data.totals);
   },
   coup_void(data) {
     if (!isCurrentRound(data)) return askSnapshot();
@@ -419,7 +420,7 @@ selectChip(chips.find((chip) => chip.getAttribute("aria-checked") === "true") ??
 // --- Tools: limits, history, sound, full screen --------------------------------------------
 
 tool("limits").addEventListener("click", () => {
-  renderLimits($("[data-limits]"), $("[data-differential]"), state.table);
+  renderLimits($("[data-limits]"), $("[data-differential]"), state.table, currency);
   dialog("limits").showModal();
 });
 

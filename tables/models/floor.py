@@ -11,6 +11,7 @@ from django.db.models import Q
 
 from baccarat import rules as game_rules
 from baccarat.coup import BANKER, PLAYER, TIE
+from casino.currencies import currency_validator
 from casino.money import MONEY
 from tables.players import NICKNAME_MAX_LENGTH
 
@@ -59,8 +60,7 @@ class Table(models.Model):
     side_bets = models.JSONField(default=list, blank=True)
     forbid_player_and_banker = models.BooleanField(default=True)
     betting_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
-    # Limits: per bet type in BetLimit; the differential here (seed 000 §6.1).
-    max_differential = models.DecimalField(**MONEY, default=Decimal("5000.00"))
+    # Limits: a LimitSet per currency the table takes bets in.
     no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -88,14 +88,33 @@ class Table(models.Model):
         )
 
 
+class LimitSet(models.Model):
+    """A table's limits in one currency: the maximum differential (seed 000 §6.1) here, per bet type in
+    ``BetLimit``. A table takes bets only in the currencies it has a limit set for."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limit_sets")
+    currency = models.CharField(max_length=3, validators=[currency_validator])
+    max_differential = models.DecimalField(**MONEY, default=Decimal("5000.00"))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "currency"], name="one_limit_set_per_table_and_currency"),
+            models.CheckConstraint(condition=Q(max_differential__gt=0), name="max_differential_positive"),
+        ]
+        ordering = ["table", "currency"]
+
+    def __str__(self) -> str:
+        return f"{self.table.code} {self.currency}"
+
+
 class BetLimit(models.Model):
-    """A table's minimum and maximum stake for one bet type.
+    """A table's minimum and maximum stake for one bet type, in its limit set's currency.
 
     ``table_maximum`` caps the total of this bet type across the whole table: the
     tie and bonus bets of seed 000 §6.1.3, which stay outside the differential.
     """
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
+    limit_set = models.ForeignKey(LimitSet, on_delete=models.CASCADE, related_name="limits")
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
     minimum = models.DecimalField(**MONEY)
     maximum = models.DecimalField(**MONEY)
@@ -103,15 +122,15 @@ class BetLimit(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["table", "bet_type"], name="one_limit_per_bet_type"),
+            models.UniqueConstraint(fields=["limit_set", "bet_type"], name="one_limit_per_bet_type"),
             models.CheckConstraint(
                 condition=Q(minimum__gt=0) & Q(maximum__gte=models.F("minimum")), name="limit_order"
             ),
         ]
-        ordering = ["table", "id"]
+        ordering = ["limit_set", "id"]
 
     def __str__(self) -> str:
-        return f"{self.table.code} {self.bet_type} {self.minimum}-{self.maximum}"
+        return f"{self.limit_set} {self.bet_type} {self.minimum}-{self.maximum}"
 
 
 class Seat(models.Model):

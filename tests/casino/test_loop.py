@@ -117,7 +117,7 @@ def test_rule_changes_take_effect_at_the_next_coup(auto_table, pit_boss):
         ({"tie_pays": 7}, "tie"),
         ({"cut_card_from_bottom": 2}, "cut card"),
         ({"side_bets": ["dragon"]}, "side bets"),
-        ({"max_differential": "-5"}, "positive"),
+        ({"max_differential": "5000"}, "unknown rule"),  # a currency's: tables.limit_sets
         ({"secret": 1}, "unknown rule"),
     ],
 )

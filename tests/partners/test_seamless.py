@@ -296,8 +296,8 @@ def test_the_wallet_command_sets_seamless_and_prints_no_secret(db, wallet):
         stdout=out,
     )
     assert SECRET not in out.getvalue() and "seamless" in out.getvalue()
-    with pytest.raises(CommandError, match="kept in EUR"):  # one currency on the books, for now
-        call_command("partner_wallet_set", "acme", "--mode", "seamless", "--currency", "GBP")
+    call_command("partner_wallet_set", "acme", "--mode", "seamless", "--currency", "GBP", stdout=out)
+    assert Account.objects.get(kind=Account.Kind.PARTNER_FLOAT, partner_code="acme").currency == "GBP"
     with pytest.raises(CommandError, match="2 \\(EUR"):
         call_command("partner_wallet_set", "acme", "--mode", "transfer", "--currency", "BHD")
     with pytest.raises(CommandError, match="secret"):

@@ -10,8 +10,10 @@ from django.urls import reverse
 
 from casino import lifecycle
 from tables.coups import coup_open
+from tables.limit_sets import DEFAULT_LIMITS
 from tables.models import AuditLog, Coup, DealerSession, PersonalLimitMarker, Shoe, Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.selectors import table_currencies
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 from tests.factories import staff_login
 from wagering.placement import bet_batch_place
@@ -196,19 +198,26 @@ def test_rules_and_limits_change_through_the_services_with_a_reason(boss, auto_t
     url = reverse("admin:tables_table_change", args=[auto_table.pk])
     page = boss.get(url)
     assert "Changes take effect at the next coup" in page.content.decode()
-    player_limit = auto_table.limits.get(bet_type="player")
-    limit_field = f"limits-{list(auto_table.limits.all()).index(player_limit)}-maximum"
-
-    refused = boss.post(url, change_form_data(page, tie_pays="9", **{limit_field: "2000.00"}))
+    refused = boss.post(url, change_form_data(page, tie_pays="9"))
     assert refused.status_code == 200
     assert refused.context["adminform"].form.errors == {"reason": ["This field is required."]}
     assert Table.objects.get(pk=auto_table.pk).tie_pays == 8
-
-    data = change_form_data(page, tie_pays="9", reason="high-limit evening", **{limit_field: "2000.00"})
-    assert boss.post(url, data).status_code == 302
+    assert boss.post(url, change_form_data(page, tie_pays="9", reason="high-limit evening")).status_code == 302
     assert Table.objects.get(pk=auto_table.pk).tie_pays == 9
+
+    limit_set = auto_table.limit_sets.get(currency="EUR")
+    assert reverse("admin:tables_limitset_change", args=[limit_set.pk]) in page.content.decode()
+    url = reverse("admin:tables_limitset_change", args=[limit_set.pk])
+    page = boss.get(url)
+    player_limit = limit_set.limits.get(bet_type="player")
+    limit_field = f"limits-{list(limit_set.limits.all()).index(player_limit)}-maximum"
+    refused = boss.post(url, change_form_data(page, max_differential="3000", **{limit_field: "2000.00"}))
+    assert refused.status_code == 200 and "reason" in refused.context["adminform"].form.errors
+    data = change_form_data(page, max_differential="3000", reason="high-limit evening", **{limit_field: "2000.00"})
+    assert boss.post(url, data).status_code == 302
     player_limit.refresh_from_db()
-    assert player_limit.maximum == Decimal("2000.00")
+    limit_set.refresh_from_db()
+    assert (player_limit.maximum, limit_set.max_differential) == (Decimal("2000.00"), Decimal("3000.00"))
     rules, limit = audit_entry("rules_changed"), audit_entry("limit_changed")
     assert (rules.actor, rules.reason, rules.before["tie_pays"], rules.after["tie_pays"]) == (
         boss.user,
@@ -216,7 +225,51 @@ def test_rules_and_limits_change_through_the_services_with_a_reason(boss, auto_t
         8,
         9,
     )
-    assert (limit.actor, limit.reason, limit.after["max"]) == (boss.user, "high-limit evening", "2000.00")
+    assert (limit.actor, limit.reason, limit.after["max"], limit.after["currency"]) == (
+        boss.user,
+        "high-limit evening",
+        "2000.00",
+        "EUR",
+    )
+    differential = audit_entry("limit_set_changed")
+    assert (differential.before["max_differential"], differential.after["max_differential"]) == ("5000.00", "3000.00")
+
+
+def test_a_pit_boss_adds_a_currency_to_a_table_with_its_own_limits(boss, auto_table):
+    url = reverse("admin:tables_limitset_add")
+    data = {"table": auto_table.pk, "currency": "USD", "max_differential": "6000"}
+    assert boss.post(url, data).status_code == 200  # no reason
+    assert boss.post(url, {**data, "currency": "JPY", "reason": "asia"}).status_code == 200  # no cents: refused
+    assert boss.post(url, {**data, "currency": "EUR", "reason": "again"}).status_code == 200  # has EUR already
+    assert list(auto_table.limit_sets.values_list("currency", flat=True)) == ["EUR"]
+
+    assert boss.post(url, {**data, "reason": "american partner"}).status_code == 302
+    usd = auto_table.limit_sets.get(currency="USD")
+    assert usd.max_differential == Decimal("6000.00")
+    assert set(usd.limits.values_list("bet_type", flat=True)) == set(DEFAULT_LIMITS)
+    created = audit_entry("limit_set_created")
+    assert (created.actor, created.reason, created.after) == (
+        boss.user,
+        "american partner",
+        {"currency": "USD", "max_differential": "6000.00"},
+    )
+    assert table_currencies(table=auto_table) == ["EUR", "USD"]
+
+
+def test_only_who_operates_tables_changes_their_limits(staff_client, auto_table):
+    limit_set = auto_table.limit_sets.get()
+    for role in (DEALER, SURVEILLANCE):
+        client = staff_client(f"{role}-limits", role)
+        add = client.post(
+            reverse("admin:tables_limitset_add"),
+            {"table": auto_table.pk, "currency": "USD", "max_differential": "1", "reason": "x"},
+        )
+        assert add.status_code == 403
+        change = reverse("admin:tables_limitset_change", args=[limit_set.pk])
+        assert client.post(change, {"max_differential": "1", "reason": "x"}).status_code in (302, 403)
+    limit_set.refresh_from_db()
+    assert limit_set.max_differential == Decimal("5000.00")
+    assert auto_table.limit_sets.count() == 1
 
 
 def test_rules_that_make_no_game_are_refused(boss, auto_table):
@@ -253,17 +306,19 @@ def test_granting_and_revoking_a_personal_limit_marker(boss, auto_table):
 
 @pytest.mark.parametrize("amount", ["1_000", "1e3", "١٠٠"])
 def test_amounts_in_the_rules_and_limit_forms_are_written_in_ascii_digits(boss, auto_table, amount):
-    url = reverse("admin:tables_table_change", args=[auto_table.pk])
+    limit_set = auto_table.limit_sets.get()
+    url = reverse("admin:tables_limitset_change", args=[limit_set.pk])
     page = boss.get(url)
-    limits = auto_table.limits.order_by("pk").values_list("minimum", "maximum", "table_maximum")
+    limits = limit_set.limits.order_by("pk").values_list("minimum", "maximum", "table_maximum")
     before = list(limits)
     for field in ("max_differential", "limits-0-minimum", "limits-0-maximum", "limits-0-table_maximum"):
         refused = boss.post(url, change_form_data(page, reason="typo", **{field: amount}))
         assert refused.status_code == 200
         assert "Write the amount in digits, e.g. 25.50." in refused.content.decode()
     assert list(limits.all()) == before
-    assert Table.objects.get(pk=auto_table.pk).max_differential == auto_table.max_differential
-    assert not AuditLog.objects.filter(action__in=("rules_changed", "limit_changed")).exists()
+    limit_set.refresh_from_db()
+    assert limit_set.max_differential == Decimal("5000.00")
+    assert not AuditLog.objects.filter(action__in=("limit_set_changed", "limit_changed")).exists()
 
     player = get_user_model().objects.create_user(username="whale")
     data = {"table": auto_table.pk, "player": player.pk, "reason": "regular high roller"}

@@ -41,8 +41,8 @@ def reports(table):
     bet_batch_place(user=user, coup=coup, bets={"banker": "40"})
     coup_resolve(coup, "9S 2H KD 3C")
     coup_settle(coup_id=coup.pk)
-    day = table_day_report_build(table_id=table.pk, day=timezone.now().date())
-    shoe = shoe_report_build(shoe_id=coup.shoe_id)
+    [day] = table_day_report_build(table_id=table.pk, day=timezone.now().date())
+    [shoe] = shoe_report_build(shoe_id=coup.shoe_id)
     return day, shoe
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from tables.models import PersonalLimitMarker
+from tables.models import BetLimit, PersonalLimitMarker
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from tests.wagering.conftest import funded, rejected
 from wagering.cancellation import bet_batch_undo
@@ -47,7 +47,7 @@ def test_limits_apply_to_the_players_total_over_batches(player, coup):
 
 
 def test_a_small_addition_is_fine_once_the_total_is_above_the_minimum(player, table):
-    table.limits.filter(bet_type="player").update(minimum=D("25.00"))
+    BetLimit.objects.filter(limit_set__table=table, bet_type="player").update(minimum=D("25.00"))
     coup = CoupFactory(table=table)
     assert rejected(player, coup, {"player": "10"}).code == "below_minimum"
     bet_batch_place(user=player, coup=coup, bets={"player": "25"})
@@ -125,11 +125,12 @@ def test_the_maximum_differential_across_the_table(tight_table):
     error = rejected(funded(), coup, {"banker": "200"})
     assert error.code == "max_differential"
     assert error.message == (
-        "Banker 1700.00 against Player 0.00 would be over the table's maximum differential of 1500.00 by 200.00: "
+        "Banker 1700.00 against Player 0.00 would be over the table's maximum differential of 1500.00 EUR by 200.00: "
         "at most 3000.00 more on Player or 0.00 more on Banker"
     )
     assert error.details == {
         "max_differential": "1500.00",
+        "currency": "EUR",
         "player_total": "0.00",
         "banker_total": "1700.00",
         "over_by": "200.00",

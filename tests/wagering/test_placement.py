@@ -51,7 +51,11 @@ def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, dja
     assert (
         "table",
         "bet_totals",
-        {"round_id": coup.round_id, "totals": {"banker": "100.00", "tie": "10.50", "banker_pair": "5.00"}},
+        {
+            "round_id": coup.round_id,
+            "currency": "EUR",
+            "totals": {"banker": "100.00", "tie": "10.50", "banker_pair": "5.00"},
+        },
     ) in sent_events
     assert ledger_check().ok
 

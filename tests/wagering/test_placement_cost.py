@@ -21,12 +21,13 @@ from wagering.selectors import wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
-# A placement's queries: the marker, the coup lock, the totals (the table's, and the player's open stakes
+# A placement's queries: the wallet's currency (the limits, totals and accounts are the currency's), the
+# marker, the coup lock, the totals (the table's, and the player's open stakes
 # on every coup: what they could win must fit the wallet), then on PostgreSQL one statement for the
 # wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
 # savepoint or BEGIN/COMMIT around them.
-SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
+SERVICE_QUERIES = 7 if connection.vendor == "postgresql" else 15
 UI_QUERIES = SERVICE_QUERIES + 3  # session, user, the live coup with its table (the answer: from the service)
 # key, player, table, idempotency record (claim, then its transaction), live coup, BEGIN/COMMIT around
 PARTNER_QUERIES = SERVICE_QUERIES + 8

@@ -68,7 +68,7 @@ def report_values(report) -> dict:
 
 
 def test_the_table_day_report_is_the_drop_and_win_of_the_day(played_day):
-    report = table_day_report_build(table_id=played_day.pk, day=timezone.now().date())
+    [report] = table_day_report_build(table_id=played_day.pk, day=timezone.now().date())
     assert report_values(report) == EXPECTED
 
 
@@ -98,7 +98,7 @@ def test_a_day_without_stakes_has_no_hold(table):
     coup = CoupFactory(table=table)
     coup_resolve(coup, BANKER_SIX)
     coup_settle(coup_id=coup.pk)
-    report = table_day_report_build(table_id=table.pk, day=timezone.now().date())
+    [report] = table_day_report_build(table_id=table.pk, day=timezone.now().date())
     assert (report.coups, report.banker_wins, report.staked, report.hold_percent) == (1, 1, D("0.00"), None)
 
 

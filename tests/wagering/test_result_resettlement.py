@@ -114,7 +114,7 @@ def test_a_settled_coup_is_resettled_by_compensation_to_the_cent(bosses, hands, 
     assert bob_bet.outcome_after == ("push" if hands == TIE_WITH_PAIRS else "win")
     money_checked()
 
-    report = table_day_report_build(table_id=coup.table_id, day=timezone.now().date())
+    [report] = table_day_report_build(table_id=coup.table_id, day=timezone.now().date())
     assert report.house_win == D("220.00") - (sum(expected.values()) - D("3000.00") + D("220.00"))
 
 

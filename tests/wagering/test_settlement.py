@@ -114,7 +114,7 @@ def test_a_bet_cannot_be_settled_twice_even_by_mistake(coup):
 
 def test_a_resolved_coup_without_bets_is_simply_marked_settled(coup):
     coup_resolve(coup, PLAYER_NATURAL_9)
-    assert coup_settle(coup_id=coup.pk) is None
+    assert coup_settle(coup_id=coup.pk) == []
     coup.refresh_from_db()
     assert coup.state == Coup.State.SETTLED
     assert not LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.SETTLEMENT).exists()
@@ -145,8 +145,8 @@ def test_settlement_pushes_the_result_to_the_table_and_balances_to_each_player(
             "round_id": coup.round_id,
             "result": coup.result().as_dict(),
             "bets": 2,
-            "staked": "110.00",
-            "returned": "200.00",
+            "staked": {"EUR": "110.00"},
+            "returned": {"EUR": "200.00"},
         }
     ]
     players = {data["balance"]: data for kind, event, data in sent_events if (kind, event) == ("user", "settlement")}
@@ -181,7 +181,7 @@ def test_a_void_coup_refunds_every_bet_once(coup, sent_events, django_capture_on
     assert set(BetSettlement.objects.values_list("outcome", flat=True)) == {BetSettlement.Outcome.REFUND}
     assert house_balance() == D("0.00")
     assert ("user", "bets_refunded") in {(kind, event) for kind, event, _ in sent_events}
-    assert coup_bets_refund(coup=coup) is None  # again: nothing left to refund
+    assert coup_bets_refund(coup=coup) == []  # again: nothing left to refund
     coup_settle(coup_id=coup.pk)  # a void coup is not settled
     assert wallet_balance(user=first) == D("1000.00")
     assert LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.REFUND).count() == 1
@@ -195,7 +195,7 @@ def test_a_void_after_the_result_but_before_settlement_refunds(coup):
     with transaction.atomic():
         coup_bets_refund(coup=coup)
         Coup.objects.filter(pk=coup.pk).update(state=Coup.State.VOID)
-    assert coup_settle(coup_id=coup.pk) is None
+    assert coup_settle(coup_id=coup.pk) == []
     assert wallet_balance(user=user) == D("1000.00")
 
 

@@ -71,4 +71,4 @@ def test_bets_in_play_that_are_not_the_accepted_stakes_are_named(settled_coup):
     assert settlement_check(finished=False).problems == []
     Bet.objects.filter(coup=coup).update(stake=D("12.00"))
     (problem,) = [problem for problem in settlement_check(finished=False).problems if "in play" in problem]
-    assert problem == f"table {coup.table_id}: bets in play 10.00, accepted stakes 12.00"
+    assert problem == f"table {coup.table_id} EUR: bets in play 10.00, accepted stakes 12.00"

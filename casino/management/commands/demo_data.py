@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from casino.two_factor import device_secret, staff_device, staff_totp_device_issue
+from tables.limit_sets import limit_set_create
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import table_create, table_open
@@ -28,6 +29,9 @@ DEMO_TABLES = (
     },
     {"code": "live3", "name": "Live Dealer 3", "dealing_mode": Table.DealingMode.DEALER, "betting_seconds": 20},
 )
+
+# Limits in other currencies than the house's: partners' players in them may bet at these tables.
+DEMO_OTHER_CURRENCIES = {"pb1": ("USD", "GBP"), "nc2": ("USD",)}
 
 
 class Command(BaseCommand):
@@ -84,6 +88,10 @@ class Command(BaseCommand):
         for spec in DEMO_TABLES:
             if not Table.objects.filter(code=spec["code"]).exists():
                 table = table_create(actor=admin, **spec)
+                for currency in DEMO_OTHER_CURRENCIES.get(table.code, ()):
+                    limit_set_create(
+                        table=table, actor=admin, currency=currency, max_differential="5000", reason="demo"
+                    )
                 if table.dealing_mode == Table.DealingMode.AUTOMATIC:
                     table_open(table=table, actor=admin, reason="demo")
         self.stdout.write(
