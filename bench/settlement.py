@@ -162,8 +162,17 @@ def bets_place(coup, user_ids: list[int]) -> int:
         for index, batch in enumerate(batches):
             main = "banker" if index % 2 else "player"
             side = SIDE_BETS[index % len(SIDE_BETS)]
-            bets.append(Bet(batch=batch, coup=coup, user_id=batch.user_id, bet_type=main, stake=MAIN_STAKE))
-            bets.append(Bet(batch=batch, coup=coup, user_id=batch.user_id, bet_type=side, stake=SIDE_STAKE))
+            bets += [
+                Bet(
+                    batch=batch,
+                    coup=coup,
+                    user_id=batch.user_id,
+                    bet_type=bet_type,
+                    stake=stake,
+                    stake_account_id=wallet_ids[batch.user_id],
+                )
+                for bet_type, stake in ((main, MAIN_STAKE), (side, SIDE_STAKE))
+            ]
         Bet.objects.bulk_create(bets)
     return len(bets)
 

@@ -148,10 +148,25 @@ class LedgerTransactionAdmin(ReadOnlyAdmin):
 
 @admin.register(Bet)
 class BetAdmin(ReadOnlyAdmin):
-    list_display = ("id", "coup", "user", "bet_type", "stake", "state", "outcome", "returned", "created_at")
-    list_filter = ("state", "bet_type")
+    list_display = (
+        "id",
+        "coup",
+        "user",
+        "bet_type",
+        "stake",
+        "currency",
+        "state",
+        "outcome",
+        "returned",
+        "created_at",
+    )
+    list_filter = ("state", "bet_type", "stake_account__currency")
     search_fields = ("coup__round_id", "user__username")
-    list_select_related = ("coup", "user", "settlement")
+    list_select_related = ("coup", "user", "settlement", "stake_account")
+
+    @admin.display(description="currency")
+    def currency(self, bet: Bet) -> str:
+        return bet.stake_account.currency
 
     @admin.display(description="outcome")
     def outcome(self, bet: Bet) -> str:

@@ -204,6 +204,7 @@ def client_as(floor_state):
 
 WATCHED_MODELS = (
     "tables.Table",
+    "tables.LimitSet",
     "tables.BetLimit",
     "tables.Shoe",
     "tables.Coup",

@@ -73,8 +73,8 @@ ADMIN_ACTIONS = {
         VIEWERS, lambda f: f.open_table.day_reports.get(), changes=False
     ),
     ("wagering.tabledayreport", "rebuild"): AdminAction(ROOT, lambda f: f.open_table.day_reports.get()),
-    ("wagering.shoereport", "export_csv"): AdminAction(VIEWERS, lambda f: f.live_coup.shoe.report, changes=False),
-    ("wagering.shoereport", "rebuild"): AdminAction(ROOT, lambda f: f.live_coup.shoe.report),
+    ("wagering.shoereport", "export_csv"): AdminAction(VIEWERS, lambda f: f.live_coup.shoe.reports.get(), changes=False),
+    ("wagering.shoereport", "rebuild"): AdminAction(ROOT, lambda f: f.live_coup.shoe.reports.get()),
     ("partners.partner", "api_key_create"): AdminAction(ROOT, lambda f: f.partner),
     ("partners.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
     ("partners.webhookendpoint", "disable"): AdminAction(ROOT, lambda f: f.endpoint),
@@ -141,6 +141,7 @@ FLOOR_VIEWERS = {
 }
 ADDERS = {
     "tables.table": ROOT,
+    "tables.limitset": FLOOR_BOSSES,
     "tables.personallimitmarker": FLOOR_BOSSES,
     "partners.partner": ROOT,
     "auth.user": ROOT,
@@ -177,6 +178,7 @@ def test_admin_changelist_and_add_pages(floor_state, client_as, label, role):
 
 SENSITIVE_OBJECTS = {
     "tables.table": lambda f: f.open_table,
+    "tables.limitset": lambda f: f.open_table.limit_sets.get(),
     "tables.coup": lambda f: f.live_coup,
     "tables.resultcorrection": lambda f: f.pending_correction,
     "tables.personallimitmarker": lambda f: f.marker,
@@ -188,7 +190,12 @@ SENSITIVE_OBJECTS = {
     "partners.partnerapikey": lambda f: f.api_key.api_key,
     "auth.user": lambda f: f.users[PLAYER],
 }
-CHANGERS = {"tables.table": FLOOR_BOSSES, "partners.partner": ROOT, "auth.user": ROOT}
+CHANGERS = {
+    "tables.table": FLOOR_BOSSES,
+    "tables.limitset": FLOOR_BOSSES,
+    "partners.partner": ROOT,
+    "auth.user": ROOT,
+}
 
 
 @pytest.mark.parametrize("role", ROLES)

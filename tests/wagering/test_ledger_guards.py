@@ -55,7 +55,8 @@ def test_ledger_rows_are_never_changed_or_removed(statement):
     [
         "UPDATE wagering_account SET balance = balance + 900 WHERE id = %(wallet)s",
         "UPDATE wagering_account SET balance = 0 WHERE id = %(wallet)s",
-        "INSERT INTO wagering_account (kind, partner_code, balance, created_at) VALUES ('house', '', 50, now())",
+        "INSERT INTO wagering_account (kind, partner_code, currency, balance, created_at) "
+        "VALUES ('house', '', 'EUR', 50, now())",
     ],
 )
 def test_a_balance_moves_only_by_a_new_leg(statement):
