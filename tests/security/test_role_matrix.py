@@ -73,7 +73,9 @@ ADMIN_ACTIONS = {
         VIEWERS, lambda f: f.open_table.day_reports.get(), changes=False
     ),
     ("wagering.tabledayreport", "rebuild"): AdminAction(ROOT, lambda f: f.open_table.day_reports.get()),
-    ("wagering.shoereport", "export_csv"): AdminAction(VIEWERS, lambda f: f.live_coup.shoe.reports.get(), changes=False),
+    ("wagering.shoereport", "export_csv"): AdminAction(
+        VIEWERS, lambda f: f.live_coup.shoe.reports.get(), changes=False
+    ),
     ("wagering.shoereport", "rebuild"): AdminAction(ROOT, lambda f: f.live_coup.shoe.reports.get()),
     ("partners.partner", "api_key_create"): AdminAction(ROOT, lambda f: f.partner),
     ("partners.partnerapikey", "revoke"): AdminAction(ROOT, lambda f: f.api_key.api_key),
