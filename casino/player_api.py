@@ -19,25 +19,32 @@ from decimal import Decimal
 from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from casino.bet_requests import PlayerBetRequest, bet_request_answer, request_coup
 from casino.launch import launched_seamless_player
-from partners.models import PartnerPlayer
-from partners.seamless import batches_rollback, seamless_balance, seamless_bet_place
+from partners.seamless import seamless_balance
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_with_live_coup
-from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
-from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
 
 MAX_BODY_BYTES = 4096
 HISTORY_ROUNDS = 20
 # Refusals about the coup's state rather than the request: 409 Conflict.
 STATE_CONFLICTS = frozenset(
-    {"no_live_coup", "round_changed", "betting_closed", "no_bet_coup", "no_bets", "no_previous_bets"}
+    {
+        "no_live_coup",
+        "round_changed",
+        "betting_closed",
+        "no_bet_coup",
+        "no_bets",
+        "no_previous_bets",
+        "idempotency_conflict",
+        "request_in_progress",
+    }
 )
 STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404, "wallet_unavailable": 503}
 DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
@@ -80,22 +87,6 @@ def _body(request: HttpRequest) -> dict:
     if not isinstance(body, dict):
         raise RequestRefused("bad_json", "the request body must be a JSON object")
     return body
-
-
-def _live_coup(table: Table, coup: Coup | None, body: dict) -> Coup:
-    """The table's live coup, which must be the round the player was looking at (``round_id``, if sent)."""
-    if coup is None:
-        raise RequestRefused(
-            "no_live_coup", f"there is no coup on {table.name} right now: wait for the next one", {"table": table.code}
-        )
-    round_id = body.get("round_id")
-    if round_id is not None and round_id != coup.round_id:
-        raise RequestRefused(
-            "round_changed",
-            f"round {round_id} is over: the table is on round {coup.round_id}",
-            {"round_id": str(round_id), "live_round_id": coup.round_id},
-        )
-    return coup
 
 
 def _player_bets(request: HttpRequest, *, coup: Coup | None, balance_asked: bool = True) -> JsonResponse:
@@ -148,63 +139,51 @@ def player_endpoint(view: Callable) -> Callable:
 @require_http_methods(["GET", "POST"])
 @player_endpoint
 def bets(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
-    """GET: the player's balance and stakes on the live coup. POST ``{"bets": {type: amount}, "round_id"}``:
-    confirm a batch of bets, all or nothing."""
+    """GET: the player's balance and stakes on the live coup. POST ``{"bets": {type: amount}, "round_id",
+    "request_id"}``: confirm a batch of bets, all or nothing."""
     if request.method == "GET":
         return _player_bets(request, coup=live)
-    coup = _live_coup(table, live, body)
-    batch = body.get("bets")
-    if not isinstance(batch, dict):
-        raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
-    player = launched_seamless_player(request)
-    if player is not None:
-        placed = seamless_bet_place(player=player, coup=coup, bets=batch)
-    else:
-        placed = bet_batch_place(user=request.user, coup=coup, bets=batch)
-    return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
+    return _bet_request(request, table, live, body, kind="bet")
 
 
 @require_POST
 @player_endpoint
 def bets_undo(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel the player's last confirmed batch on the live coup."""
-    coup = _live_coup(table, live, body)
-    with transaction.atomic():
-        batch = bet_batch_undo(user=request.user, coup=coup)
-        batches_rollback(batches=[batch])  # a seamless wallet's debit of it, given back
-    return _player_bets(request, coup=coup, balance_asked=False)
+    return _bet_request(request, table, live, body, kind="undo")
 
 
 @require_POST
 @player_endpoint
 def bets_remove(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Cancel all the player's bets on the live coup."""
-    coup = _live_coup(table, live, body)
-    with transaction.atomic():
-        batches = bet_remove_all(user=request.user, coup=coup)
-        batches_rollback(batches=batches)  # a seamless wallet's debits of them, given back
-    return _player_bets(request, coup=coup, balance_asked=False)
+    return _bet_request(request, table, live, body, kind="remove")
 
 
 @require_POST
 @player_endpoint
 def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Repeat the player's bets of their last coup at the table: ``{"multiplier": 1}`` (default) or 2."""
-    coup = _live_coup(table, live, body)
-    multiplier = body.get("multiplier", 1)
-    if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
-        raise RequestRefused(
-            "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
+    return _bet_request(request, table, live, body, kind="rebet")
+
+
+def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: dict, *, kind: str) -> JsonResponse:
+    """The request through ``casino.bet_requests`` (once per ``request_id``, if the body has one)."""
+    coup = request_coup(table=table, live=live, round_id=body.get("round_id"))
+    if kind == "bet" and not isinstance(body.get("bets"), dict):
+        raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
+    answer = bet_request_answer(
+        PlayerBetRequest(
+            user=request.user,
+            seamless=launched_seamless_player(request),
+            coup=coup,
+            kind=kind,
+            bets=body.get("bets"),
+            multiplier=body.get("multiplier", 1),
+            request_id=body.get("request_id"),
         )
-    placed = _rebet(player=launched_seamless_player(request), user=request.user, coup=coup, multiplier=multiplier)
-    return _player_bets_answer(coup=coup, balance=placed.balance, bets=placed.own_totals)
-
-
-def _rebet(*, player: PartnerPlayer | None, user, coup: Coup, multiplier: int) -> PlacedBatch:
-    if player is None:
-        return bet_rebet(user=user, coup=coup, multiplier=multiplier)
-    stakes = bet_rebet_stakes(user=user, coup=coup, multiplier=multiplier)
-    return seamless_bet_place(player=player, coup=coup, bets=stakes)
+    )
+    return JsonResponse({"ok": True, "round_id": answer.round_id, "balance": answer.balance, "bets": answer.own_totals})
 
 
 @require_GET

@@ -1,5 +1,7 @@
-"""WebSocket routes of every app."""
+"""WebSocket routes: the table's socket, with the player's bet requests over it (``casino.table_socket``)."""
 
-from roadmaps.routing import websocket_urlpatterns as roadmap_routes
+from django.urls import re_path
 
-websocket_urlpatterns = [*roadmap_routes]
+from casino.table_socket import PlayerTableConsumer
+
+websocket_urlpatterns = [re_path(r"^ws/tables/(?P<code>[-a-zA-Z0-9_]+)/$", PlayerTableConsumer.as_asgi())]

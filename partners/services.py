@@ -360,7 +360,7 @@ def _idempotent(
         perform=perform,
         conflict=lambda record: _idempotency_conflict(key=key, record=record),
     )
-    return PartnerRequestResult(transaction=outcome.transaction, replayed=outcome.replayed)
+    return PartnerRequestResult(transaction=outcome.result, replayed=outcome.replayed)
 
 
 def _idempotency_key_check(key: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from decimal import Decimal
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -37,6 +38,10 @@ SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a se
 SNAPSHOTS_PER_SECOND = 1
 CHAT_MAX_LENGTH = 200
 CHAT_INTERVAL_SECONDS = 1  # one message a second per player (across connections sharing the cache)
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
 
 
 def _message(event_type: str, data: dict) -> str:
@@ -101,6 +106,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         if isinstance(message, str):
             await self.send_error("bad_message", message)
             return
+        await self.handle(message)
+
+    async def handle(self, message: dict) -> None:
+        """One client message (a dict with a string ``type``): the viewer's messages here; the player's
+        bets are added by ``casino.table_socket``."""
         if message["type"] == "ping":
             await self.send(text_data=_message("pong", {}))
         elif message["type"] == "snapshot":
@@ -156,7 +166,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if len(text_data.encode()) > MAX_MESSAGE_BYTES:
             return f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
         try:
-            message = json.loads(text_data)
+            message = json.loads(text_data, parse_float=Decimal, parse_constant=_no_constant)
         except (ValueError, RecursionError):  # RecursionError: nested too deep
             return "messages must be JSON"
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):

@@ -1,9 +1,10 @@
-"""One way to carry out a money-moving request once per idempotency key, for the cashier and the partners.
+"""One way to carry out a money-moving request once per idempotency key: for the cashier, the partners and
+the players' bet requests.
 
 The key's record is claimed first, in the request's transaction, by one ``INSERT … ON CONFLICT DO
 NOTHING RETURNING id``: a concurrent request with the same key waits for this one's transaction (the
 unique index), then finds the key taken and replays what it recorded. A refused request rolls its claim
-back with it: the key may be tried again.
+back with it; ``refusal_record`` claims the key for the refusal (so that it too is answered again).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import Model
@@ -21,10 +23,21 @@ from wagering.models import LedgerTransaction
 CLAIM_SQL = "INSERT INTO {table} ({columns}) VALUES ({values}) ON CONFLICT ({unique}) DO NOTHING RETURNING id"
 
 
+R = TypeVar("R")
+
+
 @dataclass(frozen=True)
-class Outcome:
-    transaction: LedgerTransaction | None
+class Outcome(Generic[R]):
+    result: R  # what ``perform`` returned, or for a replay what the record says it did
     replayed: bool
+
+
+def _transaction_remember(model: type[Model], record_id: int, ledger_transaction: LedgerTransaction) -> None:
+    model.objects.filter(pk=record_id).update(transaction=ledger_transaction)
+
+
+def _transaction_replay(record: Model) -> LedgerTransaction | None:
+    return record.transaction
 
 
 def request_once(
@@ -33,23 +46,42 @@ def request_once(
     scope: Mapping[str, object],
     key: str,
     request: dict,
-    perform: Callable[[], LedgerTransaction],
+    perform: Callable[[], R],
     conflict: Callable[[Model], Exception],
     fields: Mapping[str, object] | None = None,
-) -> Outcome:
+    remember: Callable[[type[Model], int, R], None] = _transaction_remember,
+    replay: Callable[[Model], R] = _transaction_replay,
+) -> Outcome[R]:
     """``perform`` once per ``scope`` and ``key`` (``model``'s unique columns), in one transaction with its
-    record. The same key again replays the recorded transaction if ``request`` is the same, else raises
-    ``conflict(record)``. ``fields``: other columns of the record (e.g. the cashier's ``operation``)."""
+    record, which ``remember`` fills in with the result (by default: its ``transaction``). The same key
+    again answers ``replay(record)`` if ``request`` is the same, else raises ``conflict(record)``.
+    ``fields``: other columns of the record (e.g. the cashier's ``operation``)."""
     with transaction.atomic():
         record_id = _claim(model=model, scope=scope, key=key, request=request, fields=fields or {})
         if record_id is None:
-            record = model.objects.select_related("transaction").get(**scope, key=key)
+            record = model.objects.get(**scope, key=key)
             if record.request != request:
                 raise conflict(record)
-            return Outcome(transaction=record.transaction, replayed=True)
-        ledger_transaction = perform()
-        model.objects.filter(pk=record_id).update(transaction=ledger_transaction)
-    return Outcome(transaction=ledger_transaction, replayed=False)
+            return Outcome(result=replay(record), replayed=True)
+        result = perform()
+        remember(model, record_id, result)
+    return Outcome(result=result, replayed=False)
+
+
+def refusal_record(
+    *,
+    model: type[Model],
+    scope: Mapping[str, object],
+    key: str,
+    request: dict,
+    fields: Mapping[str, object],
+) -> Model | None:
+    """Record a refused request under its key (``fields`` say why), in a transaction of its own: ``None``,
+    or the record already there (a concurrent attempt of the same key was recorded first)."""
+    with transaction.atomic():
+        if _claim(model=model, scope=scope, key=key, request=request, fields=fields) is not None:
+            return None
+        return model.objects.get(**scope, key=key)
 
 
 def _claim(
@@ -60,7 +92,7 @@ def _claim(
     scope_columns = {model._meta.get_field(name).column: value for name, value in scope.items()}
     values = {
         **scope_columns,
-        **fields,
+        **{name: json.dumps(value) if isinstance(value, dict | list) else value for name, value in fields.items()},
         "key": key,
         "request": json.dumps(request),
         "created_at": connection.ops.adapt_datetimefield_value(timezone.now()),

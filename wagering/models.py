@@ -174,6 +174,27 @@ class IdempotencyKey(models.Model):
         return self.key
 
 
+class BetRequest(models.Model):
+    """A player's bet request (place, undo, remove, rebet) by its ``key``, the ``request_id`` the player's
+    client chose: carried out once, and answered the same again (a reconnect resends it). ``answer`` is what
+    was answered, accepted or refused."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False)
+    key = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8)
+    request = models.JSONField(help_text="the parameters, as strings")
+    answer = models.JSONField(null=True, help_text="accepted: the answer's data; refused: its error; null: under way")
+    accepted = models.BooleanField(default=False, db_default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_bet_request_per_key")]
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
+
+
 class BetBatch(models.Model):
     """The bets a player confirmed at once (the UI's Confirm, or a rebet): accepted all together."""
 

@@ -123,7 +123,7 @@ def _wallet_move(
         conflict=conflict,
         fields={"operation": kind},
     )
-    return outcome.transaction
+    return outcome.result
 
 
 @dataclass(frozen=True)

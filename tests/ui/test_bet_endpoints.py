@@ -46,6 +46,21 @@ def test_confirm_a_batch(player_client, player, coup):
     }
 
 
+def test_a_batch_with_a_request_id_is_confirmed_once(player_client, player, coup):
+    """The Confirm sent again (no answer came: the network) is answered the same and places nothing more."""
+    body = {"bets": {"banker": "20.00"}, "round_id": coup.round_id, "request_id": "c3b1-confirm"}
+    first = post(player_client, "/tables/pb1/bets/", body)
+    assert first.status_code == 200 and first.json()["balance"] == "980.00"
+    again = post(player_client, "/tables/pb1/bets/", body)
+    assert again.json() == first.json()
+    assert wallet_balance(user=player) == Decimal("980.00") and Bet.objects.filter(user=player).count() == 1
+    refusal(post(player_client, "/tables/pb1/bets/", {**body, "bets": {"banker": "30"}}), 409, "idempotency_conflict")
+    refusal(post(player_client, "/tables/pb1/bets/", {**body, "request_id": ""}), 400, "invalid_request_id")
+    undo = {"round_id": coup.round_id, "request_id": "c3b1-undo"}
+    assert post(player_client, "/tables/pb1/bets/undo/", undo).json()["balance"] == "1000.00"
+    assert post(player_client, "/tables/pb1/bets/undo/", undo).json()["balance"] == "1000.00"  # not refused: no_bets
+
+
 def test_the_players_bets_on_the_live_coup(player_client, player, coup):
     bet_batch_place(user=player, coup=coup, bets={"banker": "10"})
     answer = player_client.get("/tables/pb1/bets/").json()

@@ -1,0 +1,181 @@
+"""Bets over the table's socket (docs/live.md): a signed-in player places, undoes, removes and rebets with
+a request_id; sent again, a request is answered the same and moves nothing twice; everyone else is
+refused and nothing changes."""
+
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from channels.db import database_sync_to_async as in_thread
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from casino.asgi import application
+from tests.factories import CoupFactory, TableFactory, coup_resolve
+from wagering.checks import ledger_check, settlement_check
+from wagering.models import Bet, BetBatch, BetRequest
+from wagering.selectors import wallet_balance
+from wagering.wallets import wallet_deposit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+D = Decimal
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer_and_fresh_cache(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    cache.clear()
+
+
+@pytest.fixture
+def coup(db):
+    return CoupFactory(table=TableFactory(code="ws1"), betting_closes_at=timezone.now() + timedelta(minutes=5))
+
+
+def player(username: str, funds: str = "100.00", **fields):
+    user = get_user_model().objects.create_user(username=username, **fields)
+    if D(funds):
+        wallet_deposit(user=user, amount=D(funds), idempotency_key=uuid.uuid4().hex)
+    client = Client()
+    client.force_login(user)
+    return user, f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def join(cookie: bytes | None = None, code: str = "ws1") -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://127.0.0.1")] + ([(b"cookie", cookie)] if cookie else [])
+    ws = WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=headers)
+    connected, _ = await ws.connect()
+    assert connected
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    return ws
+
+
+async def ask(ws: WebsocketCommunicator, message: dict) -> dict:
+    """Send a request and return its answer (live events in between are skipped)."""
+    await ws.send_json_to(message)
+    while True:
+        reply = await ws.receive_json_from(timeout=5)
+        if reply["type"] in ("bet_accepted", "bet_rejected"):
+            return reply
+
+
+def books_checked() -> None:
+    assert ledger_check().ok
+    assert settlement_check(finished=False).problems == []
+
+
+async def test_a_bet_is_placed_once_however_often_it_is_sent(coup):
+    user, cookie = await in_thread(player)("ann")
+    ws = await join(cookie)
+    request_id = str(uuid.uuid4())
+    bet = {"type": "bet", "request_id": request_id, "round_id": coup.round_id, "bets": {"banker": "25.00", "tie": 5}}
+    answer = await ask(ws, bet)
+    assert answer == {
+        "type": "bet_accepted",
+        "request_id": request_id,
+        "action": "bet",
+        "round_id": coup.round_id,
+        "bets": {"banker": "25.00", "tie": "5.00"},
+        "balance": "70.00",
+        "own_totals": {"banker": "25.00", "tie": "5.00"},
+        "currency": "EUR",
+    }
+    await ws.disconnect()
+    again = await join(cookie)  # a reconnect sends it again
+    assert await ask(again, bet) == answer
+    assert await BetBatch.objects.acount() == 1 and await Bet.objects.acount() == 2
+    assert await in_thread(wallet_balance)(user=user) == D("70.00")
+    conflict = await ask(again, {**bet, "bets": {"banker": "50.00"}})
+    assert (conflict["type"], conflict["error"]["code"]) == ("bet_rejected", "idempotency_conflict")
+    await again.disconnect()
+    await in_thread(books_checked)()
+
+
+async def test_a_refusal_is_answered_again_and_changes_nothing(coup):
+    user, cookie = await in_thread(player)("ann")
+    ws = await join(cookie)
+    bet = {"type": "bet", "request_id": "r-1", "round_id": coup.round_id, "bets": {"banker": "5000"}}
+    refused = await ask(ws, bet)
+    assert (refused["type"], refused["request_id"], refused["error"]["code"]) == (
+        "bet_rejected",
+        "r-1",
+        "above_maximum",
+    )
+    assert await ask(ws, bet) == refused
+    assert await in_thread(wallet_balance)(user=user) == D("100.00") and not await Bet.objects.aexists()
+    await ws.disconnect()
+    await in_thread(books_checked)()
+
+
+async def test_undo_remove_and_rebet_over_the_socket(coup):
+    _, cookie = await in_thread(player)("ann", "500.00")
+    ws = await join(cookie)
+    place = {"type": "bet", "round_id": coup.round_id}
+    await ask(ws, {**place, "request_id": "b-1", "bets": {"player": "10"}})
+    await ask(ws, {**place, "request_id": "b-2", "bets": {"player": "20", "player_pair": "5"}})
+    undone = await ask(ws, {"type": "undo", "request_id": "u-1", "round_id": coup.round_id})
+    assert (undone["action"], undone["bets"], undone["own_totals"], undone["balance"]) == (
+        "undo",
+        {"player": "20.00", "player_pair": "5.00"},
+        {"player": "10.00"},
+        "490.00",
+    )
+    removed = await ask(ws, {"type": "remove", "request_id": "x-1"})
+    assert (removed["bets"], removed["own_totals"], removed["balance"]) == ({"player": "10.00"}, {}, "500.00")
+    nothing = await ask(ws, {"type": "remove", "request_id": "x-2"})
+    assert nothing["error"]["code"] == "no_bets"
+    await ask(ws, {**place, "request_id": "b-3", "bets": {"banker": "30"}})
+    await in_thread(coup_resolve)(coup, "9S 2H KD 3C")
+    next_coup = await in_thread(CoupFactory)(table=coup.table, betting_closes_at=timezone.now() + timedelta(minutes=5))
+    rebet = await ask(ws, {"type": "rebet", "request_id": "r-1", "multiplier": 2, "round_id": next_coup.round_id})
+    assert (rebet["round_id"], rebet["bets"], rebet["balance"]) == (next_coup.round_id, {"banker": "60.00"}, "410.00")
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("who", "message", "code"),
+    [
+        ("anonymous", {"bets": {"banker": "10"}}, "not_signed_in"),
+        ("staff", {"bets": {"banker": "10"}}, "staff_account"),
+        ("player", {"bets": {"banker": "10"}, "request_id": None}, "invalid_request_id"),
+        ("player", {"bets": {"banker": "10"}, "request_id": "x" * 65}, "invalid_request_id"),
+        ("player", {"bets": {"banker": "10"}, "round_id": "WS1-OLD"}, "round_changed"),
+        ("player", {"bets": ["banker", "10"]}, "bad_bets"),
+        ("player", {"bets": {"banker": "NaN"}}, "invalid_amount"),
+        ("player", {"bets": {"banker": 12.345}}, "invalid_amount"),
+        ("player", {"bets": {"dragon": "10"}}, "unknown_bet_type"),
+        ("broke", {"bets": {"banker": "10"}}, "insufficient_funds"),
+    ],
+)
+async def test_every_bad_request_is_refused_and_changes_nothing(coup, who, message, code):
+    signed_in = {"staff": ("pit", "0", True), "player": ("ann", "100.00", False), "broke": ("bob", "0", False)}
+    cookie = None
+    if who in signed_in:
+        username, funds, is_staff = signed_in[who]
+        _, cookie = await in_thread(player)(username, funds, is_staff=is_staff)
+    ws = await join(cookie)
+    answer = await ask(ws, {"type": "bet", "request_id": "q-1", **message})
+    assert (answer["type"], answer["error"]["code"]) == ("bet_rejected", code), answer
+    assert answer["error"]["message"]
+    assert not await Bet.objects.aexists()
+    await ws.disconnect()
+    await in_thread(books_checked)()
+
+
+async def test_a_request_id_is_the_players_own(coup):
+    """Another player sending the same request_id places their own bet: nobody learns another's answer."""
+    _, ann = await in_thread(player)("ann")
+    bob_user, bob = await in_thread(player)("bob")
+    first, second = await join(ann), await join(bob)
+    bet = {"type": "bet", "request_id": "same", "round_id": coup.round_id}
+    await ask(first, {**bet, "bets": {"banker": "40"}})
+    answer = await ask(second, {**bet, "bets": {"player": "15"}})
+    assert (answer["bets"], answer["balance"]) == ({"player": "15.00"}, "85.00")
+    assert await BetRequest.objects.filter(key="same").acount() == 2
+    assert await in_thread(wallet_balance)(user=bob_user) == D("85.00")
+    for ws in (first, second):
+        await ws.disconnect()
