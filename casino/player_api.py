@@ -23,7 +23,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from casino.bet_requests import PlayerBetRequest, bet_request_answer, request_coup
+from casino.intake import IntakeRequest, bet_request_submit
 from casino.launch import launched_seamless_player
 from partners.seamless import seamless_balance
 from tables.models import Coup, Table
@@ -46,7 +46,13 @@ STATE_CONFLICTS = frozenset(
         "request_in_progress",
     }
 )
-STATUS_OF_CODE = {"not_signed_in": 401, "staff_account": 403, "no_such_table": 404, "wallet_unavailable": 503}
+STATUS_OF_CODE = {
+    "not_signed_in": 401,
+    "staff_account": 403,
+    "no_such_table": 404,
+    "wallet_unavailable": 503,
+    DATABASE_UNAVAILABLE_CODE: 503,
+}
 DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
 logger = logging.getLogger(__name__)
 
@@ -168,21 +174,22 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
 
 
 def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: dict, *, kind: str) -> JsonResponse:
-    """The request through ``casino.bet_requests`` (once per ``request_id``, if the body has one)."""
-    coup = request_coup(table=table, live=live, round_id=body.get("round_id"))
+    """The request through the bet intake (``casino.intake``: once per ``request_id``, if the body has one)."""
     if kind == "bet" and not isinstance(body.get("bets"), dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
-    answer = bet_request_answer(
-        PlayerBetRequest(
+    future = bet_request_submit(
+        IntakeRequest(
             user=request.user,
-            seamless=launched_seamless_player(request),
-            coup=coup,
+            table_code=table.code,
             kind=kind,
+            round_id=body.get("round_id"),
             bets=body.get("bets"),
             multiplier=body.get("multiplier", 1),
             request_id=body.get("request_id"),
-        )
+        ),
+        seamless=launched_seamless_player(request),
     )
+    answer = future.result()  # the request's refusal, if it was refused
     return JsonResponse({"ok": True, "round_id": answer.round_id, "balance": answer.balance, "bets": answer.own_totals})
 
 

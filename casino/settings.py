@@ -279,6 +279,11 @@ SEAMLESS_WALLET_DEADLINE_SECONDS = env.float("SEAMLESS_WALLET_DEADLINE_SECONDS",
 HOUSE_CURRENCY = env.str("HOUSE_CURRENCY", default="EUR")
 # A game launch's URL is valid this long, once.
 LAUNCH_TOKEN_SECONDS = 60
+# Bet requests committed in groups per table by a thread of each web process (casino.intake); off, each
+# request is carried out in its own thread and transaction. On with the real components (REDIS_URL).
+BET_INTAKE_GROUP_COMMIT = env.bool("BET_INTAKE_GROUP_COMMIT", default=bool(REDIS_URL))
+# /metrics (Prometheus) answers staff, and a scraper sending "Authorization: Bearer <METRICS_TOKEN>".
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Punto partner API",
     "DESCRIPTION": "Live baccarat (punto banco) tables for partners.",

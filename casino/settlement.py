@@ -5,7 +5,9 @@ commit), the coup marked settled (``tables``), in one transaction under the coup
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
+from casino.metrics import settlement_lag_observe
 from partners.seamless import round_credits_record
 from partners.webhooks import SETTLEMENT, webhook_events_enqueue
 from tables.coups import coup_mark_settled
@@ -27,4 +29,6 @@ def coup_settle(*, coup_id: int) -> list[LedgerTransaction]:
             round_credits_record(coup=coup)
         coup_mark_settled(coup=coup)
         webhook_events_enqueue(coup=coup, kind=SETTLEMENT)
+    if coup.resolved_at is not None:
+        settlement_lag_observe((timezone.now() - coup.resolved_at).total_seconds())
     return settled.transactions

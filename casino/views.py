@@ -8,13 +8,14 @@ from decimal import Decimal
 
 from django.contrib.auth.decorators import login_required
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from baccarat.rules import MAIN_BETS
 from casino.launch import launched_seamless_player
+from casino.metrics import metrics_allowed, metrics_response
 from partners.seamless import seamless_balance
 from partners.selectors import player_currency
 from roadmaps.consumers import CHAT_MAX_LENGTH
@@ -38,6 +39,14 @@ def home(request: HttpRequest) -> HttpResponse:
         offered = [each.currency for each in table.limit_sets.all()]
         cards.append({"table": table, "limits": limits, "offered": limit_set is not None, "currencies": offered})
     return render(request, "lobby.html", {"cards": cards, "currency": currency})
+
+
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus's scrape (``casino.metrics``): staff or the metrics token only; 404 to anyone else."""
+    if not metrics_allowed(request):
+        raise Http404
+    return metrics_response()
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

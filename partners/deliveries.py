@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.encryption import decrypt
+from casino.metrics import webhook_failure_count
 from partners.models import WebhookDelivery
 from partners.webhook_http import webhook_post
 
@@ -74,7 +75,9 @@ def _attempt_record(*, delivery_id: int, status_code: int | None, error: str, fi
     delivery.last_status_code, delivery.last_error, delivery.last_attempt_at = status_code, error, now
     if delivered:
         delivery.status, delivery.delivered_at = WebhookDelivery.Status.DELIVERED, now
-    elif final:
+    else:
+        webhook_failure_count(partner=delivery.endpoint.partner.code)
+    if not delivered and final:
         delivery.status = WebhookDelivery.Status.FAILED
     delivery.save()
     return delivered

@@ -24,6 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 
 from casino.live import EVENT_VERSION, live_message, table_group, user_group
+from casino.metrics import open_sockets_change
 from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
@@ -58,6 +59,7 @@ def _chat_line(text: object) -> str:
 class TableConsumer(AsyncWebsocketConsumer):
     connection_slot: str | None = None
     slot_keeper: asyncio.Task | None = None
+    counted = False  # in the open sockets' gauge
 
     async def connect(self) -> None:
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
@@ -83,9 +85,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        open_sockets_change(1)
+        self.counted = True
         await self.send_snapshot()
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            open_sockets_change(-1)
+            self.counted = False
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.slot_keeper is not None:

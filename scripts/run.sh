@@ -12,7 +12,10 @@ bash scripts/bootstrap.sh
 host=${HOST:-127.0.0.1}
 port=${PORT:-8000}
 if [ -n "${REDIS_URL:-}" ]; then
-  echo "Punto is starting on http://$host:$port/ (admin: http://$host:$port/admin/)"
+  # Every process counts its metrics in files there; /metrics adds them up (casino.metrics).
+  export PROMETHEUS_MULTIPROC_DIR=${PROMETHEUS_MULTIPROC_DIR:-$PWD/var/metrics}
+  rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+  echo "Punto is starting on http://$host:$port/ (admin: http://$host:$port/admin/, metrics for staff: /metrics)"
   exec .venv/bin/honcho start
 fi
 exec .venv/bin/python manage.py serve --host "$host" --port "$port" --with-tables

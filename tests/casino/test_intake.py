@@ -1,0 +1,97 @@
+"""The bet intake commits a table's requests in groups: each answered only after its batch committed, a
+refusal never failing the others, a request sent twice in one batch carried out once."""
+
+import threading
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from casino import intake
+from casino.intake import IntakeRequest, bet_request_submit
+from tests.factories import CoupFactory, TableFactory
+from wagering.checks import ledger_check, settlement_check
+from wagering.errors import WageringError
+from wagering.models import Bet, BetRequest
+from wagering.selectors import wallet_balance
+from wagering.wallets import wallet_deposit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+D = Decimal
+
+
+@pytest.fixture
+def coup(settings):
+    settings.BET_INTAKE_GROUP_COMMIT = True
+    return CoupFactory(table=TableFactory(code="gc1"), betting_closes_at=timezone.now() + timedelta(minutes=5))
+
+
+@pytest.fixture
+def batches(monkeypatch):
+    """The sizes of the batches committed; the first batch waits until ``release`` is set, so that every
+    request sent meanwhile queues for the next one."""
+    sizes, release = [], threading.Event()
+    commit = intake._batch_commit
+
+    def recorded(table_code, batch, **kwargs):
+        if not sizes:
+            release.wait(timeout=10)
+        sizes.append(len(batch))
+        commit(table_code, batch, **kwargs)
+
+    monkeypatch.setattr(intake, "_batch_commit", recorded)
+    return sizes, release
+
+
+def players(count: int) -> list:
+    users = [get_user_model().objects.create_user(username=f"p{index}") for index in range(count)]
+    for user in users:
+        wallet_deposit(user=user, amount=D("100.00"), idempotency_key=uuid.uuid4().hex)
+    return users
+
+
+def test_requests_queued_meanwhile_commit_together_and_each_gets_its_own_answer(coup, batches):
+    sizes, release = batches
+    users = players(6)
+    stakes = ["10", "20", "5000", "30", "40", "50"]  # the third is over the table's maximum
+    futures = [
+        bet_request_submit(
+            IntakeRequest(user=user, table_code="gc1", kind="bet", bets={"banker": stake}, request_id=f"r-{index}")
+        )
+        for index, (user, stake) in enumerate(zip(users, stakes, strict=True))
+    ]
+    again = bet_request_submit(  # the fourth player's request sent twice: in the same batch
+        IntakeRequest(user=users[3], table_code="gc1", kind="bet", bets={"banker": "30"}, request_id="r-3")
+    )
+    release.set()
+    answers = [future.exception(timeout=10) or future.result() for future in futures]
+    assert sizes == [1, 6]  # the first alone (it waited), then every request sent meanwhile at once
+    refused = answers[2]
+    assert isinstance(refused, WageringError) and refused.code == "above_maximum"
+    assert [answer.balance for index, answer in enumerate(answers) if index != 2] == [
+        "90.00",
+        "80.00",
+        "70.00",
+        "60.00",
+        "50.00",
+    ]
+    assert again.result(timeout=10).as_data() == answers[3].as_data()
+    assert wallet_balance(user=users[2]) == D("100.00") and wallet_balance(user=users[3]) == D("70.00")
+    assert Bet.objects.count() == 5
+    assert BetRequest.objects.filter(accepted=False).get().key == "r-2"  # the refusal, recorded as its answer
+    assert ledger_check().ok and settlement_check(finished=False).problems == []
+
+
+def test_a_request_still_queued_at_the_deadline_is_refused_betting_closed(coup, batches):
+    _, release = batches
+    first, late = players(2)
+    early = bet_request_submit(IntakeRequest(user=first, table_code="gc1", kind="bet", bets={"player": "10"}))
+    queued = bet_request_submit(IntakeRequest(user=late, table_code="gc1", kind="bet", bets={"player": "10"}))
+    type(coup).objects.filter(pk=coup.pk).update(betting_closes_at=timezone.now())  # the window closes
+    release.set()
+    assert early.exception(timeout=10).code == "betting_closed"
+    assert queued.exception(timeout=10).code == "betting_closed"
+    assert not Bet.objects.exists() and wallet_balance(user=late) == D("100.00")
