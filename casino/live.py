@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -45,21 +46,61 @@ def _send_on_commit(messages: list[tuple[str, dict]]) -> None:
     """Send each (group, event) once the transaction commits: one callback for all of them."""
     # Serialised now, once: a payload Redis could not carry fails inside the service.
     prepared = [(group, live_message(event)) for group, event in messages]
+    transaction.on_commit(lambda: _send_now(prepared))
 
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        try:
-            if isinstance(layer, InMemoryChannelLayer):  # the embedded default: the consumers' own loop
-                async_to_sync(_group_send_all)(layer, prepared)
-            else:
-                sending = asyncio.run_coroutine_threadsafe(_group_send_all(layer, prepared), _publisher_loop())
-                sending.result(timeout=PUBLISH_TIMEOUT_SECONDS)
-        except Exception:  # the database is the truth: a lost push is caught up from the snapshot
-            logger.exception("%d live events not sent", len(prepared))
 
-    transaction.on_commit(send)
+def _send_now(prepared: list[tuple[str, dict]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        if isinstance(layer, InMemoryChannelLayer):  # the embedded default: the consumers' own loop
+            async_to_sync(_group_send_all)(layer, prepared)
+        else:
+            sending = asyncio.run_coroutine_threadsafe(_group_send_all(layer, prepared), _publisher_loop())
+            sending.result(timeout=PUBLISH_TIMEOUT_SECONDS)
+    except Exception:  # the database is the truth: a lost push is caught up from the snapshot
+        logger.exception("%d live events not sent", len(prepared))
+
+
+# The table's bet totals change with every bet: at the last seconds of a window, hundreds of times a
+# second. Each process sends a table's totals in a currency at most every TOTALS_INTERVAL_SECONDS: the
+# first at once, then only the latest of those made meanwhile, when the interval has passed.
+TOTALS_INTERVAL_SECONDS = 0.25
+_totals_lock = threading.Lock()
+_totals_waiting: dict[tuple[str, str], dict] = {}  # the latest totals not sent yet, by (table, currency)
+_totals_sent_at: dict[tuple[str, str], float] = {}
+
+
+def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
+    """A table's ``bet_totals`` in one currency, on commit, throttled per process (see above)."""
+    key = (table_code, currency)
+    event = {"type": "bet_totals", "version": EVENT_VERSION, "table": table_code, "data": data}
+    message = (table_group(table_code), live_message(event))
+
+    def queue() -> None:
+        with _totals_lock:
+            already_waiting = key in _totals_waiting
+            _totals_waiting[key] = message
+            if already_waiting:
+                return  # a send is due: it will carry these totals
+            delay = _totals_sent_at.get(key, 0.0) + TOTALS_INTERVAL_SECONDS - time.monotonic()
+        if delay <= 0:
+            _totals_flush(key)
+        else:
+            timer = threading.Timer(delay, _totals_flush, args=(key,))
+            timer.daemon = True
+            timer.start()
+
+    transaction.on_commit(queue)
+
+
+def _totals_flush(key: tuple[str, str]) -> None:
+    with _totals_lock:
+        message = _totals_waiting.pop(key, None)
+        _totals_sent_at[key] = time.monotonic()
+    if message is not None:
+        _send_now([message])
 
 
 def _publisher_loop() -> asyncio.AbstractEventLoop:

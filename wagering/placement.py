@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import MAIN_BETS, SIDE_BETS
-from casino.live import table_event_send
+from casino.live import table_totals_send
 from casino.money import MAX_AMOUNT
 from tables.models import Coup
 from tables.selectors import coup_rules
@@ -263,8 +263,8 @@ def bets_changed_events(
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance)
     totals = amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total})
-    table_event_send(
+    table_totals_send(
         table_code=coup.table.code,
-        event_type="bet_totals",
+        currency=currency,
         data={"round_id": coup.round_id, "currency": currency, "totals": totals},
     )

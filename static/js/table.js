@@ -3,7 +3,8 @@
  * events, and the player's bets sent to the JSON endpoints of wagering/views.py.
  */
 
-import { ApiError, getJSON, postJSON } from "./api.js";
+import { ApiError, getJSON } from "./api.js";
+import { createBetRequests } from "./bet-requests.js";
 import { betLabel, offeredBets, winningBets } from "./bets.js";
 import { BetBoard } from "./board.js";
 import { setupChat } from "./chat.js";
@@ -44,7 +45,12 @@ syncServerClock(app.dataset.serverNow);
 const state = { table: null, coup: null, busy: false, stopTimer: () => {} };
 const coupView = new CoupView(app);
 const roads = new RoadsPanel(app);
-const board = new BetBoard($("[data-board]"), { onChange: updateControls });
+const board = new BetBoard($("[data-board]"), {
+  onChange() {
+    updateControls();
+    placeChipsAtOnce();
+  },
+});
 
 const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const isCurrentRound = (data) => Boolean(state.coup) && data.round_id === state.coup.round_id;
@@ -109,8 +115,34 @@ function showTimer(coup) {
     timer.classList.toggle("timer--ending", left <= 3);
     if (whole !== lastWhole && whole > 0 && whole <= 3) beep("tick");
     lastWhole = whole;
+    autoSendTick(left);
     if (left <= 0) bettingClosed();
   });
+}
+
+/**
+ * Seed 001: at "no more bets" the bets on the board are sent. Chips still unconfirmed when the window is
+ * about to close are sent by themselves (a loud banner counts down first); chips placed after that are
+ * refused and handed back, never lost without a word.
+ */
+const AUTO_SEND_WARN_SECONDS = 5;
+const AUTO_SEND_SECONDS = 1.5;
+function autoSendTick(left) {
+  const banner = $("[data-auto-send]");
+  const pending = board.pendingTotal() > 0 && !state.busy;
+  banner.hidden = !(pending && left > AUTO_SEND_SECONDS && left <= AUTO_SEND_WARN_SECONDS);
+  $("[data-auto-send-seconds]").textContent = Math.max(0, Math.ceil(left - AUTO_SEND_SECONDS));
+  if (pending && left > 0 && left <= AUTO_SEND_SECONDS) {
+    banner.hidden = true;
+    actions.confirm();
+  }
+}
+
+/** "Instant bets": each chip is placed as it is put down (the player's choice, kept in this browser). */
+const INSTANT_KEY = "punto.instantBets";
+const instantBets = () => localStorage.getItem(INSTANT_KEY) === "on";
+function placeChipsAtOnce() {
+  if (instantBets() && board.pendingTotal() > 0 && !state.busy && bettingOpen()) actions.confirm();
 }
 
 function hideTimer() {
@@ -327,13 +359,19 @@ const handlers = {
 
 const live = connectTable(app.dataset.socket, {
   onMessage(message) {
-    handlers[message.type]?.(message.data, message);
+    if (message.type === "bet_accepted" || message.type === "bet_rejected") betRequests.answer(message);
+    else handlers[message.type]?.(message.data, message);
   },
   onStatus(status) {
     const element = $("[data-connection]");
     element.dataset.state = status;
     element.textContent = CONNECTION_TEXT[status];
+    if (status === "live") betRequests.resend();
   },
+});
+const betRequests = createBetRequests({
+  socket: live,
+  urls: { bet: urls.bets, undo: urls.undo, remove: urls.remove, rebet: urls.rebet },
 });
 
 const chat = setupChat({
@@ -347,13 +385,13 @@ const chat = setupChat({
 
 // --- The player's actions -----------------------------------------------------------------
 
-/** One call to a bets endpoint for the live round; the answer (or the server's reason) is shown. */
-async function sendBets(url, body, acceptedText) {
+/** One bet request for the live round (over the socket, else HTTP); the answer (or the reason) is shown. */
+async function sendBets(kind, body, acceptedText) {
   if (state.busy || !bettingOpen()) return false;
   state.busy = true;
   lockBoard(true);
   try {
-    applyAnswer(await postJSON(url, { ...body, round_id: state.coup.round_id }));
+    applyAnswer(await betRequests.send(kind, { ...body, round_id: state.coup.round_id }));
     showBetMessage(acceptedText, "ok");
     return true;
   } catch (error) {
@@ -375,18 +413,18 @@ const betsText = (bets) =>
 const actions = {
   async confirm() {
     const bets = board.pendingBets();
-    if (await sendBets(urls.bets, { bets }, `Bets accepted: ${betsText(bets)}`)) board.clearPending();
+    if (await sendBets("bet", { bets }, `Bets accepted: ${betsText(bets)}`)) board.clearPending();
   },
   async undo() {
     if (board.undoChip()) return;
-    await sendBets(urls.undo, {}, "Your last confirmed bets are cancelled and refunded");
+    await sendBets("undo", {}, "Your last confirmed bets are cancelled and refunded");
   },
   async remove() {
     board.clearPending();
-    if (board.confirmedTotal()) await sendBets(urls.remove, {}, "All your bets are removed and refunded");
+    if (board.confirmedTotal()) await sendBets("remove", {}, "All your bets are removed and refunded");
   },
-  rebet: () => sendBets(urls.rebet, { multiplier: 1 }, "Your last bets are placed again"),
-  "rebet-double": () => sendBets(urls.rebet, { multiplier: 2 }, "Your last bets are placed again, doubled"),
+  rebet: () => sendBets("rebet", { multiplier: 1 }, "Your last bets are placed again"),
+  "rebet-double": () => sendBets("rebet", { multiplier: 2 }, "Your last bets are placed again, doubled"),
 };
 
 for (const button of app.querySelectorAll("[data-action]")) {
@@ -434,6 +472,16 @@ tool("history").addEventListener("click", async () => {
     if (!(error instanceof ApiError)) throw error;
     container.textContent = error.message;
   }
+});
+
+const instantButton = tool("instant");
+instantButton.setAttribute("aria-pressed", String(instantBets()));
+instantButton.addEventListener("click", () => {
+  const on = !instantBets();
+  localStorage.setItem(INSTANT_KEY, on ? "on" : "off");
+  instantButton.setAttribute("aria-pressed", String(on));
+  showBetMessage(on ? "Instant bets: each chip is placed as you put it down" : "Instant bets off: confirm your chips", "ok");
+  placeChipsAtOnce();
 });
 
 const soundButton = tool("sound");

@@ -234,3 +234,54 @@ def test_limits_sound_and_full_screen(new_context):
     expect(full_screen).to_have_attribute("aria-pressed", "true")
     full_screen.click()
     expect(full_screen).to_have_attribute("aria-pressed", "false")
+
+
+def test_bets_go_over_the_socket_late_chips_are_sent_by_themselves_and_instant_bets(new_context):
+    """Seed 001: at "no more bets" the bets on the board are sent; Evolution's "instant bets" preference."""
+    page = new_context().new_page()
+    posted: list[str] = []
+    sent: list[str] = []
+    page.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    sign_in(page, "bob", "/tables/nc2/")
+    expect(page.locator("[data-connection]")).to_have_text("Live")
+    message = page.locator("[data-bet-message]")
+
+    wait_for_betting(page)
+    chip(page, 5).click()
+    page.locator('[data-bet="player"]').click()
+    page.get_by_role("button", name="Confirm", exact=True).click()
+    expect(message).to_have_text("Bets accepted: Player 5.00")
+    assert any('"type": "bet"' in frame or '"type":"bet"' in frame for frame in sent)
+    assert not [url for url in posted if "/bets/" in url]  # over the socket, not HTTP
+
+    # Chips left unconfirmed: a banner counts down, then they are placed by themselves before the deadline.
+    first_round = page.locator(ROUND).inner_text()
+    page.wait_for_function(
+        "(round) => document.querySelector('[data-info=\"round\"]').textContent !== round",
+        arg=first_round,
+        timeout=40_000,
+    )
+    wait_for_betting(page)
+    chip(page, 1).click()
+    page.locator('[data-bet="player"]').click()
+    page.locator('[data-bet="player"]').click()
+    banner = page.locator("[data-auto-send]")
+    expect(banner).to_be_visible(timeout=15_000)
+    expect(banner).to_contain_text("Unconfirmed chips will be placed in")
+    screenshot(page, "table-auto-send-banner")
+    expect(message).to_have_text("Bets accepted: Player 2.00", timeout=10_000)
+    expect(page.locator("[data-stake-total]")).to_have_text("2.00")
+
+    # Instant bets: each chip is placed as it is put down, with no Confirm.
+    instant = page.get_by_role("button", name="Instant bets", exact=True)
+    instant.click()
+    expect(instant).to_have_attribute("aria-pressed", "true")
+    wait_for_betting(page)
+    chip(page, 10).click()
+    page.locator('[data-bet="tie"]').click()
+    expect(message).to_have_text("Bets accepted: Tie 10.00")
+    expect(page.locator("[data-stake-total]")).to_have_text("10.00")
+    page.reload()
+    expect(page.get_by_role("button", name="Instant bets", exact=True)).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Instant bets", exact=True).click()

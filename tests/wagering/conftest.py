@@ -97,8 +97,13 @@ def sent_events(monkeypatch):
         json.dumps(data_by_user)
         transaction.on_commit(lambda: sent.extend(("user", event_type, data) for data in data_by_user.values()))
 
+    def totals(*, table_code, currency, data):
+        json.dumps(data)
+        transaction.on_commit(lambda: sent.append(("table", "bet_totals", data)))
+
     senders = {
         "table_event_send": recorder("table"),
+        "table_totals_send": totals,
         "user_event_send": recorder("user"),
         "user_events_send": many_users,
     }
