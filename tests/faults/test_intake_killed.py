@@ -98,7 +98,8 @@ def test_a_web_process_killed_mid_burst_loses_nothing_acknowledged_and_doubles_n
     first_answers: dict[str, dict] = {}
     stop = threading.Event()
     threads = [
-        threading.Thread(target=burst, args=(port, cookie, sent, first_answers, stop)) for cookie, sent in requests.items()
+        threading.Thread(target=burst, args=(port, cookie, sent, first_answers, stop))
+        for cookie, sent in requests.items()
     ]
     for thread in threads:
         thread.start()
