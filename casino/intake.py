@@ -39,6 +39,7 @@ from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESS
 
 User = AbstractBaseUser
 INTAKE_MAX_BATCH = 200
+INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
 IDLE_SECONDS = 30  # a table's thread ends after this long without a request (its connection closed)
 logger = logging.getLogger(__name__)
 
@@ -113,8 +114,10 @@ class _TableIntake:
                         batch.append(self.waiting.get_nowait())
                     except queue.Empty:
                         break
-                close_old_connections()
-                _batch_commit(self.table_code, batch)
+                try:
+                    close_old_connections()
+                finally:
+                    _batch_commit(self.table_code, batch)
         finally:
             connection.close()
 
@@ -139,21 +142,33 @@ def _batch_commit(
     they write, never while the partner's wallet is asked."""
     started = time.monotonic()
     outcomes: list[object] = []
+    answered = False
+
+    def answer() -> None:  # first of the commit's callbacks: before the live events go out
+        nonlocal answered
+        answered = True
+        for (_, future), outcome in zip(batch, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
+
     try:
         with transaction.atomic() if seamless is None else nullcontext():
+            if seamless is None:
+                transaction.on_commit(answer)
             table, live = table_with_live_coup(code=table_code)
             for request, _ in batch:
                 outcomes.append(_carried_out(request, table, live, seamless))
-    except DatabaseError:
-        logger.exception("bet intake of %s: a batch of %d not committed", table_code, len(batch))
-        unavailable = WageringError(DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE)
-        outcomes = [unavailable] * len(batch)
+    except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
+        if not answered:
+            logger.exception("bet intake of %s: a batch of %d not committed", table_code, len(batch))
+            code = DATABASE_UNAVAILABLE_CODE if isinstance(error, DatabaseError) else "internal_error"
+            message = DATABASE_UNAVAILABLE_MESSAGE if isinstance(error, DatabaseError) else INTERNAL_ERROR_MESSAGE
+            outcomes = [WageringError(code, message)] * len(batch)
     intake_batch_observe(table=table_code, size=len(batch), seconds=time.monotonic() - started)
-    for (_, future), outcome in zip(batch, outcomes, strict=True):
-        if isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
+    if not answered:
+        answer()
 
 
 def _carried_out(request: IntakeRequest, table, live, seamless: PartnerPlayer | None) -> object:

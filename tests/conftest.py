@@ -21,6 +21,14 @@ def celery_in_process():
 
 
 @pytest.fixture(autouse=True)
+def bets_in_the_tests_thread(settings):
+    """Bet requests carried out in the test's own thread and transaction (the intake's table threads have
+    connections of their own, which would not see a test's uncommitted rows): the intake's tests, the
+    browser tests' server and the fault tests' processes turn group commit on."""
+    settings.BET_INTAKE_GROUP_COMMIT = False
+
+
+@pytest.fixture(autouse=True)
 def webhooks_to_loopback(settings):
     """The tests' webhook receivers listen on 127.0.0.1, and names like partner.example do not
     resolve here; tests of the target guard turn it back on."""

@@ -29,21 +29,37 @@ def coup(settings):
     return CoupFactory(table=TableFactory(code="gc1"), betting_closes_at=timezone.now() + timedelta(minutes=5))
 
 
+class Batches:
+    """The sizes of the batches committed. ``first(request)`` submits a request and returns once its batch
+    has started; that batch then waits until ``release()``, so every request sent meanwhile queues for
+    the next one."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.sizes: list[int] = []
+        self.started, self.released = threading.Event(), threading.Event()
+        commit = intake._batch_commit
+
+        def recorded(table_code, batch, **kwargs):
+            if not self.sizes:
+                self.started.set()
+                self.released.wait(timeout=10)
+            self.sizes.append(len(batch))
+            commit(table_code, batch, **kwargs)
+
+        monkeypatch.setattr(intake, "_batch_commit", recorded)
+
+    def first(self, request: IntakeRequest):
+        future = bet_request_submit(request)
+        assert self.started.wait(timeout=10)
+        return future
+
+    def release(self) -> None:
+        self.released.set()
+
+
 @pytest.fixture
 def batches(monkeypatch):
-    """The sizes of the batches committed; the first batch waits until ``release`` is set, so that every
-    request sent meanwhile queues for the next one."""
-    sizes, release = [], threading.Event()
-    commit = intake._batch_commit
-
-    def recorded(table_code, batch, **kwargs):
-        if not sizes:
-            release.wait(timeout=10)
-        sizes.append(len(batch))
-        commit(table_code, batch, **kwargs)
-
-    monkeypatch.setattr(intake, "_batch_commit", recorded)
-    return sizes, release
+    return Batches(monkeypatch)
 
 
 def players(count: int) -> list:
@@ -54,21 +70,19 @@ def players(count: int) -> list:
 
 
 def test_requests_queued_meanwhile_commit_together_and_each_gets_its_own_answer(coup, batches):
-    sizes, release = batches
     users = players(6)
     stakes = ["10", "20", "5000", "30", "40", "50"]  # the third is over the table's maximum
-    futures = [
-        bet_request_submit(
-            IntakeRequest(user=user, table_code="gc1", kind="bet", bets={"banker": stake}, request_id=f"r-{index}")
-        )
+    requests = [
+        IntakeRequest(user=user, table_code="gc1", kind="bet", bets={"banker": stake}, request_id=f"r-{index}")
         for index, (user, stake) in enumerate(zip(users, stakes, strict=True))
     ]
+    futures = [batches.first(requests[0])] + [bet_request_submit(request) for request in requests[1:]]
     again = bet_request_submit(  # the fourth player's request sent twice: in the same batch
         IntakeRequest(user=users[3], table_code="gc1", kind="bet", bets={"banker": "30"}, request_id="r-3")
     )
-    release.set()
+    batches.release()
     answers = [future.exception(timeout=10) or future.result() for future in futures]
-    assert sizes == [1, 6]  # the first alone (it waited), then every request sent meanwhile at once
+    assert batches.sizes == [1, 6]  # the first alone (it waited), then every request sent meanwhile at once
     refused = answers[2]
     assert isinstance(refused, WageringError) and refused.code == "above_maximum"
     assert [answer.balance for index, answer in enumerate(answers) if index != 2] == [
@@ -86,12 +100,32 @@ def test_requests_queued_meanwhile_commit_together_and_each_gets_its_own_answer(
 
 
 def test_a_request_still_queued_at_the_deadline_is_refused_betting_closed(coup, batches):
-    _, release = batches
     first, late = players(2)
-    early = bet_request_submit(IntakeRequest(user=first, table_code="gc1", kind="bet", bets={"player": "10"}))
+    early = batches.first(IntakeRequest(user=first, table_code="gc1", kind="bet", bets={"player": "10"}))
     queued = bet_request_submit(IntakeRequest(user=late, table_code="gc1", kind="bet", bets={"player": "10"}))
     type(coup).objects.filter(pk=coup.pk).update(betting_closes_at=timezone.now())  # the window closes
-    release.set()
+    batches.release()
     assert early.exception(timeout=10).code == "betting_closed"
     assert queued.exception(timeout=10).code == "betting_closed"
     assert not Bet.objects.exists() and wallet_balance(user=late) == D("100.00")
+
+
+def test_a_batch_that_fails_answers_every_request_and_leaves_nothing(coup, batches, monkeypatch):
+    first, second = players(2)
+    answer = intake.bet_request_answer
+
+    def fails_for_the_second(request):
+        if request.user == second:
+            raise RuntimeError("a bug")
+        return answer(request)
+
+    monkeypatch.setattr(intake, "bet_request_answer", fails_for_the_second)
+    alone = batches.first(IntakeRequest(user=first, table_code="gc1", kind="bet", bets={"player": "10"}))
+    together = [
+        bet_request_submit(IntakeRequest(user=user, table_code="gc1", kind="bet", bets={"player": "10"}))
+        for user in (first, second)
+    ]
+    batches.release()
+    assert alone.result(timeout=10).balance == "90.00"
+    assert [future.exception(timeout=10).code for future in together] == ["internal_error", "internal_error"]
+    assert Bet.objects.count() == 1 and wallet_balance(user=first) == D("90.00")
