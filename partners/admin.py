@@ -75,6 +75,8 @@ class PartnerForm(forms.ModelForm):
                 currency=data.get("currency", ""),
                 has_secret=has_secret,
             )
+            if self.instance.pk is not None:
+                wallet_settings.currency_change_check(partner=self.instance, currency=data.get("currency", ""))
         except PartnerRejected as error:
             raise forms.ValidationError(error.message) from None
         return data

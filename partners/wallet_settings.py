@@ -68,21 +68,29 @@ def partner_wallet_set(
     return partner
 
 
-def _accounts_currency_change(*, partner: Partner, currency: str) -> None:
-    """The partner's float and its players' wallets move to the new currency: only while no money has ever
-    moved through them (an amount is never converted, nor two currencies added)."""
-    accounts = Account.objects.filter(
+def _partner_accounts(partner: Partner):
+    return Account.objects.filter(
         Q(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code)
         | Q(kind=Account.Kind.PLAYER, user__partner_player__partner=partner)
     )
-    if LedgerEntry.objects.filter(account__in=accounts).exists():
+
+
+def currency_change_check(*, partner: Partner, currency: str) -> None:
+    """``PartnerRejected`` (``currency_locked``) once money has moved through the partner's float or its
+    players' wallets: an amount is never converted, nor two currencies added."""
+    if currency != partner.currency and LedgerEntry.objects.filter(account__in=_partner_accounts(partner)).exists():
         raise PartnerRejected(
             "currency_locked",
             f"money has moved in {partner.currency} for partner {partner.code}: its currency can no longer change "
             "(open a partner of its own for another currency)",
             {"currency": partner.currency, "requested": currency},
         )
-    Account.objects.filter(pk__in=accounts.values("pk")).update(currency=currency)
+
+
+def _accounts_currency_change(*, partner: Partner, currency: str) -> None:
+    """The partner's float and its players' wallets move to the new currency (none has moved money yet)."""
+    currency_change_check(partner=partner, currency=currency)
+    Account.objects.filter(pk__in=_partner_accounts(partner).values("pk")).update(currency=currency)
 
 
 def wallet_settings_check(

@@ -103,3 +103,20 @@ def test_the_wallet_is_set_in_the_admin_with_a_write_only_secret(admin_client):
     audit = AuditLog.objects.get(action="partner_wallet_set", object_id=str(partner.pk))
     assert audit.after["secret_changed"] is True and secret not in str(audit.after)
     assert secret.encode() not in admin_client.get(change).content
+
+
+def test_a_partners_currency_changes_in_the_admin_only_until_money_has_moved(admin_client):
+    from tests.partners.conftest import partner_make, player_make
+
+    partner = partner_make("wayne")
+    change = reverse("admin:partners_partner_change", args=[partner.pk])
+    form = {"name": "Wayne", "is_active": "on", "wallet_mode": "transfer"}
+    assert admin_client.post(change, {**form, "currency": "USD"}).status_code == 302
+    partner.refresh_from_db()
+    assert partner.currency == "USD"
+    player_make(partner, "w-1", "10.00")  # money moves in USD
+    refused = admin_client.post(change, {**form, "currency": "GBP"})
+    assert refused.status_code == 200 and b"can no longer change" in refused.content
+    partner.refresh_from_db()
+    assert partner.currency == "USD"
+    assert admin_client.post(change, {**form, "currency": "JPY"}).status_code == 200  # no cents: refused
