@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh || exit 1
 bash scripts/services.sh postgres || exit 1
 benchmarks=("$@")
-[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(odds roads settlement placement fanout faults)
+[ ${#benchmarks[@]} -gt 0 ] || benchmarks=(odds roads settlement placement intake fanout faults)
 missed=()
 for name in "${benchmarks[@]}"; do
   echo "=== bench/$name.py"

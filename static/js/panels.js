@@ -64,7 +64,7 @@ function table(caption, headings, rows) {
   return element;
 }
 
-/** Seed 001 "Game History": the latest results, and the player's bets by round id. */
+/** Seed 001 "Game History": the player's bets by round id first, then the table's latest results. */
 export function renderHistory(container, { results, rounds }) {
   const resultRows = results.map((coup) => {
     const cards = (hand) =>
@@ -93,11 +93,11 @@ export function renderHistory(container, { results, rounds }) {
     ]),
   );
   container.replaceChildren(
-    results.length
-      ? table("Latest results", ["Round", "Winner", "Player–Banker", "Player's cards", "Banker's cards"], resultRows)
-      : Object.assign(document.createElement("p"), { textContent: "No results yet at this table." }),
     rounds.length
       ? table("Your bets", ["Round", "Bets", "Staked", "Returned", "Balance after"], roundRows)
       : Object.assign(document.createElement("p"), { textContent: "You have not bet at this table yet." }),
+    results.length
+      ? table("Latest results", ["Round", "Winner", "Player–Banker", "Player's cards", "Banker's cards"], resultRows)
+      : Object.assign(document.createElement("p"), { textContent: "No results yet at this table." }),
   );
 }

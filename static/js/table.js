@@ -108,7 +108,8 @@ function showTimer(coup) {
   state.stopTimer();
   timer.hidden = false;
   state.stopTimer = countDown(coup.betting_closes_at, (left) => {
-    const whole = Math.ceil(left);
+    // Never more than the table's window: the clocks' offset and the event's way can add a fraction.
+    const whole = Math.min(Math.ceil(left), state.table?.rules.betting_seconds ?? Number.POSITIVE_INFINITY);
     timer.dataset.secondsLeft = left.toFixed(1);
     $("[data-timer-seconds]").textContent = whole;
     $("[data-timer-bar]").style.width = `${(left / total) * 100}%`;
@@ -196,12 +197,11 @@ function showCoup(coup) {
   else setPhase(coup.state === "betting" ? "No-bet coup" : "Dealing", "dealing");
 }
 
-/** The player's own outcome of a round; it stays up, dimmed, through the next betting time. */
+/** The player's own outcome of a round; it stays up until the next round opens. */
 function showMyResult({ outcome, round, headline, items }) {
   const box = $("[data-my-result]");
   box.dataset.outcome = outcome;
   box.dataset.round = round;
-  box.dataset.previous = "false";
   const title = document.createElement("p");
   title.className = "my-result-headline";
   title.textContent = headline;
@@ -209,6 +209,13 @@ function showMyResult({ outcome, round, headline, items }) {
   list.className = "my-result-bets";
   list.append(...items);
   box.replaceChildren(title, list);
+}
+
+function clearMyResult() {
+  const box = $("[data-my-result]");
+  delete box.dataset.outcome;
+  delete box.dataset.round;
+  box.replaceChildren();
 }
 
 function showMySettlement(data) {
@@ -263,7 +270,7 @@ const handlers = {
   },
   betting_open(coup) {
     showBetMessage("");
-    $("[data-my-result]").dataset.previous = "true";
+    clearMyResult();
     showCoup(coup);
     if (!coup.no_bet) beep("open");
   },

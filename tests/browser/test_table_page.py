@@ -130,7 +130,8 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
     alice.get_by_role("button", name="History", exact=True).click()
     history = alice.get_by_role("dialog", name="Game history")
     expect(history.get_by_role("row").filter(has_text=round_id)).to_have_count(2)
-    expect(history.get_by_role("row").filter(has_text=round_id).last).to_contain_text("Player 10.00")
+    # "Your bets" come first, then the table's latest results.
+    expect(history.get_by_role("row").filter(has_text=round_id).first).to_contain_text("Player 10.00")
 
 
 def test_a_phone_bets_by_touch_and_sees_its_result(new_context):
@@ -263,6 +264,7 @@ def test_bets_go_over_the_socket_late_chips_are_sent_by_themselves_and_instant_b
         timeout=40_000,
     )
     wait_for_betting(page)
+    expect(page.locator("[data-my-result]")).to_be_empty()  # the last round's result cleared as this one opens
     chip(page, 1).click()
     page.locator('[data-bet="player"]').click()
     page.locator('[data-bet="player"]').click()

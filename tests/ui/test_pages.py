@@ -65,7 +65,19 @@ def test_the_table_page(player_client, table):
 
 
 def test_an_unknown_table_is_not_found(player_client, db):
-    assert player_client.get("/tables/nope/").status_code == 404
+    response = player_client.get("/tables/nope/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "There is nothing here" in page and 'href="/"' in page and "base.css" in page  # the site's own page
+
+
+def test_a_server_error_shows_the_sites_own_page(rf):
+    from django.views.defaults import server_error
+
+    response = server_error(rf.get("/"))
+    assert response.status_code == 500
+    page = response.content.decode()
+    assert "Something went wrong on our side" in page and "Nothing you asked for was changed" in page
 
 
 def test_a_player_without_a_wallet_sees_a_zero_balance(client, table):
