@@ -28,7 +28,9 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
 # savepoint or BEGIN/COMMIT around them.
 SERVICE_QUERIES = 7 if connection.vendor == "postgresql" else 15
-UI_QUERIES = SERVICE_QUERIES + 3  # session, user, the live coup with its table (the answer: from the service)
+# session, user, the live coup with its table; then the intake's batch (casino.intake): its savepoint pair and
+# its own read of the live coup (the answer: from the service).
+UI_QUERIES = SERVICE_QUERIES + 6
 # key, player, table, idempotency record (claim, then its transaction), live coup, BEGIN/COMMIT around
 PARTNER_QUERIES = SERVICE_QUERIES + 8
 
