@@ -38,7 +38,10 @@ from tables.selectors import table_with_live_coup
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 
 User = AbstractBaseUser
-INTAKE_MAX_BATCH = 200
+# Each request takes two or three savepoints (subtransactions); past 64 in one transaction PostgreSQL's
+# snapshots overflow to pg_subtrans and every statement slows down (measured: batches of 180 took 22 ms a
+# request, of 20 16 ms; bench/README.md).
+INTAKE_MAX_BATCH = 20
 INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
 IDLE_SECONDS = 30  # a table's thread ends after this long without a request (its connection closed)
 logger = logging.getLogger(__name__)
