@@ -21,14 +21,20 @@ from casino.intake import IntakeRequest, bet_request_submit, queued
 from casino.security import LAUNCH_SESSION_KEY
 from partners.models import PartnerPlayer
 from partners.selectors import seamless_player
-from roadmaps.consumers import TableConsumer
+from roadmaps.consumers import TableConsumer, TokenBucket
 from wagering.errors import BetRejected, WageringError
+
+# A socket's bet requests: a burst, then a steady rate (a person taps a few times a second; more is a
+# script flooding the table's intake).
+BET_REQUEST_BURST = 20
+BET_REQUESTS_PER_SECOND = 10
 
 
 class PlayerTableConsumer(TableConsumer):
     seamless: PartnerPlayer | None = None
 
     async def connect(self) -> None:
+        self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
         await super().connect()
         user = self.scope.get("user")
         if user is not None and user.is_authenticated and not user.is_staff:
@@ -55,6 +61,10 @@ class PlayerTableConsumer(TableConsumer):
         return {"type": "bet_accepted", **echo, **answer.as_data()}
 
     async def _answer(self, message: dict, kind: str, request_id: object):
+        if not self.bet_requests.take():
+            raise BetRejected(
+                "too_fast", f"at most {BET_REQUESTS_PER_SECOND} bet requests a second: send them again in a moment"
+            )
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             raise BetRejected("not_signed_in", "sign in to play")

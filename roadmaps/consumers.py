@@ -56,6 +56,23 @@ def _chat_line(text: object) -> str:
     return "".join(char for char in " ".join(text.split()) if char.isprintable())
 
 
+class TokenBucket:
+    """``burst`` at once, then ``per_second``: a socket's allowance of some kind of message."""
+
+    def __init__(self, *, burst: int, per_second: float) -> None:
+        self.burst, self.per_second = burst, per_second
+        self.allowance, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.allowance = min(self.burst, self.allowance + (now - self.at) * self.per_second)
+        self.at = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     connection_slot: str | None = None
     slot_keeper: asyncio.Task | None = None
@@ -77,7 +94,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.slot_keeper = asyncio.create_task(
                 connection_slot_keep(key=self.connection_slot, channel_name=self.channel_name)
             )
-        self.snapshot_allowance, self.snapshot_allowance_at = float(SNAPSHOT_BURST), time.monotonic()
+        self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         self.groups_joined = [table_group(table.code)]
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
@@ -131,14 +148,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error("unknown_message", "unknown message type")
 
     def snapshot_allowed(self) -> bool:
-        """A token bucket: SNAPSHOT_BURST at once, refilled at SNAPSHOTS_PER_SECOND."""
-        now = time.monotonic()
-        elapsed, self.snapshot_allowance_at = now - self.snapshot_allowance_at, now
-        self.snapshot_allowance = min(SNAPSHOT_BURST, self.snapshot_allowance + elapsed * SNAPSHOTS_PER_SECOND)
-        if self.snapshot_allowance < 1:
-            return False
-        self.snapshot_allowance -= 1
-        return True
+        return self.snapshots.take()
 
     async def send_error(self, code: str, message: str) -> None:
         await self.send(text_data=_message("error", {"code": code, "message": message}))

@@ -179,3 +179,20 @@ async def test_a_request_id_is_the_players_own(coup):
     assert await in_thread(wallet_balance)(user=bob_user) == D("85.00")
     for ws in (first, second):
         await ws.disconnect()
+
+
+async def test_a_flood_of_bet_requests_is_refused_past_the_sockets_allowance(coup, monkeypatch):
+    from casino import table_socket
+    from casino.table_socket import BET_REQUEST_BURST
+
+    monkeypatch.setattr(table_socket, "BET_REQUESTS_PER_SECOND", 0.001)  # no refill while the test runs
+    user, cookie = await in_thread(player)("ann", "1000.00")
+    ws = await join(cookie)
+    answers = [
+        await ask(ws, {"type": "bet", "request_id": f"f-{n}", "round_id": coup.round_id, "bets": {"player": "1"}})
+        for n in range(BET_REQUEST_BURST + 5)
+    ]
+    codes = [answer["error"]["code"] if answer["type"] == "bet_rejected" else "ok" for answer in answers]
+    assert codes == ["ok"] * BET_REQUEST_BURST + ["too_fast"] * 5
+    assert await in_thread(wallet_balance)(user=user) == D("1000.00") - codes.count("ok")
+    await ws.disconnect()
