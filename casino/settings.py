@@ -173,6 +173,7 @@ CELERY_TASK_ROUTES = {
     "wagering.tasks.table_day_report_build": {"queue": "reports"},
     "wagering.tasks.shoe_report_build": {"queue": "reports"},
     "wagering.tasks.day_reports_build": {"queue": "reports"},
+    "wagering.tasks.bet_requests_prune": {"queue": "reports"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "reports"
 # Every task has limits (wagering.tasks sets tighter ones per task): past the soft limit the task gets
@@ -282,6 +283,8 @@ LAUNCH_TOKEN_SECONDS = 60
 # Bet requests committed in groups per table by a thread of each web process (casino.intake); off, each
 # request is carried out in its own thread and transaction. On with the real components (REDIS_URL).
 BET_INTAKE_GROUP_COMMIT = env.bool("BET_INTAKE_GROUP_COMMIT", default=bool(REDIS_URL))
+# A bet request's record (its request_id's answer) is kept this long, then forgotten (wagering.tasks).
+BET_REQUEST_RETENTION_HOURS = env.int("BET_REQUEST_RETENTION_HOURS", default=48)
 # /metrics (Prometheus) answers staff, and a scraper sending "Authorization: Bearer <METRICS_TOKEN>".
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 SPECTACULAR_SETTINGS = {

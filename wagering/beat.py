@@ -1,4 +1,5 @@
-"""Celery beat entries for the game-history reports, to merge into ``CELERY_BEAT_SCHEDULE``."""
+"""Celery beat entries for the game-history reports and the bet requests' retention, to merge into
+``CELERY_BEAT_SCHEDULE``."""
 
 from celery.schedules import crontab
 
@@ -13,5 +14,10 @@ BEAT_SCHEDULE = {
         "task": "wagering.tasks.day_reports_build",
         "schedule": crontab(hour=0, minute=30),
         "kwargs": {"days_ago": 1},
+    },
+    # The players' bet requests (their request_ids' answers), past their retention.
+    "wagering-bet-requests-prune": {
+        "task": "wagering.tasks.bet_requests_prune",
+        "schedule": crontab(hour=1, minute=15),
     },
 }

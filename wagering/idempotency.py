@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Generic, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
-from wagering.models import LedgerTransaction
+from wagering.models import BetRequest, LedgerTransaction
 
 CLAIM_SQL = "INSERT INTO {table} ({columns}) VALUES ({values}) ON CONFLICT ({unique}) DO NOTHING RETURNING id"
 
@@ -107,3 +108,10 @@ def _claim(
         cursor.execute(sql, list(values.values()))
         row = cursor.fetchone()
     return None if row is None else row[0]
+
+
+def bet_requests_prune(*, older_than: timedelta) -> int:
+    """Forget the players' bet requests made more than ``older_than`` ago (their rounds long settled: a
+    request_id sent again by then is refused as its round is over anyway). How many were forgotten."""
+    deleted, _ = BetRequest.objects.filter(created_at__lt=timezone.now() - older_than).delete()
+    return deleted

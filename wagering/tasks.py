@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
-from wagering import reports
+from wagering import idempotency, reports
 
 RETRYING = {
     "acks_late": True,
@@ -40,3 +41,9 @@ def day_reports_build(day_iso: str | None = None, days_ago: int = 0) -> None:
     """Every table's and shoe's report for a day: ``day_iso``, else today (UTC) minus ``days_ago``."""
     day = date.fromisoformat(day_iso) if day_iso else timezone.now().date() - timedelta(days=days_ago)
     reports.day_reports_build(day=day)
+
+
+@shared_task(**RETRYING, **REPORT_LIMITS)
+def bet_requests_prune() -> int:
+    """The players' bet requests past ``BET_REQUEST_RETENTION_HOURS``, forgotten."""
+    return idempotency.bet_requests_prune(older_than=timedelta(hours=settings.BET_REQUEST_RETENTION_HOURS))

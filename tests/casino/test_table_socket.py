@@ -196,3 +196,22 @@ async def test_a_flood_of_bet_requests_is_refused_past_the_sockets_allowance(cou
     assert codes == ["ok"] * BET_REQUEST_BURST + ["too_fast"] * 5
     assert await in_thread(wallet_balance)(user=user) == D("1000.00") - codes.count("ok")
     await ws.disconnect()
+
+
+async def test_bet_requests_are_forgotten_after_their_retention(coup, settings):
+    from datetime import timedelta as hours_ago
+
+    from wagering import tasks
+
+    settings.BET_REQUEST_RETENTION_HOURS = 48
+    _, cookie = await in_thread(player)("ann")
+    ws = await join(cookie)
+    for key in ("old", "recent"):
+        await ask(ws, {"type": "bet", "request_id": key, "round_id": coup.round_id, "bets": {"player": "1"}})
+    await BetRequest.objects.filter(key="old").aupdate(created_at=timezone.now() - hours_ago(hours=49))
+    assert await in_thread(tasks.bet_requests_prune)() == 1
+    assert [key async for key in BetRequest.objects.values_list("key", flat=True)] == ["recent"]
+    assert await Bet.objects.acount() == 2  # the bets stay: only the requests' answers are forgotten
+    again = await ask(ws, {"type": "bet", "request_id": "old", "round_id": coup.round_id, "bets": {"player": "1"}})
+    assert again["type"] == "bet_accepted" and again["balance"] == "97.00"  # a new request now
+    await ws.disconnect()

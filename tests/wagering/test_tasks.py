@@ -26,6 +26,7 @@ QUEUES = {
     "wagering.tasks.table_day_report_build": "reports",
     "wagering.tasks.shoe_report_build": "reports",
     "wagering.tasks.day_reports_build": "reports",
+    "wagering.tasks.bet_requests_prune": "reports",
     "partners.tasks.wallet_transaction_send": "wallet",
     "partners.tasks.wallet_transactions_resend": "wallet",
     "partners.tasks.reconciliation_report_build": "reports",
