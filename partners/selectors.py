@@ -283,13 +283,7 @@ def round_record(*, partner: Partner, coup: Coup) -> dict:
     """A coup by its round id, with the bets of the partner's players on it (never another partner's)."""
     bets = Bet.objects.filter(coup=coup, user__partner_player__partner=partner)
     return {
-        **coup_record(coup=coup),
-        "table": coup.table.code,
-        "opened_at": coup.opened_at,
-        "resolved_at": coup.resolved_at,
-        "settled_at": coup.settled_at,
-        "voided_at": coup.voided_at,
-        "void_reason": coup.void_reason or None,
+        **table_round_record(coup=coup),
         "bets": list(bets.select_related("coup__table", "settlement", "user__partner_player").order_by("pk")),
     }
 

@@ -38,7 +38,8 @@ DEFAULT_LIMITS = {
 DEFAULT_MAX_DIFFERENTIAL = Decimal("5000.00")
 
 
-def _money(value: object, what: str) -> Decimal:
+def table_amount(value: object, what: str) -> Decimal:
+    """An amount a floor service was given, or the ``TableError`` saying why it is not one."""
     try:
         return amount_parse(value, what=what)
     except AmountInvalid as error:
@@ -74,7 +75,7 @@ def limit_set_create(
 ) -> LimitSet:
     """The table takes bets in one more currency, with the default limits until the pit boss sets them."""
     code = _currency(currency)
-    differential = _money(max_differential, "the maximum differential")
+    differential = table_amount(max_differential, "the maximum differential")
     table = table_locked(table.pk)
     if table.limit_sets.filter(currency=code).exists():
         raise TableError(f"table {table.code} already has limits in {code}", code="limit_set_exists")
@@ -105,7 +106,7 @@ def limit_set_update(
     *, table: Table, actor: User | None, currency: object, max_differential: object, reason: str = ""
 ) -> LimitSet:
     """The maximum differential of the table's limits in the currency (seed 000 §6.1)."""
-    differential = _money(max_differential, "the maximum differential")
+    differential = table_amount(max_differential, "the maximum differential")
     limit_set = _limit_set_locked(table, currency)
     before = {"currency": limit_set.currency, "max_differential": str(limit_set.max_differential)}
     limit_set.max_differential = differential
@@ -137,10 +138,10 @@ def bet_limit_set(
     """One bet type's limits in the currency (the house currency unless named)."""
     if bet_type not in game_rules.MAIN_BETS + game_rules.SIDE_BETS:
         raise TableError(f"unknown bet type {bet_type!r}", code="unknown_bet_type")
-    low, high = _money(minimum, "the minimum"), _money(maximum, "the maximum")
+    low, high = table_amount(minimum, "the minimum"), table_amount(maximum, "the maximum")
     if high < low:
         raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
-    table_high = None if table_maximum in (None, "") else _money(table_maximum, "the table maximum")
+    table_high = None if table_maximum in (None, "") else table_amount(table_maximum, "the table maximum")
     limit_set = _limit_set_locked(table, settings.HOUSE_CURRENCY if currency is None else currency)
     limit = BetLimit.objects.select_for_update(of=("self",)).filter(limit_set=limit_set, bet_type=bet_type).first()
     before = (

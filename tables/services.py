@@ -7,7 +7,6 @@ and the lifecycle that composes them with money, roads and partners in ``casino.
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -17,10 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.live import table_event_send
-from casino.money import AmountInvalid, amount_parse
 from tables.audit import audit_record
 from tables.errors import TableError
-from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write
+from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write, table_amount
 from tables.locks import table_locked
 from tables.models import DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
 from tables.players import dealer_display_name, nickname_problem
@@ -41,13 +39,6 @@ RULE_FIELDS = (
     "dealing_mode",
     "name",
 )
-
-
-def _money(value: object, what: str) -> Decimal:
-    try:
-        return amount_parse(value, what=what)
-    except AmountInvalid as error:
-        raise TableError(error.message, code=error.code) from None
 
 
 def _rules_of(table: Table) -> dict:
@@ -170,7 +161,7 @@ def limit_marker_grant(
     valid_until: datetime | None = None,
     reason: str = "",
 ) -> PersonalLimitMarker:
-    low, high = _money(minimum, "the minimum"), _money(maximum, "the maximum")
+    low, high = table_amount(minimum, "the minimum"), table_amount(maximum, "the maximum")
     if high < low:
         raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
     valid_from = valid_from or timezone.now()
