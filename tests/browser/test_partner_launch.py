@@ -113,8 +113,18 @@ def _console_problem(message: ConsoleMessage, problems: list[str]) -> None:
         problems.append(f"{message.type}: {message.text}")
 
 
-def _wait_for_betting(frame: FrameLocator) -> None:
-    expect(frame.locator("#table-app")).to_have_attribute("data-phase", "betting", timeout=40_000)
+def _wait_for_betting(frame: FrameLocator, seconds_left: float = 6) -> None:
+    """A coup taking bets for ``seconds_left`` more seconds at least: chips placed later could be sent by the
+    page itself just before the deadline (seed 001), leaving nothing for Confirm."""
+    app, timer = frame.locator("#table-app"), frame.locator("[data-timer]")
+    for _ in range(400):
+        if (
+            app.get_attribute("data-phase") == "betting"
+            and float(timer.get_attribute("data-seconds-left") or 0) >= seconds_left
+        ):
+            return
+        app.page.wait_for_timeout(100)
+    raise AssertionError("no coup took bets long enough")
 
 
 def _wait_for(condition, page, timeout_ms: int = 20_000) -> None:
