@@ -12,12 +12,13 @@ transaction: asked again meanwhile (or after a crash), it answers ``request_in_p
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import json
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from partners.models import PartnerPlayer
 from partners.seamless import batches_rollback, seamless_bet_place
@@ -26,7 +27,8 @@ from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import BetRejected, WageringError
 from wagering.idempotency import refusal_record, request_once
 from wagering.models import Bet, BetBatch, BetRequest
-from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes
+from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes, bet_stakes_checked
+from wagering.placement_together import PlacementAsked, bets_place_together
 from wagering.selectors import coup_bet_totals, wallet_balance, wallet_currency
 
 User = AbstractBaseUser
@@ -101,6 +103,126 @@ def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
     return outcome.result
 
 
+def bet_requests_answer_together(requests: list[PlayerBetRequest]) -> list[BetRequestAnswer | WageringError]:
+    """Bet and rebet requests on one coup from players' own wallets (``together``), answered as
+    ``bet_request_answer`` answers them one after another, in one go: their records read and written in one
+    statement each, their placements by ``bets_place_together``. ``KeyTakenMeanwhile`` if a request_id was
+    recorded by another transaction meanwhile: the caller rolls back and asks again (it is then a replay)."""
+    coup = requests[0].coup
+    outcomes: list[BetRequestAnswer | WageringError | None] = [None] * len(requests)
+    keys: dict[int, tuple[int, str]] = {}
+    for index, request in enumerate(requests):
+        if request.request_id is not None:
+            try:
+                keys[index] = (request.user.pk, request_id_checked(request.request_id))
+            except WageringError as error:
+                outcomes[index] = error
+    recorded = _records(set(keys.values()))
+    first_asked: dict[tuple[int, str], int] = {}
+    for index, key in keys.items():
+        if key not in recorded:
+            first_asked.setdefault(key, index)
+    asked, placing = [], []
+    for index, request in enumerate(requests):
+        if outcomes[index] is None and (index not in keys or first_asked.get(keys[index]) == index):
+            try:
+                asked.append(PlacementAsked(user=request.user, stakes=_stakes(request), action=_action(request)))
+                placing.append(index)
+            except WageringError as error:
+                outcomes[index] = error
+    for index, placed in zip(placing, bets_place_together(coup=coup, asked=asked), strict=True):
+        outcomes[index] = placed if isinstance(placed, WageringError) else _placed_answer(coup, placed)
+    _records_write([(requests[index], keys[index][1], outcomes[index]) for index in first_asked.values()])
+    for index, key in keys.items():  # a request_id recorded earlier, or asked twice here
+        if outcomes[index] is None:
+            first = first_asked.get(key)
+            try:
+                outcomes[index] = _again(
+                    requests[index],
+                    key[1],
+                    recorded.get(key),
+                    None if first is None else (requests[first], outcomes[first]),
+                )
+            except WageringError as error:
+                outcomes[index] = error
+    return outcomes
+
+
+def together(request: PlayerBetRequest) -> bool:
+    """Whether ``bet_requests_answer_together`` may take the request: a bet or rebet from our own wallet."""
+    return request.seamless is None and request.kind in ("bet", "rebet")
+
+
+class KeyTakenMeanwhile(Exception):
+    """A request_id recorded by a concurrent transaction after this one looked for it."""
+
+
+def _records(keys: set[tuple[int, str]]) -> dict[tuple[int, str], BetRequest]:
+    if not keys:
+        return {}
+    found = BetRequest.objects.filter(user_id__in={user for user, _ in keys}, key__in={key for _, key in keys})
+    return {(record.user_id, record.key): record for record in found if (record.user_id, record.key) in keys}
+
+
+def _stakes(request: PlayerBetRequest) -> dict[str, Decimal]:
+    return bet_stakes_checked(_bets(request)) if request.kind == "bet" else _rebet_stakes(request)
+
+
+def _action(request: PlayerBetRequest) -> str:
+    return "bet_batch_placed" if request.kind == "bet" else f"bet_rebet_x{request.multiplier}"
+
+
+def _records_write(answered: list[tuple[PlayerBetRequest, str, BetRequestAnswer | WageringError]]) -> None:
+    """The requests' records with their answers, in one statement (``KeyTakenMeanwhile``: one was taken)."""
+    if not answered:
+        return
+    quote = connection.ops.quote_name
+    columns = ("user_id", "key", "kind", "request", "answer", "accepted", "created_at")
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    rows = []
+    for request, key, outcome in answered:
+        accepted = not isinstance(outcome, WageringError)
+        answer = outcome.as_data() if accepted else outcome.as_dict()
+        rows += [
+            request.user.pk,
+            key,
+            request.kind,
+            json.dumps(_parameters(request)),
+            json.dumps(answer),
+            accepted,
+            now,
+        ]
+    sql = (
+        f"INSERT INTO {quote(BetRequest._meta.db_table)} ({', '.join(map(quote, columns))}) VALUES "  # noqa: S608
+        + ", ".join([f"({', '.join(['%s'] * len(columns))})"] * len(answered))
+        + f" ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, rows)
+        if len(cursor.fetchall()) < len(answered):
+            raise KeyTakenMeanwhile
+
+
+def _again(
+    request: PlayerBetRequest,
+    key: str,
+    record: BetRequest | None,
+    first: tuple[PlayerBetRequest, BetRequestAnswer | WageringError] | None,
+) -> BetRequestAnswer:
+    """The answer to a request_id recorded earlier (``record``), or asked first in this run (``first``)."""
+    parameters = _parameters(request)
+    if record is None:
+        first_request, first_outcome = first
+        record = BetRequest(key=key, request=_parameters(first_request))
+        if record.request == parameters:
+            if isinstance(first_outcome, WageringError):
+                raise first_outcome
+            return replace(first_outcome, replayed=True)
+    if record.request != parameters:
+        raise _conflict(key, record)
+    return _replay(record)
+
+
 def request_coup(*, table: Table, live: Coup | None, round_id: object) -> Coup:
     """The table's live coup, which must be the round the player was looking at (``round_id``, if sent)."""
     if live is None:
@@ -129,23 +251,10 @@ def request_id_checked(request_id: object) -> str:
 
 
 def _carry_out(request: PlayerBetRequest) -> BetRequestAnswer:
-    coup, user = request.coup, request.user
-    if request.kind == "bet":
-        if not isinstance(request.bets, dict):
-            raise BetRejected("bad_bets", 'send the bets as {"player": "10.00", ...}')
-        return _placed_answer(coup, _place(request, lambda: request.bets))
-    if request.kind == "rebet":
-        multiplier = request.multiplier
-        if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
-            raise BetRejected(
-                "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
-            )
-        if request.seamless is None:
-            return _placed_answer(coup, bet_rebet(user=user, coup=coup, multiplier=multiplier))
-        return _placed_answer(
-            coup, _place(request, lambda: bet_rebet_stakes(user=user, coup=coup, multiplier=multiplier))
-        )
+    if request.kind in ("bet", "rebet"):
+        return _placed_answer(request.coup, _place(request))
     with transaction.atomic():
+        user, coup = request.user, request.coup
         batches = (
             [bet_batch_undo(user=user, coup=coup)] if request.kind == "undo" else bet_remove_all(user=user, coup=coup)
         )
@@ -153,12 +262,33 @@ def _carry_out(request: PlayerBetRequest) -> BetRequestAnswer:
     return _taken_off_answer(request, batches)
 
 
-def _place(request: PlayerBetRequest, stakes: Callable[[], dict], placed_record=None) -> PlacedBatch:
+def _place(request: PlayerBetRequest, placed_record=None) -> PlacedBatch:
+    user, coup = request.user, request.coup
     if request.seamless is not None:
-        return seamless_bet_place(
-            player=request.seamless, coup=request.coup, bets=stakes(), placed_record=placed_record
+        stakes = _bets(request) if request.kind == "bet" else _rebet_stakes(request)
+        return seamless_bet_place(player=request.seamless, coup=coup, bets=stakes, placed_record=placed_record)
+    if request.kind == "bet":
+        return bet_batch_place(user=user, coup=coup, bets=_bets(request))
+    return bet_rebet(user=user, coup=coup, multiplier=_multiplier(request))
+
+
+def _bets(request: PlayerBetRequest) -> dict:
+    if not isinstance(request.bets, dict):
+        raise BetRejected("bad_bets", 'send the bets as {"player": "10.00", ...}')
+    return request.bets
+
+
+def _multiplier(request: PlayerBetRequest) -> int:
+    multiplier = request.multiplier
+    if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
+        raise BetRejected(
+            "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
         )
-    return bet_batch_place(user=request.user, coup=request.coup, bets=stakes())
+    return multiplier
+
+
+def _rebet_stakes(request: PlayerBetRequest) -> dict[str, Decimal]:
+    return bet_rebet_stakes(user=request.user, coup=request.coup, multiplier=_multiplier(request))
 
 
 def _placed_answer(coup: Coup, placed: PlacedBatch) -> BetRequestAnswer:
@@ -200,11 +330,7 @@ def _seamless_once(request: PlayerBetRequest, *, key: str, parameters: dict) -> 
         _answer_remember(BetRequest, record.pk, _placed_answer(request.coup, placed))
 
     try:
-        if request.kind == "bet":
-            placed = _place(request, lambda: request.bets, placed_record=answer_record)
-        else:
-            stakes = bet_rebet_stakes(user=request.user, coup=request.coup, multiplier=request.multiplier)
-            placed = _place(request, lambda: stakes, placed_record=answer_record)
+        placed = _place(request, placed_record=answer_record)
     except WageringError as error:
         BetRequest.objects.filter(pk=record.pk, answer__isnull=True).update(**_refused(error))
         raise

@@ -3,10 +3,11 @@
 In the last seconds of a betting window thousands of players confirm at once, and each placement holds
 the coup's row lock until it commits: one transaction per bet makes the commits the wall. So each web
 process queues a table's requests and one thread per table takes every request waiting (up to
-``INTAKE_MAX_BATCH``) into one transaction: the table's live coup read once, each request carried out in
-arrival order in a savepoint of its own (a refusal rolls back only its own writes and is recorded as
-its answer), one commit, and only then is each request answered. Processes on several machines stay
-correct: each batch holds the coup's row lock as a single placement does.
+``INTAKE_MAX_BATCH``) into one transaction: the table's live coup read once, the requests carried out in
+arrival order (runs of bets checked against the running totals and written set-wise,
+``wagering.placement_together``; undo and remove each in a savepoint of its own), a refusal recorded as
+its answer and never failing the others, one commit, and only then is each request answered. Processes
+on several machines stay correct: each batch holds the coup's row lock as a single placement does.
 
 Nothing acknowledged is lost and nothing is done twice: a request is answered only after its batch
 committed (a batch that fails to commit answers ``database_unavailable`` to all its requests, none of
@@ -31,17 +32,24 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, close_old_connections, connection, transaction
 
-from casino.bet_requests import PlayerBetRequest, bet_request_answer, request_coup
+from casino.bet_requests import (
+    KeyTakenMeanwhile,
+    PlayerBetRequest,
+    bet_request_answer,
+    bet_requests_answer_together,
+    request_coup,
+    together,
+)
 from casino.metrics import bet_request_count, intake_batch_observe
 from partners.models import PartnerPlayer
 from tables.selectors import table_with_live_coup
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 
 User = AbstractBaseUser
-# Each request takes two or three savepoints (subtransactions); past 64 in one transaction PostgreSQL's
-# snapshots overflow to pg_subtrans and every statement slows down (measured: batches of 180 took 22 ms a
-# request, of 20 16 ms; bench/README.md).
-INTAKE_MAX_BATCH = 20
+# Bets and rebets are written set-wise, with no savepoint; undo and remove take two or three savepoints
+# (subtransactions) each, and past 64 in one transaction PostgreSQL's snapshots overflow to pg_subtrans
+# (bench/README.md): a batch of them costs more per request, but stays correct.
+INTAKE_MAX_BATCH = 500
 INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
 IDLE_SECONDS = 30  # a table's thread ends after this long without a request (its connection closed)
 logger = logging.getLogger(__name__)
@@ -140,7 +148,7 @@ def _table_intake(table_code: str) -> _TableIntake:
 def _batch_commit(
     table_code: str, batch: list[tuple[IntakeRequest, Future]], *, seamless: PartnerPlayer | None = None
 ) -> None:
-    """Carry the requests out in one transaction, each in a savepoint; answer each once it committed. A
+    """Carry the requests out in one transaction (``_carried_out``); answer each once it committed. A
     seamless wallet's request has no transaction around it: its services hold the coup's lock only while
     they write, never while the partner's wallet is asked."""
     started = time.monotonic()
@@ -156,41 +164,69 @@ def _batch_commit(
             else:
                 future.set_result(outcome)
 
-    try:
-        with transaction.atomic() if seamless is None else nullcontext():
-            if seamless is None:
-                transaction.on_commit(answer)
-            table, live = table_with_live_coup(code=table_code)
-            for request, _ in batch:
-                outcomes.append(_carried_out(request, table, live, seamless))
-    except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
-        if not answered:
-            logger.exception("bet intake of %s: a batch of %d not committed", table_code, len(batch))
-            code = DATABASE_UNAVAILABLE_CODE if isinstance(error, DatabaseError) else "internal_error"
-            message = DATABASE_UNAVAILABLE_MESSAGE if isinstance(error, DatabaseError) else INTERNAL_ERROR_MESSAGE
-            outcomes = [WageringError(code, message)] * len(batch)
+    for attempt in (1, 2):  # again if a request_id was recorded by another process meanwhile: then a replay
+        try:
+            with transaction.atomic() if seamless is None else nullcontext():
+                if seamless is None:
+                    transaction.on_commit(answer)
+                table, live = table_with_live_coup(code=table_code)
+                outcomes = _carried_out([request for request, _ in batch], table, live, seamless)
+        except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
+            if isinstance(error, KeyTakenMeanwhile) and attempt == 1:
+                continue
+            if not answered:
+                logger.exception("bet intake of %s: a batch of %d not committed", table_code, len(batch))
+                code = DATABASE_UNAVAILABLE_CODE if isinstance(error, DatabaseError) else "internal_error"
+                message = DATABASE_UNAVAILABLE_MESSAGE if isinstance(error, DatabaseError) else INTERNAL_ERROR_MESSAGE
+                outcomes = [WageringError(code, message)] * len(batch)
+        break
     intake_batch_observe(table=table_code, size=len(batch), seconds=time.monotonic() - started)
     if not answered:
         answer()
 
 
-def _carried_out(request: IntakeRequest, table, live, seamless: PartnerPlayer | None) -> object:
-    """The request's answer, or the error refusing it. Every service it calls writes in a savepoint of its
-    own (``transaction.atomic``), so a refusal rolls back only its own writes, and keeps its record."""
-    try:
-        if table is None:
-            raise WageringError("no_such_table", f"there is no table {request.table_code!r}")
-        coup = request_coup(table=table, live=live, round_id=request.round_id)
-        return bet_request_answer(
-            PlayerBetRequest(
+def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPlayer | None) -> list[object]:
+    """Each request's answer, or the error refusing it, in arrival order: runs of bets and rebets from our own
+    wallets answered together, set-wise (a refusal writes nothing but its record); any other request, and a
+    bet alone, on its own, in savepoints of its own (a refusal rolls back only its own writes)."""
+    outcomes: list[object] = [None] * len(requests)
+    run: list[tuple[int, PlayerBetRequest]] = []
+
+    def run_answer() -> None:
+        if len(run) > 1:
+            answers = bet_requests_answer_together([request for _, request in run])
+            for (index, _), outcome in zip(run, answers, strict=True):
+                outcomes[index] = outcome
+        elif run:  # one alone: its one-statement placement costs fewer round trips
+            outcomes[run[0][0]] = one_answer(run[0][1])
+        run.clear()
+
+    def one_answer(request: PlayerBetRequest) -> object:
+        try:
+            return bet_request_answer(request)
+        except WageringError as error:
+            return error
+
+    for index, request in enumerate(requests):
+        try:
+            if table is None:
+                raise WageringError("no_such_table", f"there is no table {request.table_code!r}")
+            player_request = PlayerBetRequest(
                 user=request.user,
                 seamless=seamless,
-                coup=coup,
+                coup=request_coup(table=table, live=live, round_id=request.round_id),
                 kind=request.kind,
                 bets=request.bets,
                 multiplier=request.multiplier,
                 request_id=request.request_id,
             )
-        )
-    except WageringError as error:
-        return error
+        except WageringError as error:
+            outcomes[index] = error
+            continue
+        if together(player_request):
+            run.append((index, player_request))
+            continue
+        run_answer()
+        outcomes[index] = one_answer(player_request)
+    run_answer()
+    return outcomes

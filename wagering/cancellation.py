@@ -36,6 +36,7 @@ from wagering.placement import (
 from wagering.placement_writers import stake_totals_move
 from wagering.selectors import (
     coup_bet_totals,
+    coup_max_differential,
 )
 from wagering.settlement import ClosedBet, bets_by_user, bets_close, by_currency, open_bets, returns_by_account
 
@@ -81,7 +82,12 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     currency = next(iter(accounts.values())).currency
     table_before = coup_bet_totals(coup=coup, currency=currency)
     table_after = totals_added(table_before, cancelled)
-    differential_check(coup=coup, currency=currency, before=table_before, after=table_after)
+    differential_check(
+        limit=coup_max_differential(coup=coup, currency=currency),
+        currency=currency,
+        before=table_before,
+        after=table_after,
+    )
     total = -money(sum(cancelled.values()))
     ledger_transaction = ledger_post(
         kind=LedgerTransaction.Kind.BET_CANCEL,

@@ -86,6 +86,16 @@ def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) 
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)  # noqa: S608
 
 
+def balances_store(accounts: list[Account]) -> None:
+    """Store each account's ``balance`` as it is on the instance (the ``balance_after`` of its newest leg,
+    already written): one statement for any number of accounts."""
+    table = connection.ops.quote_name(Account._meta.db_table)
+    values = ", ".join(["(%s, CAST(%s AS NUMERIC))"] * len(accounts))
+    sql = f"UPDATE {table} SET balance = v.column2 FROM (VALUES {values}) AS v WHERE {table}.id = v.column1"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for account in accounts for value in (account.pk, account.balance)])
+
+
 def _balances_store(ledger_transaction: LedgerTransaction) -> None:
     """Each account of the transaction takes the balance after its leg: one statement for any number of legs."""
     balance_after = LedgerEntry.objects.filter(transaction=ledger_transaction, account=OuterRef("pk"))

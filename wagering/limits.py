@@ -10,14 +10,11 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import BetLimits
-from tables.models import Coup, PersonalLimitMarker
+from tables.models import PersonalLimitMarker
 from wagering.amounts import bet_label
 from wagering.errors import BetRejected
 from wagering.models import (
     ZERO,
-)
-from wagering.selectors import (
-    coup_max_differential,
 )
 
 User = AbstractBaseUser
@@ -71,12 +68,11 @@ def bet_limits_check(
 
 
 def differential_check(
-    *, coup: Coup, currency: str, before: Mapping[str, Decimal], after: Mapping[str, Decimal]
+    *, limit: Decimal, currency: str, before: Mapping[str, Decimal], after: Mapping[str, Decimal]
 ) -> None:
     """|Banker - Player| over the whole table's stakes in the currency within its maximum differential
     (seed 000 §6.1; tie and side bets apart, §6.1.3). A change that does not widen the gap is always allowed.
     The refusal says how much more each side could take as the table stands (§6.1.2)."""
-    limit = coup_max_differential(coup=coup, currency=currency)
     player_before, banker_before = before.get(PLAYER, ZERO), before.get(BANKER, ZERO)
     player, banker = after.get(PLAYER, ZERO), after.get(BANKER, ZERO)
     gap = abs(banker - player)

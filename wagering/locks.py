@@ -106,3 +106,9 @@ def float_locked(partner_code: str, *, currency: str) -> Account:
             {"float_currency": partner_float.currency, "currency": currency},
         )
     return partner_float
+
+
+def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
+    """The players' wallets (by user id; none for a player without one), locked in primary-key order."""
+    wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+    return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}

@@ -13,10 +13,10 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
-from baccarat.rules import MAIN_BETS, SIDE_BETS
+from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
 from casino.live import table_totals_send
 from casino.money import MAX_AMOUNT
-from tables.models import Coup
+from tables.models import Coup, PersonalLimitMarker
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, amounts_as_strings, bet_label
 from wagering.errors import BetRejected
@@ -30,7 +30,6 @@ from wagering.models import (
 from wagering.placement_writers import BalanceBound, PartnerFunds, placement_write_from_float, placement_writer
 from wagering.selectors import (
     coup_bet_totals_with_own,
-    coup_limits,
     largest_return,
     open_bets_largest_return,
     personal_limit_marker,
@@ -125,9 +124,45 @@ def _batch_checked(
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     coup_betting_locked(coup)
     betting_open_check(coup)
-    limits = coup_limits(coup=coup, currency=currency)
+    open_stakes = coup_bet_totals_with_own(coup=coup, user=user, currency=currency)
+    table_after, own_after = stakes_within_rules(
+        rules=coup_rules(coup=coup),
+        round_id=coup.round_id,
+        currency=currency,
+        stakes=stakes,
+        marker=marker,
+        table=open_stakes.table,
+        own=open_stakes.own,
+    )
+    # A partner's wallet holds the player's money: the bound of our wallets does not apply to it.
+    bound = (
+        BalanceBound(on_coup=ZERO, elsewhere=ZERO)
+        if from_partner
+        else BalanceBound(
+            on_coup=largest_return(rules=coup.rules, stakes=own_after),
+            elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
+        )
+    )
+    return _Checked(table_after=table_after, own_after=own_after, bound=bound)
+
+
+def stakes_within_rules(
+    *,
+    rules: CoupRules,
+    round_id: str,
+    currency: str,
+    stakes: Mapping[str, Decimal],
+    marker: PersonalLimitMarker | None,
+    table: Mapping[str, Decimal],
+    own: Mapping[str, Decimal],
+) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """The table's and the player's stakes on the coup with these added (``table`` and ``own``: before),
+    or ``BetRejected``: the currency and bet types on offer, Player and Banker together, the limits (the
+    player's marker's, else the table's), the table-wide maximums and the maximum differential. ``rules``:
+    the coup's, ``round_id`` its round."""
+    limits = rules.offered_limits(currency)
     if not limits:
-        offered = ", ".join(coup_rules(coup=coup).currencies)
+        offered = ", ".join(rules.currencies)
         raise BetRejected(
             "currency_not_offered",
             f"this table takes bets in {offered}, not in {currency}",
@@ -137,14 +172,12 @@ def _batch_checked(
         if bet_type not in limits:
             raise BetRejected(
                 "bet_type_not_offered",
-                f"{bet_label(bet_type)} is not offered on coup {coup.round_id}",
+                f"{bet_label(bet_type)} is not offered on coup {round_id}",
                 {"bet_type": bet_type, "offered": ", ".join(limits)},
             )
-    open_stakes = coup_bet_totals_with_own(coup=coup, user=user, currency=currency)
-    table_before, own_before = open_stakes.table, open_stakes.own
-    table_after = totals_added(table_before, stakes)
-    own_after = totals_added(own_before, stakes)
-    if coup_rules(coup=coup).table.forbid_player_and_banker and own_after.get(PLAYER) and own_after.get(BANKER):
+    table_after = totals_added(table, stakes)
+    own_after = totals_added(own, stakes)
+    if rules.table.forbid_player_and_banker and own_after.get(PLAYER) and own_after.get(BANKER):
         raise BetRejected(
             "player_and_banker",
             f"a player may not bet both Player and Banker in one coup: this would make {own_after[PLAYER]} "
@@ -156,20 +189,12 @@ def _batch_checked(
             bet_type=bet_type,
             limit=limits[bet_type],
             marker=marker,
-            own=(own_before.get(bet_type, ZERO), own_after[bet_type]),
-            table=(table_before.get(bet_type, ZERO), table_after[bet_type]),
+            own=(own.get(bet_type, ZERO), own_after[bet_type]),
+            table=(table.get(bet_type, ZERO), table_after[bet_type]),
         )
-    differential_check(coup=coup, currency=currency, before=table_before, after=table_after)
-    # A partner's wallet holds the player's money: the bound of our wallets does not apply to it.
-    bound = (
-        BalanceBound(on_coup=ZERO, elsewhere=ZERO)
-        if from_partner
-        else BalanceBound(
-            on_coup=largest_return(rules=coup.rules, stakes=own_after),
-            elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
-        )
-    )
-    return _Checked(table_after=table_after, own_after=own_after, bound=bound)
+    limit = rules.currencies[currency].max_differential
+    differential_check(limit=limit, currency=currency, before=table, after=table_after)
+    return table_after, own_after
 
 
 @transaction.atomic
@@ -191,7 +216,7 @@ def _batch_place(
             user=user, coup=coup, stakes=stakes, total=total, currency=currency, action=action, bound=checked.bound
         )
         if placed is None:
-            _placement_refusal_raise(user=user, total=total, bound=checked.bound)
+            raise placement_refusal(balance=wallet_balance(user=user), total=total, bound=checked.bound)
         batch, bets, balance = placed
     bets_changed_events(
         coup=coup, user_id=user.pk, balance=balance, currency=currency, table_totals=checked.table_after
@@ -199,17 +224,17 @@ def _batch_place(
     return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after, currency=currency)
 
 
-def _placement_refusal_raise(*, user: User, total: Decimal, bound: BalanceBound) -> None:
-    """Why the placement wrote nothing (the wallet is short, or could not hold what the bets may return)."""
-    balance = wallet_balance(user=user)
+def placement_refusal(*, balance: Decimal, total: Decimal, bound: BalanceBound) -> BetRejected:
+    """Why a placement from a wallet holding ``balance`` wrote nothing: the wallet is short, or could not
+    hold what the bets may return."""
     if total > balance:
-        raise BetRejected(
+        return BetRejected(
             "insufficient_funds",
             f"the bets total {total} but the balance is {balance}: short by {total - balance}",
             {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
         )
     over_by = balance - total + bound.largest_return - MAX_AMOUNT
-    raise BetRejected(
+    return BetRejected(
         "balance_limit",
         f"these bets could bring the balance of {balance - total} up by {bound.largest_return} (your bets on this "
         f"coup {bound.on_coup}, your open bets elsewhere {bound.elsewhere}), past {MAX_AMOUNT}, the most a wallet "

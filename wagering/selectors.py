@@ -16,7 +16,6 @@ from django.db.models import Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from baccarat.rules import BetLimits
 from tables.models import Coup, PersonalLimitMarker, Table
 from tables.selectors import coup_rules, rules_from_snapshot
 from wagering.models import (
@@ -37,12 +36,6 @@ def bet_paid(paytable: Paytable, stake: Decimal, result: CoupResult) -> tuple[st
     return BetSettlement.Outcome(paytable.outcome(result)), paytable.payout(stake, result)
 
 
-def coup_limits(*, coup: Coup, currency: str) -> dict[str, BetLimits]:
-    """The limits of every bet type the coup offers in the currency: offered by its rules and with limits
-    (none: the table takes no bets in that currency)."""
-    return coup_rules(coup=coup).offered_limits(currency)
-
-
 def coup_max_differential(*, coup: Coup, currency: str) -> Decimal:
     return coup_rules(coup=coup).currencies[currency].max_differential
 
@@ -55,12 +48,38 @@ def wallet_currency(*, user: User) -> str:
 
 def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PersonalLimitMarker | None:
     """The player's valid, unrevoked marker at the table (the latest granted, if several)."""
-    return (
-        PersonalLimitMarker.objects.filter(table_id=table_id, player=user, revoked_at__isnull=True, valid_from__lte=at)
-        .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
-        .order_by("-valid_from", "-pk")
-        .first()
+    return personal_limit_markers(table_id=table_id, user_ids={user.pk}, at=at).get(user.pk)
+
+
+def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PersonalLimitMarker]:
+    """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one query."""
+    markers = PersonalLimitMarker.objects.filter(
+        table_id=table_id, player_id__in=user_ids, revoked_at__isnull=True, valid_from__lte=at
+    ).filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
+    latest: dict[int, PersonalLimitMarker] = {}
+    for marker in markers.order_by("valid_from", "pk"):
+        latest[marker.player_id] = marker
+    return latest
+
+
+def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:
+    """The whole table's stakes in play on the coup, by currency and bet type (its running totals)."""
+    totals: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    rows = CoupStakeTotal.objects.filter(coup=coup, total__gt=0).values_list("currency", "bet_type", "total")
+    for currency, bet_type, total in rows:
+        totals[currency][bet_type] = money(total)
+    return totals
+
+
+def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:
+    """Each player's stakes not yet settled (by user id, coup id and bet type), in one query."""
+    stakes: dict[int, dict[int, dict[str, Decimal]]] = defaultdict(lambda: defaultdict(dict))
+    rows = Bet.objects.filter(user_id__in=user_ids, state=Bet.State.ACCEPTED).values_list(
+        "user_id", "coup_id", "bet_type"
     )
+    for user_id, coup_id, bet_type, total in rows.annotate(total=Sum("stake")).order_by():
+        stakes[user_id][coup_id][bet_type] = money(total)
+    return stakes
 
 
 def coup_bet_totals(*, coup: Coup, user: User | None = None, currency: str | None = None) -> dict[str, Decimal]:
@@ -117,28 +136,39 @@ def coup_bet_totals_with_own(*, coup: Coup, user: User, currency: str) -> CoupSt
 
 def largest_return(*, rules: dict, stakes: Mapping[str, Decimal]) -> Decimal:
     """The most these stakes on one coup can bring back, by the coup's paytables (``rules``: its stored rules)."""
-    paytables = rules_from_snapshot(rules).table.paytables()
+    return stakes_largest_return(paytables=rules_from_snapshot(rules).table.paytables(), stakes=stakes)
+
+
+def stakes_largest_return(*, paytables: Mapping[str, Paytable], stakes: Mapping[str, Decimal]) -> Decimal:
     return sum((paytables[bet_type].largest_return(stake) for bet_type, stake in stakes.items()), ZERO)
 
 
 def open_bets_largest_return(*, stakes_by_coup: Mapping[int, Mapping[str, Decimal]]) -> Decimal:
     """The most a player's open stakes on these coups can bring back, each by its coup's paytables: one
     query for the coups' rules (none without stakes)."""
-    if not stakes_by_coup:
-        return ZERO
-    rules = dict(Coup.objects.filter(pk__in=stakes_by_coup).values_list("pk", "rules"))
-    return sum(
-        (largest_return(rules=rules[coup_id], stakes=stakes) for coup_id, stakes in stakes_by_coup.items()), ZERO
-    )
+    return open_bets_largest_returns(stakes_by_user={0: stakes_by_coup})[0]
+
+
+def open_bets_largest_returns(
+    *, stakes_by_user: Mapping[int, Mapping[int, Mapping[str, Decimal]]]
+) -> dict[int, Decimal]:
+    """``open_bets_largest_return`` of each player (by user id): one query for all their coups' rules."""
+    coup_ids = {coup_id for by_coup in stakes_by_user.values() for coup_id in by_coup}
+    rules = dict(Coup.objects.filter(pk__in=coup_ids).values_list("pk", "rules")) if coup_ids else {}
+    paytables = {coup_id: rules_from_snapshot(rules[coup_id]).table.paytables() for coup_id in coup_ids}
+    return {
+        user_id: sum(
+            (stakes_largest_return(paytables=paytables[coup_id], stakes=stakes) for coup_id, stakes in by_coup.items()),
+            ZERO,
+        )
+        for user_id, by_coup in stakes_by_user.items()
+    }
 
 
 def wallet_open_largest_return(*, user_id: int) -> Decimal:
     """The most the player's open bets (on any coup not yet settled) can still bring back to the wallet."""
-    rows = Bet.objects.filter(user_id=user_id, state=Bet.State.ACCEPTED).values_list("coup_id", "bet_type")
-    stakes_by_coup: dict[int, dict[str, Decimal]] = defaultdict(dict)
-    for coup_id, bet_type, total in rows.annotate(total=Sum("stake")).order_by():
-        stakes_by_coup[coup_id][bet_type] = money(total)
-    return open_bets_largest_return(stakes_by_coup=stakes_by_coup)
+    stakes_by_user = players_open_stakes(user_ids={user_id})
+    return open_bets_largest_returns(stakes_by_user=stakes_by_user).get(user_id, ZERO)
 
 
 def coup_bets(*, coup: Coup) -> QuerySet[Bet]:

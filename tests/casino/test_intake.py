@@ -112,14 +112,14 @@ def test_a_request_still_queued_at_the_deadline_is_refused_betting_closed(coup, 
 
 def test_a_batch_that_fails_answers_every_request_and_leaves_nothing(coup, batches, monkeypatch):
     first, second = players(2)
-    answer = intake.bet_request_answer
+    answer = intake.bet_requests_answer_together
 
-    def fails_for_the_second(request):
-        if request.user == second:
+    def fails_for_the_second(requests):
+        if any(request.user == second for request in requests):
             raise RuntimeError("a bug")
-        return answer(request)
+        return answer(requests)
 
-    monkeypatch.setattr(intake, "bet_request_answer", fails_for_the_second)
+    monkeypatch.setattr(intake, "bet_requests_answer_together", fails_for_the_second)
     alone = batches.first(IntakeRequest(user=first, table_code="gc1", kind="bet", bets={"player": "10"}))
     together = [
         bet_request_submit(IntakeRequest(user=user, table_code="gc1", kind="bet", bets={"player": "10"}))

@@ -1,0 +1,204 @@
+"""Many players' placements on one coup at once: the bet intake's group commit, set-wise.
+
+One placement at a time costs about a dozen statements, each under the coup's lock that every bet at the
+table waits for. Here a whole group of them costs a fixed dozen: the coup locked once, the players' markers,
+wallets and open stakes read in one query each, every placement checked in arrival order against the
+running totals by the same rules as one alone (``stakes_within_rules``, the wallet's funds and
+``BalanceBound``), then the accepted ones written together (ledger transactions, their legs chained from
+balance to balance, one balance update, batches, bets, stake totals, audit rows). A refused placement writes
+nothing and never fails the others. The caller's transaction holds it all: it commits or leaves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from casino.live import table_totals_send
+from tables.models import AuditLog, Coup
+from tables.selectors import coup_rules
+from wagering.amounts import amounts_as_strings
+from wagering.errors import BetRejected
+from wagering.ledger import balances_store, rows_insert
+from wagering.locks import system_accounts_locked, wallets_locked
+from wagering.models import ZERO, Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
+from wagering.placement import (
+    PlacedBatch,
+    betting_open_check,
+    coup_betting_locked,
+    placement_refusal,
+    stakes_within_rules,
+)
+from wagering.placement_writers import BalanceBound, placement_audit, stake_totals_move
+from wagering.selectors import (
+    coup_stake_totals,
+    open_bets_largest_returns,
+    personal_limit_markers,
+    players_open_stakes,
+    stakes_largest_return,
+)
+from wagering.wallets import wallet_event_send
+
+User = AbstractBaseUser
+
+
+@dataclass(frozen=True)
+class PlacementAsked:
+    """A player's batch of stakes (checked by ``bet_stakes_checked``) from their wallet; ``action``: the
+    audit's name for it (``bet_batch_placed``, ``bet_rebet_x2``...)."""
+
+    user: User
+    stakes: dict[str, Decimal]
+    action: str
+
+
+@dataclass
+class _Accepted:
+    asked: PlacementAsked
+    wallet: Account
+    currency: str
+    total: Decimal
+    balance: Decimal
+    own_after: dict[str, Decimal]
+
+
+def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[PlacedBatch | BetRejected]:
+    """Each placement's ``PlacedBatch``, or the ``BetRejected`` refusing it, in the order asked; exactly what
+    placing them one after another by ``bet_batch_place`` answers and writes (a test compares the two)."""
+    user_ids = {placement.user.pk for placement in asked}
+    markers = personal_limit_markers(table_id=coup.table_id, user_ids=user_ids, at=timezone.now())
+    coup_betting_locked(coup)
+    try:
+        betting_open_check(coup)
+    except BetRejected as refusal:
+        return [refusal] * len(asked)
+    wallets = wallets_locked(user_ids)
+    table = coup_stake_totals(coup=coup)
+    open_stakes = players_open_stakes(user_ids=user_ids)
+    own = {user_id: dict(by_coup.pop(coup.pk, {})) for user_id, by_coup in open_stakes.items()}
+    elsewhere = open_bets_largest_returns(stakes_by_user=open_stakes)
+    rules = coup_rules(coup=coup)
+    paytables = rules.table.paytables()
+
+    answers: list[_Accepted | BetRejected] = []
+    for placement in asked:
+        user_id = placement.user.pk
+        wallet = wallets.get(user_id)
+        currency = wallet.currency if wallet is not None else settings.HOUSE_CURRENCY
+        try:
+            table_after, own_after = stakes_within_rules(
+                rules=rules,
+                round_id=coup.round_id,
+                currency=currency,
+                stakes=placement.stakes,
+                marker=markers.get(user_id),
+                table=table.get(currency, {}),
+                own=own.get(user_id, {}),
+            )
+            total = money(sum(placement.stakes.values()))
+            bound = BalanceBound(
+                on_coup=stakes_largest_return(paytables=paytables, stakes=own_after),
+                elsewhere=elsewhere.get(user_id, ZERO),
+            )
+            balance = wallet.balance if wallet is not None else ZERO
+            if wallet is None or total > balance or not bound.fits(balance=balance, total=total):
+                raise placement_refusal(balance=balance, total=total, bound=bound)
+        except BetRejected as refusal:
+            answers.append(refusal)
+            continue
+        wallet.balance = money(balance - total)
+        table[currency], own[user_id] = table_after, own_after
+        answers.append(_Accepted(placement, wallet, currency, total, wallet.balance, own_after))
+
+    accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
+    placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
+    for currency in {answer.currency for answer in accepted}:
+        totals = amounts_as_strings({bet_type: total for bet_type, total in table[currency].items() if total})
+        table_totals_send(
+            table_code=coup.table.code,
+            currency=currency,
+            data={"round_id": coup.round_id, "currency": currency, "totals": totals},
+        )
+    return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
+
+
+def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
+    """The accepted placements' rows, set-wise; the wallets already hold their balances after them."""
+    placements = LedgerTransaction.objects.bulk_create(
+        LedgerTransaction(
+            kind=LedgerTransaction.Kind.BET_PLACEMENT, currency=answer.currency, coup=coup, actor=answer.asked.user
+        )
+        for answer in accepted
+    )
+    in_play = {
+        currency: system_accounts_locked({Account.Kind.BETS_IN_PLAY}, currency=currency, table_id=coup.table_id)[
+            Account.Kind.BETS_IN_PLAY
+        ]
+        for currency in sorted({answer.currency for answer in accepted})
+    }
+    legs = []
+    for answer, placement in zip(accepted, placements, strict=True):
+        legs.append((placement.pk, answer.wallet.pk, -answer.total, answer.balance + answer.total, answer.balance))
+        account = in_play[answer.currency]
+        before, account.balance = account.balance, money(account.balance + answer.total)
+        legs.append((placement.pk, account.pk, answer.total, before, account.balance))
+    rows_insert(LedgerEntry, ("transaction", "account", "amount", "balance_before", "balance_after"), legs)
+    balances_store([*{answer.wallet.pk: answer.wallet for answer in accepted}.values(), *in_play.values()])
+
+    batches = BetBatch.objects.bulk_create(
+        BetBatch(coup=coup, user=answer.asked.user, placement=placement)
+        for answer, placement in zip(accepted, placements, strict=True)
+    )
+    bets_by_batch = [
+        [
+            Bet(
+                batch=batch,
+                coup=coup,
+                user=answer.asked.user,
+                bet_type=bet_type,
+                stake=stake,
+                stake_account=answer.wallet,
+            )
+            for bet_type, stake in answer.asked.stakes.items()
+        ]
+        for answer, batch in zip(accepted, batches, strict=True)
+    ]
+    Bet.objects.bulk_create(bet for bets in bets_by_batch for bet in bets)
+    for currency in in_play:
+        changes: dict[str, Decimal] = {}
+        for answer in accepted:
+            if answer.currency == currency:
+                for bet_type, stake in answer.asked.stakes.items():
+                    changes[bet_type] = changes.get(bet_type, ZERO) + stake
+        stake_totals_move(coup=coup, currency=currency, changes=changes)
+    rows_insert(
+        AuditLog,
+        ("actor", "actor_label", "action", "table", "object_type", "object_id", "after", "reason"),
+        [
+            (
+                answer.asked.user.pk,
+                answer.asked.user.get_username(),
+                answer.asked.action,
+                coup.table_id,
+                BetBatch.__name__,
+                str(batch.pk),
+                json.dumps(placement_audit(coup, answer.asked.stakes, answer.balance)),
+                "",
+            )
+            for answer, batch in zip(accepted, batches, strict=True)
+        ],
+    )
+    for answer in accepted:
+        wallet_event_send(user_id=answer.asked.user.pk, balance=answer.balance)
+    return [
+        PlacedBatch(
+            batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
+        )
+        for answer, batch, bets in zip(accepted, batches, bets_by_batch, strict=True)
+    ]
