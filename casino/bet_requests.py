@@ -17,8 +17,7 @@ from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import IntegrityError, transaction
 
 from partners.models import PartnerPlayer
 from partners.seamless import batches_rollback, seamless_bet_place
@@ -26,6 +25,7 @@ from tables.models import Coup, Table
 from wagering.cancellation import bet_batch_undo, bet_remove_all
 from wagering.errors import BetRejected, WageringError
 from wagering.idempotency import refusal_record, request_once
+from wagering.ledger import rows_insert
 from wagering.models import Bet, BetBatch, BetRequest
 from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes, bet_stakes_checked
 from wagering.placement_together import PlacementAsked, bets_place_together
@@ -174,33 +174,17 @@ def _action(request: PlayerBetRequest) -> str:
 
 def _records_write(answered: list[tuple[PlayerBetRequest, str, BetRequestAnswer | WageringError]]) -> None:
     """The requests' records with their answers, in one statement (``KeyTakenMeanwhile``: one was taken)."""
-    if not answered:
-        return
-    quote = connection.ops.quote_name
-    columns = ("user_id", "key", "kind", "request", "answer", "accepted", "created_at")
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
     rows = []
     for request, key, outcome in answered:
         accepted = not isinstance(outcome, WageringError)
         answer = outcome.as_data() if accepted else outcome.as_dict()
-        rows += [
-            request.user.pk,
-            key,
-            request.kind,
-            json.dumps(_parameters(request)),
-            json.dumps(answer),
-            accepted,
-            now,
-        ]
-    sql = (
-        f"INSERT INTO {quote(BetRequest._meta.db_table)} ({', '.join(map(quote, columns))}) VALUES "  # noqa: S608
-        + ", ".join([f"({', '.join(['%s'] * len(columns))})"] * len(answered))
-        + f" ON CONFLICT ({quote('user_id')}, {quote('key')}) DO NOTHING RETURNING id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, rows)
-        if len(cursor.fetchall()) < len(answered):
-            raise KeyTakenMeanwhile
+        rows.append(
+            (request.user.pk, key, request.kind, json.dumps(_parameters(request)), json.dumps(answer), accepted)
+        )
+    try:
+        rows_insert(BetRequest, ("user", "key", "kind", "request", "answer", "accepted"), rows)
+    except IntegrityError as taken:
+        raise KeyTakenMeanwhile from taken
 
 
 def _again(

@@ -68,13 +68,7 @@ def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) 
     """Insert rows of plain values (foreign keys as ids) with no model instance per row: settlement
     writes one per player and one per bet. PostgreSQL takes them by COPY (no statement to parse and
     plan for thousands of rows), SQLite by executemany. A ``created_at`` column gets the time now."""
-    meta = model._meta
-    if any(field.name == "created_at" for field in meta.concrete_fields):
-        fields += ("created_at",)
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        rows = [(*row, now) for row in rows]
-    table = connection.ops.quote_name(meta.db_table)
-    columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in fields)
+    table, columns, fields, rows = _insert_parts(model, fields, rows)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Django's errors (IntegrityError...), as for its own queries: COPY goes to psycopg directly.
@@ -84,6 +78,39 @@ def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) 
         else:
             placeholders = ", ".join(["%s"] * len(fields))
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)  # noqa: S608
+
+
+def rows_insert_returning_ids(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> list[int]:
+    """``rows_insert``, answering the new rows' ids in the rows' order. PostgreSQL takes one array a column
+    (one parameter each, whatever the number of rows), SQLite one multi-row INSERT."""
+    table, columns, fields, rows = _insert_parts(model, fields, rows)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            types = [model._meta.get_field(name).db_type(connection) for name in fields]
+            arrays = ", ".join(f"%s::{db_type}[]" for db_type in types)
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) SELECT * FROM unnest({arrays}) RETURNING id",  # noqa: S608
+                [list(column) for column in zip(*rows, strict=True)],
+            )
+        else:
+            values = ", ".join([f"({', '.join(['%s'] * len(fields))})"] * len(rows))
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) VALUES {values} RETURNING id",  # noqa: S608
+                [value for row in rows for value in row],
+            )
+        return sorted(row[0] for row in cursor.fetchall())  # one statement's ids rise in the rows' order
+
+
+def _insert_parts(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> tuple[str, str, tuple, list]:
+    """The quoted table and columns, with ``created_at`` (the time now) added to the rows if the model has it."""
+    meta = model._meta
+    if any(field.name == "created_at" for field in meta.concrete_fields):
+        fields += ("created_at",)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        rows = [(*row, now) for row in rows]
+    table = connection.ops.quote_name(meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in fields)
+    return table, columns, fields, rows
 
 
 def balances_store(accounts: list[Account]) -> None:

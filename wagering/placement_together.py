@@ -25,7 +25,7 @@ from tables.models import AuditLog, Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amounts_as_strings
 from wagering.errors import BetRejected
-from wagering.ledger import balances_store, rows_insert
+from wagering.ledger import balances_store, rows_insert, rows_insert_returning_ids
 from wagering.locks import system_accounts_locked, wallets_locked
 from wagering.models import ZERO, Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
 from wagering.placement import (
@@ -43,7 +43,7 @@ from wagering.selectors import (
     players_open_stakes,
     stakes_largest_return,
 )
-from wagering.wallets import wallet_event_send
+from wagering.wallets import wallet_events_send
 
 User = AbstractBaseUser
 
@@ -130,11 +130,10 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
 
 def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
     """The accepted placements' rows, set-wise; the wallets already hold their balances after them."""
-    placements = LedgerTransaction.objects.bulk_create(
-        LedgerTransaction(
-            kind=LedgerTransaction.Kind.BET_PLACEMENT, currency=answer.currency, coup=coup, actor=answer.asked.user
-        )
-        for answer in accepted
+    placement_ids = rows_insert_returning_ids(
+        LedgerTransaction,
+        ("kind", "currency", "coup", "actor", "reason"),
+        [(LedgerTransaction.Kind.BET_PLACEMENT.value, a.currency, coup.pk, a.asked.user.pk, "") for a in accepted],
     )
     in_play = {
         currency: system_accounts_locked({Account.Kind.BETS_IN_PLAY}, currency=currency, table_id=coup.table_id)[
@@ -143,33 +142,28 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
         for currency in sorted({answer.currency for answer in accepted})
     }
     legs = []
-    for answer, placement in zip(accepted, placements, strict=True):
-        legs.append((placement.pk, answer.wallet.pk, -answer.total, answer.balance + answer.total, answer.balance))
+    for answer, placement_id in zip(accepted, placement_ids, strict=True):
+        legs.append((placement_id, answer.wallet.pk, -answer.total, answer.balance + answer.total, answer.balance))
         account = in_play[answer.currency]
         before, account.balance = account.balance, money(account.balance + answer.total)
-        legs.append((placement.pk, account.pk, answer.total, before, account.balance))
+        legs.append((placement_id, account.pk, answer.total, before, account.balance))
     rows_insert(LedgerEntry, ("transaction", "account", "amount", "balance_before", "balance_after"), legs)
     balances_store([*{answer.wallet.pk: answer.wallet for answer in accepted}.values(), *in_play.values()])
 
-    batches = BetBatch.objects.bulk_create(
-        BetBatch(coup=coup, user=answer.asked.user, placement=placement)
-        for answer, placement in zip(accepted, placements, strict=True)
+    batch_ids = rows_insert_returning_ids(
+        BetBatch,
+        ("coup", "user", "placement"),
+        [(coup.pk, a.asked.user.pk, placement_id) for a, placement_id in zip(accepted, placement_ids, strict=True)],
     )
-    bets_by_batch = [
+    rows_insert(
+        Bet,
+        ("batch", "coup", "user", "bet_type", "stake", "stake_account", "state"),
         [
-            Bet(
-                batch=batch,
-                coup=coup,
-                user=answer.asked.user,
-                bet_type=bet_type,
-                stake=stake,
-                stake_account=answer.wallet,
-            )
-            for bet_type, stake in answer.asked.stakes.items()
-        ]
-        for answer, batch in zip(accepted, batches, strict=True)
-    ]
-    Bet.objects.bulk_create(bet for bets in bets_by_batch for bet in bets)
+            (batch_id, coup.pk, a.asked.user.pk, bet_type, stake, a.wallet.pk, Bet.State.ACCEPTED.value)
+            for a, batch_id in zip(accepted, batch_ids, strict=True)
+            for bet_type, stake in a.asked.stakes.items()
+        ],
+    )
     for currency in in_play:
         changes: dict[str, Decimal] = {}
         for answer in accepted:
@@ -187,18 +181,28 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
                 answer.asked.action,
                 coup.table_id,
                 BetBatch.__name__,
-                str(batch.pk),
+                str(batch_id),
                 json.dumps(placement_audit(coup, answer.asked.stakes, answer.balance)),
                 "",
             )
-            for answer, batch in zip(accepted, batches, strict=True)
+            for answer, batch_id in zip(accepted, batch_ids, strict=True)
         ],
     )
-    for answer in accepted:
-        wallet_event_send(user_id=answer.asked.user.pk, balance=answer.balance)
+    wallet_events_send(balances={answer.asked.user.pk: answer.balance for answer in accepted})
     return [
-        PlacedBatch(
-            batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
-        )
-        for answer, batch, bets in zip(accepted, batches, bets_by_batch, strict=True)
+        _placed(coup, answer, batch_id, placement_id)
+        for answer, batch_id, placement_id in zip(accepted, batch_ids, placement_ids, strict=True)
     ]
+
+
+def _placed(coup: Coup, answer: _Accepted, batch_id: int, placement_id: int) -> PlacedBatch:
+    """What the placement wrote, as instances (as read back, without reading them back: bets without ids)."""
+    user = answer.asked.user
+    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement_id=placement_id)
+    bets = [
+        Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, stake_account=answer.wallet)
+        for bet_type, stake in answer.asked.stakes.items()
+    ]
+    return PlacedBatch(
+        batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
+    )

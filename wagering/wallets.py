@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from casino.live import user_event_send
+from casino.live import user_events_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
@@ -50,7 +51,14 @@ def deposit_bound_check(*, wallet: Account, amount: Decimal) -> None:
 
 def wallet_event_send(*, user_id: int, balance: Decimal) -> None:
     """The wallet's new balance to its player's browsers, on commit."""
-    user_event_send(user_id=user_id, event_type="wallet", data={"balance": str(balance)})
+    wallet_events_send(balances={user_id: balance})
+
+
+def wallet_events_send(*, balances: Mapping[int, Decimal]) -> None:
+    """Many players' new balances (by user id), each to their browsers, on commit: one send for all."""
+    user_events_send(
+        event_type="wallet", data_by_user={user_id: {"balance": str(b)} for user_id, b in balances.items()}
+    )
 
 
 def wallet_deposit(
