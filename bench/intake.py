@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import resource
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import POSTGRES_SERVER, Verdicts, bench_database_reset, django_setup, percentile
-from bench.placement import SERVER_ENV, ledger_problems, pgbench_tps, web_server
+from bench.placement import SERVER_ENV, cpu_seconds, ledger_problems, pgbench_tps, server_pids, web_server
 
 NAME, REDIS_DB = "punto_bench_intake", 6
 TABLE_CODE = "intake1"
@@ -162,6 +163,19 @@ def intake_batches(url: str, token: str) -> tuple[float, float, float]:
     )
 
 
+def named(command: str) -> list[int]:
+    """The processes running ``command`` (all PostgreSQL's, all Redis's: the server's share of the work)."""
+    pids = []
+    for path in Path("/proc").iterdir():
+        if path.name.isdigit():
+            try:
+                if (path / "comm").read_text().strip() == command:
+                    pids.append(int(path.name))
+            except OSError:
+                continue
+    return pids
+
+
 def books_problems(players, acks: list) -> list[str]:
     """Every acknowledged bet once, every wallet = deposit - accepted stakes, the ledger's checks."""
     from decimal import Decimal
@@ -211,7 +225,7 @@ def main() -> int:
     metrics_dir = tempfile.TemporaryDirectory(prefix="punto-bench-intake-metrics-")
     SERVER_ENV["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
     log = Path(tempfile.gettempdir()) / "punto-bench-intake-server.log"
-    with web_server(log) as (url, _):
+    with web_server(log) as (url, server_pid):
         socket_url = url.replace("http://", "ws://") + f"/ws/tables/{TABLE_CODE}/"
         ours, theirs = multiprocessing.Pipe()
         clients = multiprocessing.Process(
@@ -220,8 +234,15 @@ def main() -> int:
         )
         clients.start()
         print(f"sockets ready: {ours.recv()['ready']}")
+        components = {
+            "web": server_pids(server_pid)[0],
+            "PostgreSQL": named("postgres"),
+            "Redis": named("redis-server"),
+        }
+        cpu_before = {name: cpu_seconds(pids) for name, pids in components.items()}
         ours.send("go")
         result = ours.recv()
+        cpu_used = {name: cpu_seconds(pids) - cpu_before[name] for name, pids in components.items()}
         clients.join(timeout=60)
         batches = intake_batches(url, token)
     metrics_dir.cleanup()
@@ -243,6 +264,18 @@ def main() -> int:
     )
     print(f"refused: {result['refusals'] or 'none'}; client errors: {result['errors'] or 'none'}")
     print(f"the client process's CPU: {result['cpu']:.2f} s over {elapsed:.2f} s")
+    cpu_used["client"] = result["cpu"]
+    per_bet = ", ".join(f"{name} {seconds / max(len(acks), 1) * 1000:.2f}" for name, seconds in cpu_used.items())
+    print(
+        f"CPU per accepted bet, ms: {per_bet}; in all {sum(cpu_used.values()) / max(len(acks), 1) * 1000:.2f} "
+        f"(the machine's {os.cpu_count()} cores give {os.cpu_count() * 1000 / max(rate, 1):.2f} ms a bet at this rate)"
+    )
+    in_flight = options.players
+    print(
+        f"Little's law: {in_flight} players each waiting for their answer at {rate:.0f} bets/s wait "
+        f"{in_flight / rate * 1000:.0f} ms on average; an ack p99 of {TARGET_P99_MS:.0f} ms with {in_flight} in flight "
+        f"takes {in_flight / TARGET_P99_MS * 1000:.0f} bets/s"
+    )
     problems = books_problems(players, acks)
     print(f"books: {'; '.join(problems) or 'every acknowledged bet once, every wallet right, ledger balanced'}")
 

@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from casino.group_commit import BatchRetry
 from partners.models import PartnerPlayer
 from partners.seamless import batches_rollback, seamless_bet_place
 from tables.models import Coup, Table
@@ -106,8 +107,8 @@ def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
 def bet_requests_answer_together(requests: list[PlayerBetRequest]) -> list[BetRequestAnswer | WageringError]:
     """Bet and rebet requests on one coup from players' own wallets (``together``), answered as
     ``bet_request_answer`` answers them one after another, in one go: their records read and written in one
-    statement each, their placements by ``bets_place_together``. ``KeyTakenMeanwhile`` if a request_id was
-    recorded by another transaction meanwhile: the caller rolls back and asks again (it is then a replay)."""
+    statement each, their placements by ``bets_place_together``. ``BatchRetry`` if a request_id was recorded
+    by another transaction meanwhile: the group commit rolls back and asks again (it is then a replay)."""
     coup = requests[0].coup
     outcomes: list[BetRequestAnswer | WageringError | None] = [None] * len(requests)
     keys: dict[int, tuple[int, str]] = {}
@@ -153,10 +154,6 @@ def together(request: PlayerBetRequest) -> bool:
     return request.seamless is None and request.kind in ("bet", "rebet")
 
 
-class KeyTakenMeanwhile(Exception):
-    """A request_id recorded by a concurrent transaction after this one looked for it."""
-
-
 def _records(keys: set[tuple[int, str]]) -> dict[tuple[int, str], BetRequest]:
     if not keys:
         return {}
@@ -173,7 +170,7 @@ def _action(request: PlayerBetRequest) -> str:
 
 
 def _records_write(answered: list[tuple[PlayerBetRequest, str, BetRequestAnswer | WageringError]]) -> None:
-    """The requests' records with their answers, in one statement (``KeyTakenMeanwhile``: one was taken)."""
+    """The requests' records with their answers, in one statement (``BatchRetry``: one was taken meanwhile)."""
     rows = []
     for request, key, outcome in answered:
         accepted = not isinstance(outcome, WageringError)
@@ -184,7 +181,7 @@ def _records_write(answered: list[tuple[PlayerBetRequest, str, BetRequestAnswer 
     try:
         rows_insert(BetRequest, ("user", "key", "kind", "request", "answer", "accepted"), rows)
     except IntegrityError as taken:
-        raise KeyTakenMeanwhile from taken
+        raise BatchRetry from taken
 
 
 def _again(

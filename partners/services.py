@@ -1,4 +1,4 @@
-"""Every change the partner API makes: partners, API keys, players, their money and their bets.
+"""Every change the partner API makes: partners, API keys, players and their money (their bets: ``partners.bets``).
 
 One transaction each, validated and audited, on the ledger of ``wagering.ledger``. A partner's
 deposits and withdrawals move money between the partner's float account and the player's wallet
@@ -10,7 +10,7 @@ key with another request is an ``IdempotencyConflict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
@@ -29,15 +29,12 @@ from partners.identifiers import (
     player_username,
 )
 from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, PartnerPlayer
-from partners.seamless import seamless_bet_place
 from tables.audit import audit_record
-from tables.models import Coup, Table
-from tables.selectors import table_live_coup
 from wagering.amounts import amount_checked
-from wagering.errors import BetRejected, IdempotencyConflict, WageringError, WalletRejected
+from wagering.errors import IdempotencyConflict, WalletRejected
 from wagering.idempotency import request_once
 from wagering.models import Account, LedgerTransaction
-from wagering.placement import PlacedBatch, bet_batch_place
+from wagering.placement import PlacedBatch
 from wagering.wallets import TransferAudit, wallet_transfer
 
 User = AbstractBaseUser
@@ -220,7 +217,7 @@ def partner_wallet_withdraw(
 def _partner_wallet_move(
     *, kind: str, partner: Partner, player: PartnerPlayer, amount: object, idempotency_key: str
 ) -> PartnerRequestResult:
-    _player_of_partner_check(partner=partner, player=player)
+    player_of_partner_check(partner=partner, player=player)
     amount = amount_checked(amount, error=WalletRejected, what=f"the {kind} amount")
     request = {"operation": kind, "player_id": player.external_id, "amount": str(amount)}
 
@@ -240,130 +237,29 @@ def _partner_wallet_move(
             ),
         )
 
-    return _idempotent(partner=partner, key=idempotency_key, request=request, perform=move)
-
-
-# --- Bets ----------------------------------------------------------------------------------------
-
-
-def partner_bet_batch_place(
-    *,
-    partner: Partner,
-    player: PartnerPlayer,
-    table: Table,
-    bets: Mapping[str, Decimal | int | str],
-    idempotency_key: str,
-    round_id: str = "",
-) -> PartnerRequestResult:
-    """Place a batch of bets for the player on the coup taking bets at the table (``round_id``, if
-    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``."""
-    _player_of_partner_check(partner=partner, player=player)
-    stakes = {
-        bet_type: str(amount_checked(stake, error=BetRejected, what=f"the {bet_type} stake"))
-        for bet_type, stake in sorted(bets.items())
-    }
-    request = {
-        "operation": "bet",
-        "player_id": player.external_id,
-        "table": table.code,
-        "round_id": round_id,
-        "bets": stakes,
-    }
-
-    if partner.is_seamless:
-        return _seamless_bet_batch_place(
-            partner=partner,
-            player=player,
-            coup_find=lambda: _coup_taking_bets(table, round_id),
-            request=request,
-            key=idempotency_key,
-            stakes=stakes,
-        )
-    placed: list[PlacedBatch] = []
-
-    def place() -> LedgerTransaction:
-        coup = _coup_taking_bets(table, round_id)
-        placed.append(bet_batch_place(user=player.user, coup=coup, bets=stakes))
-        return placed[0].batch.placement
-
-    result = _idempotent(partner=partner, key=idempotency_key, request=request, perform=place)
-    return replace(result, placed=placed[0]) if placed else result
-
-
-def _coup_taking_bets(table: Table, round_id: str) -> Coup:
-    coup = table_live_coup(table=table)
-    if coup is None:
-        raise BetRejected(
-            "betting_closed", f"no more bets: table {table.code} has no coup taking bets", {"table": table.code}
-        )
-    if round_id and coup.round_id != round_id:
-        raise BetRejected(
-            "round_not_current",
-            f"round {round_id} is not the coup in play at table {table.code}: {coup.round_id} is",
-            {"round_id": round_id, "current_round_id": coup.round_id},
-        )
-    return coup
-
-
-def _seamless_bet_batch_place(
-    *,
-    partner: Partner,
-    player: PartnerPlayer,
-    coup_find: Callable[[], Coup],
-    request: dict,
-    key: str,
-    stakes: dict[str, str],
-) -> PartnerRequestResult:
-    """A bet paid by the partner's seamless wallet, once per ``Idempotency-Key``: the key is claimed and
-    committed before the wallet is called (the call cannot sit in a transaction), given up if the bet is
-    refused (the key may be tried again), and a key whose request never finished answers 409."""
-    _idempotency_key_check(key)
-    with transaction.atomic():
-        record, claimed = PartnerIdempotencyKey.objects.get_or_create(
-            partner=partner, key=key, defaults={"request": request}
-        )
-    if not claimed:
-        if record.request != request:
-            raise _idempotency_conflict(key=key, record=record)
-        if record.transaction_id is None:
-            raise IdempotencyConflict(
-                "request_in_progress",
-                f"the request with Idempotency-Key {key!r} is in progress, or did not finish (nothing was placed)",
-                {"key": key},
-            )
-        return PartnerRequestResult(transaction=record.transaction, replayed=True)
-
-    def recorded(placed: PlacedBatch) -> None:
-        PartnerIdempotencyKey.objects.filter(pk=record.pk).update(transaction=placed.batch.placement)
-
-    try:
-        placed = seamless_bet_place(player=player, coup=coup_find(), bets=stakes, placed_record=recorded)
-    except WageringError:
-        PartnerIdempotencyKey.objects.filter(pk=record.pk, transaction__isnull=True).delete()
-        raise
-    return PartnerRequestResult(transaction=placed.batch.placement, replayed=False, placed=placed)
+    return partner_request_once(partner=partner, key=idempotency_key, request=request, perform=move)
 
 
 # --- Idempotency ---------------------------------------------------------------------------------
 
 
-def _idempotent(
+def partner_request_once(
     *, partner: Partner, key: str, request: dict, perform: Callable[[], LedgerTransaction]
 ) -> PartnerRequestResult:
     """``perform`` once per partner and ``Idempotency-Key`` (``wagering.idempotency``, as the cashier)."""
-    _idempotency_key_check(key)
+    idempotency_key_check(key)
     outcome = request_once(
         model=PartnerIdempotencyKey,
         scope={"partner_id": partner.pk},
         key=key,
         request=request,
         perform=perform,
-        conflict=lambda record: _idempotency_conflict(key=key, record=record),
+        conflict=lambda record: idempotency_conflict(key=key, record=record),
     )
     return PartnerRequestResult(transaction=outcome.result, replayed=outcome.replayed)
 
 
-def _idempotency_key_check(key: str) -> None:
+def idempotency_key_check(key: str) -> None:
     if not idempotency_key_valid(key):
         raise PartnerRejected(
             "invalid_idempotency_key",
@@ -372,7 +268,7 @@ def _idempotency_key_check(key: str) -> None:
         )
 
 
-def _idempotency_conflict(*, key: str, record: PartnerIdempotencyKey) -> IdempotencyConflict:
+def idempotency_conflict(*, key: str, record: PartnerIdempotencyKey) -> IdempotencyConflict:
     return IdempotencyConflict(
         "idempotency_conflict",
         f"Idempotency-Key {key!r} was used for another request: a {record.request['operation']} "
@@ -381,7 +277,7 @@ def _idempotency_conflict(*, key: str, record: PartnerIdempotencyKey) -> Idempot
     )
 
 
-def _player_of_partner_check(*, partner: Partner, player: PartnerPlayer) -> None:
+def player_of_partner_check(*, partner: Partner, player: PartnerPlayer) -> None:
     if player.partner_id != partner.pk:
         raise PartnerRejected(
             "unknown_player", f"no player {player.external_id!r} at {partner.code}", {"player_id": player.external_id}

@@ -5,6 +5,7 @@ balances stored from the newest leg."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -68,7 +69,7 @@ def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) 
     """Insert rows of plain values (foreign keys as ids) with no model instance per row: settlement
     writes one per player and one per bet. PostgreSQL takes them by COPY (no statement to parse and
     plan for thousands of rows), SQLite by executemany. A ``created_at`` column gets the time now."""
-    table, columns, fields, rows = _insert_parts(model, fields, rows)
+    table, columns, fields, rows = _insert_parts(model, fields, rows, None)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Django's errors (IntegrityError...), as for its own queries: COPY goes to psycopg directly.
@@ -80,10 +81,13 @@ def rows_insert(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) 
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", rows)  # noqa: S608
 
 
-def rows_insert_returning_ids(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> list[int]:
-    """``rows_insert``, answering the new rows' ids in the rows' order. PostgreSQL takes one array a column
-    (one parameter each, whatever the number of rows), SQLite one multi-row INSERT."""
-    table, columns, fields, rows = _insert_parts(model, fields, rows)
+def rows_insert_returning_ids(
+    model: type[Model], fields: tuple[str, ...], rows: list[tuple], *, now: datetime | None = None
+) -> list[int]:
+    """``rows_insert``, answering the new rows' ids in the rows' order (``now``: their ``created_at``, if
+    not the time now). PostgreSQL takes one array a column (one parameter each, whatever the number of
+    rows), SQLite one multi-row INSERT."""
+    table, columns, fields, rows = _insert_parts(model, fields, rows, now)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             types = [model._meta.get_field(name).db_type(connection) for name in fields]
@@ -101,13 +105,16 @@ def rows_insert_returning_ids(model: type[Model], fields: tuple[str, ...], rows:
         return sorted(row[0] for row in cursor.fetchall())  # one statement's ids rise in the rows' order
 
 
-def _insert_parts(model: type[Model], fields: tuple[str, ...], rows: list[tuple]) -> tuple[str, str, tuple, list]:
-    """The quoted table and columns, with ``created_at`` (the time now) added to the rows if the model has it."""
+def _insert_parts(
+    model: type[Model], fields: tuple[str, ...], rows: list[tuple], now: datetime | None
+) -> tuple[str, str, tuple, list]:
+    """The quoted table and columns, with ``created_at`` (``now``, else the time now) added to the rows if
+    the model has it."""
     meta = model._meta
     if any(field.name == "created_at" for field in meta.concrete_fields):
         fields += ("created_at",)
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        rows = [(*row, now) for row in rows]
+        created_at = connection.ops.adapt_datetimefield_value(now or timezone.now())
+        rows = [(*row, created_at) for row in rows]
     table = connection.ops.quote_name(meta.db_table)
     columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in fields)
     return table, columns, fields, rows

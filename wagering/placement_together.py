@@ -12,12 +12,14 @@ nothing and never fails the others. The caller's transaction holds it all: it co
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.utils import timezone
 
 from casino.live import table_totals_send
@@ -130,10 +132,12 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
 
 def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
     """The accepted placements' rows, set-wise; the wallets already hold their balances after them."""
+    now = timezone.now()
     placement_ids = rows_insert_returning_ids(
         LedgerTransaction,
         ("kind", "currency", "coup", "actor", "reason"),
         [(LedgerTransaction.Kind.BET_PLACEMENT.value, a.currency, coup.pk, a.asked.user.pk, "") for a in accepted],
+        now=now,
     )
     in_play = {
         currency: system_accounts_locked({Account.Kind.BETS_IN_PLAY}, currency=currency, table_id=coup.table_id)[
@@ -154,15 +158,19 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
         BetBatch,
         ("coup", "user", "placement"),
         [(coup.pk, a.asked.user.pk, placement_id) for a, placement_id in zip(accepted, placement_ids, strict=True)],
+        now=now,
     )
-    rows_insert(
-        Bet,
-        ("batch", "coup", "user", "bet_type", "stake", "stake_account", "state"),
-        [
-            (batch_id, coup.pk, a.asked.user.pk, bet_type, stake, a.wallet.pk, Bet.State.ACCEPTED.value)
-            for a, batch_id in zip(accepted, batch_ids, strict=True)
-            for bet_type, stake in a.asked.stakes.items()
-        ],
+    bet_ids = iter(
+        rows_insert_returning_ids(
+            Bet,
+            ("batch", "coup", "user", "bet_type", "stake", "stake_account", "state"),
+            [
+                (batch_id, coup.pk, a.asked.user.pk, bet_type, stake, a.wallet.pk, Bet.State.ACCEPTED.value)
+                for a, batch_id in zip(accepted, batch_ids, strict=True)
+                for bet_type, stake in a.asked.stakes.items()
+            ],
+            now=now,
+        )
     )
     for currency in in_play:
         changes: dict[str, Decimal] = {}
@@ -190,19 +198,40 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
     )
     wallet_events_send(balances={answer.asked.user.pk: answer.balance for answer in accepted})
     return [
-        _placed(coup, answer, batch_id, placement_id)
+        _placed(coup, answer, batch_id, placement_id, bet_ids, now)
         for answer, batch_id, placement_id in zip(accepted, batch_ids, placement_ids, strict=True)
     ]
 
 
-def _placed(coup: Coup, answer: _Accepted, batch_id: int, placement_id: int) -> PlacedBatch:
-    """What the placement wrote, as instances (as read back, without reading them back: bets without ids)."""
+def _placed(
+    coup: Coup, answer: _Accepted, batch_id: int, placement_id: int, bet_ids: Iterator[int], now: datetime
+) -> PlacedBatch:
+    """What the placement wrote, as instances as if read back (``bet_ids``: the bets' ids, in order)."""
     user = answer.asked.user
-    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement_id=placement_id)
+    placement = LedgerTransaction(
+        pk=placement_id,
+        kind=LedgerTransaction.Kind.BET_PLACEMENT,
+        currency=answer.currency,
+        coup=coup,
+        actor=user,
+        created_at=now,
+    )
+    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
     bets = [
-        Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, stake_account=answer.wallet)
+        Bet(
+            pk=next(bet_ids),
+            batch=batch,
+            coup=coup,
+            user=user,
+            bet_type=bet_type,
+            stake=stake,
+            stake_account=answer.wallet,
+            created_at=now,
+        )
         for bet_type, stake in answer.asked.stakes.items()
     ]
+    for instance in (placement, batch, *bets):
+        instance._state.adding, instance._state.db = False, connection.alias
     return PlacedBatch(
         batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
     )

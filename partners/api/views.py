@@ -19,6 +19,7 @@ from partners import selectors as partner_selectors
 from partners import services as partner_services
 from partners import webhooks
 from partners.api import serializers
+from partners.bets import partner_bet_batch_place
 from partners.identifiers import IDEMPOTENCY_KEY_PATTERN, PLAYER_ID_PATTERN
 from partners.models import Partner, PartnerPlayer
 from tables.models import Table
@@ -265,7 +266,7 @@ class PlayerBetsView(PartnerView):
     def post(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
         data = self.validated(serializers.BetBatchSerializer, request.data)
-        result = partner_services.partner_bet_batch_place(
+        result = partner_bet_batch_place(
             partner=self.partner,
             player=player,
             table=self.table_or_404(data["table"]),

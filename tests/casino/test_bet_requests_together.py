@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
-from casino import bet_requests, intake
+from casino import bet_requests, group_commit, intake
 from casino.bet_requests import (
     PlayerBetRequest,
     bet_request_answer,
@@ -137,11 +137,15 @@ def test_a_request_id_recorded_meanwhile_by_another_process_is_answered_as_a_rep
 
     monkeypatch.setattr(bet_requests, "_records", first_look_misses_it)
     batch = [
-        (IntakeRequest(user=user, table_code="km1", kind="bet", bets={"player": "10"}, request_id="k"), Future())
+        (
+            IntakeRequest(user=user, table_code="km1", kind="bet", bets={"player": "10"}, request_id="k"),
+            intake.PLAYERS_BETS,
+            Future(),
+        )
         for user in (ann, bob)
     ]
-    intake._batch_commit("km1", batch)
-    answers = [future.result(timeout=5) for _, future in batch]
+    group_commit._batch_commit("km1", batch)
+    answers = [future.result(timeout=5) for _, _, future in batch]
     assert len(looks) == 2  # the first attempt found the key taken at its insert, and was rolled back
     assert [answer.replayed for answer in answers] == [True, False]
     assert wallet_balance(user=ann) == D("90.00") and wallet_balance(user=bob) == D("90.00")

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from casino import intake
+from casino import group_commit, intake
 from casino.intake import IntakeRequest, bet_request_submit
 from tests.factories import CoupFactory, TableFactory
 from wagering.checks import ledger_check, settlement_check
@@ -37,16 +37,16 @@ class Batches:
     def __init__(self, monkeypatch) -> None:
         self.sizes: list[int] = []
         self.started, self.released = threading.Event(), threading.Event()
-        commit = intake._batch_commit
+        commit = group_commit._batch_commit
 
-        def recorded(table_code, batch, **kwargs):
+        def recorded(table_code, batch):
             if not self.sizes:
                 self.started.set()
                 self.released.wait(timeout=10)
             self.sizes.append(len(batch))
-            commit(table_code, batch, **kwargs)
+            commit(table_code, batch)
 
-        monkeypatch.setattr(intake, "_batch_commit", recorded)
+        monkeypatch.setattr(group_commit, "_batch_commit", recorded)
 
     def first(self, request: IntakeRequest):
         future = bet_request_submit(request)

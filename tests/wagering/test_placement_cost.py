@@ -31,8 +31,9 @@ SERVICE_QUERIES = 7 if connection.vendor == "postgresql" else 15
 # session, user, the live coup with its table; then the intake's batch (casino.intake): its savepoint pair and
 # its own read of the live coup (the answer: from the service).
 UI_QUERIES = SERVICE_QUERIES + 6
-# key, player, table, idempotency record (claim, then its transaction), live coup, BEGIN/COMMIT around
-PARTNER_QUERIES = SERVICE_QUERIES + 8
+# key, player, table, idempotency record (claim, then its transaction), live coup; the group commit's
+# batch (casino.group_commit): BEGIN/COMMIT, and the key's savepoint pair inside it
+PARTNER_QUERIES = SERVICE_QUERIES + 10
 
 
 def bets_in_play(table) -> Decimal:
