@@ -53,7 +53,9 @@ def open_files_raise(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
 
 
-async def _client(url: str, gate: asyncio.Semaphore, ready: list[int], results: dict, closed: Counter) -> None:
+async def _client(
+    url: str, gate: asyncio.Semaphore, ready: list[int], results: dict, closed: Counter, frames: list[int]
+) -> None:
     from websockets.asyncio.client import connect
 
     ws = None
@@ -66,6 +68,7 @@ async def _client(url: str, gate: asyncio.Semaphore, ready: list[int], results: 
         ready.append(1)
         async for frame in ws:
             received = time.time()  # first, before any parsing
+            frames[0] += 1
             if RESULT_HEAD in frame[:40]:
                 event = json.loads(frame)
                 if event["type"] == "result":
@@ -84,16 +87,19 @@ async def _clients_main(url: str, count: int, pipe) -> None:
     closed: Counter = Counter()
     results: dict[str, list[float]] = defaultdict(list)
     start = time.perf_counter()
-    tasks = [asyncio.create_task(_client(url, gate, ready, results, closed)) for _ in range(count)]
+    frames = [0]
+    tasks = [asyncio.create_task(_client(url, gate, ready, results, closed, frames)) for _ in range(count)]
     while len(ready) + closed.total() < count:
         await asyncio.sleep(0.05)
     pipe.send({"ready": len(ready), "failed": dict(closed), "seconds": time.perf_counter() - start})
     loop = asyncio.get_running_loop()
+    cpu_start = time.process_time()
     round_ids = await loop.run_in_executor(None, pipe.recv)
     deadline = time.monotonic() + COLLECT_TIMEOUT
     while time.monotonic() < deadline and any(len(results[r]) < len(ready) for r in round_ids):
         await asyncio.sleep(0.05)
-    pipe.send({"results": {r: results[r] for r in round_ids}, "closed": dict(closed)})
+    cpu = time.process_time() - cpu_start
+    pipe.send({"results": {r: results[r] for r in round_ids}, "closed": dict(closed), "cpu": cpu, "frames": frames[0]})
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -298,6 +304,11 @@ def main() -> int:
             f"max {max(latencies) * 1e3:.1f} ms (n={len(latencies)}; p99 = {p99 / baseline:.1f} x baseline)"
         )
     print(f"  lost      {collected['closed'] or 0}")
+    events = collected["frames"] / max(ready["ready"], 1) / args.coups
+    print(
+        f"  events    {events:.1f} per coup to each socket; the client process's CPU "
+        f"{collected['cpu'] / args.coups * 1e3:.0f} ms per coup"
+    )
     per_socket = (rss_connected - rss_before) * 1024 / max(ready["ready"], 1)
     print(
         f"  {len(web)} web processes: {rss_before:.1f} MB before the clients, {rss_connected:.1f} MB with them "

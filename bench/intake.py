@@ -270,6 +270,12 @@ def main() -> int:
         f"CPU per accepted bet, ms: {per_bet}; in all {sum(cpu_used.values()) / max(len(acks), 1) * 1000:.2f} "
         f"(the machine's {os.cpu_count()} cores give {os.cpu_count() * 1000 / max(rate, 1):.2f} ms a bet at this rate)"
     )
+    database = cpu_used["PostgreSQL"] / max(len(acks), 1)
+    if database:
+        print(
+            f"PostgreSQL alone takes {database * 1000:.2f} ms of CPU a bet (with its commit's triggers and foreign keys"
+            f"): at most {os.cpu_count() / database:.0f} bets/s on these {os.cpu_count()} cores"
+        )
     in_flight = options.players
     print(
         f"Little's law: {in_flight} players each waiting for their answer at {rate:.0f} bets/s wait "
