@@ -25,6 +25,7 @@ from django.core.cache import cache
 
 from casino.live import EVENT_VERSION, live_message, table_group, user_group
 from casino.metrics import open_sockets_change
+from casino.table_broadcast import table_join, table_leave
 from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
@@ -95,21 +96,29 @@ class TableConsumer(AsyncWebsocketConsumer):
                 connection_slot_keep(key=self.connection_slot, channel_name=self.channel_name)
             )
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
-        self.groups_joined = [table_group(table.code)]
+        self.groups_joined = []
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.groups_joined.append(user_group(user.pk))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        self.held_events: list[str] | None = []  # the table's, until the snapshot is sent (then None)
+        self.table_joined = table_group(table.code)
+        await table_join(layer=self.channel_layer, group=self.table_joined, listener=self)
         await self.accept()
         open_sockets_change(1)
         self.counted = True
         await self.send_snapshot()
+        while self.held_events:  # made meanwhile: after the snapshot, in their order
+            await self.send(text_data=self.held_events.pop(0))
+        self.held_events = None
 
     async def disconnect(self, code: int) -> None:
         if self.counted:
             open_sockets_change(-1)
             self.counted = False
+        if getattr(self, "table_joined", None) is not None:
+            await table_leave(layer=self.channel_layer, group=self.table_joined, listener=self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.slot_keeper is not None:
@@ -204,5 +213,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             await super().dispatch(message)
 
     async def live_event(self, message: dict) -> None:
-        """Forward an event as its sender serialised it (``casino.live.live_message``)."""
+        """Forward an event to this player as its sender serialised it (``casino.live.live_message``)."""
         await self.send(text_data=message["text"])
+
+    async def table_event(self, text: str) -> None:
+        """Forward an event to the table (``casino.table_broadcast``): held until the snapshot is sent."""
+        if self.held_events is not None:
+            self.held_events.append(text)
+        else:
+            await self.send(text_data=text)

@@ -1,0 +1,61 @@
+"""A table's live events reach a process through one member of the table's group, which forwards each
+event to every socket of the table in the process; the last socket gone, the process leaves the group."""
+
+import asyncio
+
+from channels.layers import InMemoryChannelLayer
+
+from casino.table_broadcast import table_join, table_leave
+
+
+class Socket:
+    def __init__(self, fails: bool = False) -> None:
+        self.events: list[str] = []
+        self.fails = fails
+
+    async def table_event(self, text: str) -> None:
+        if self.fails:
+            raise ConnectionResetError("gone")
+        self.events.append(text)
+
+
+async def until(condition) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("not in time")
+
+
+async def test_one_member_of_the_group_forwards_each_event_to_every_socket():
+    layer = InMemoryChannelLayer()
+    first, broken, second = Socket(), Socket(fails=True), Socket()
+    for socket in (first, broken, second):
+        await table_join(layer=layer, group="table.t1", listener=socket)
+    assert len(layer.groups["table.t1"]) == 1  # one channel for the process, however many sockets
+
+    await layer.group_send("table.t1", {"type": "live.event", "text": '{"type": "card"}'})
+    await until(lambda: first.events and second.events)  # the broken socket keeps it from neither
+    assert first.events == second.events == ['{"type": "card"}']
+
+    await table_leave(layer=layer, group="table.t1", listener=first)
+    await layer.group_send("table.t1", {"type": "live.event", "text": '{"type": "result"}'})
+    await until(lambda: len(second.events) == 2)
+    assert first.events == ['{"type": "card"}'] and second.events[-1] == '{"type": "result"}'
+
+    for socket in (broken, second):
+        await table_leave(layer=layer, group="table.t1", listener=socket)
+    assert not layer.groups.get("table.t1")  # the last one gone: the process left the group
+
+
+async def test_another_table_s_events_do_not_reach_a_socket():
+    layer = InMemoryChannelLayer()
+    here, there = Socket(), Socket()
+    await table_join(layer=layer, group="table.a", listener=here)
+    await table_join(layer=layer, group="table.b", listener=there)
+    await layer.group_send("table.b", {"type": "live.event", "text": "b"})
+    await until(lambda: there.events)
+    await asyncio.sleep(0.05)
+    assert here.events == [] and there.events == ["b"]
+    await table_leave(layer=layer, group="table.a", listener=here)
+    await table_leave(layer=layer, group="table.b", listener=there)
