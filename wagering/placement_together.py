@@ -19,7 +19,6 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
 from django.utils import timezone
 
 from casino.live import table_totals_send
@@ -37,7 +36,13 @@ from wagering.placement import (
     placement_refusal,
     stakes_within_rules,
 )
-from wagering.placement_writers import BalanceBound, placement_audit, stake_totals_move
+from wagering.placement_writers import (
+    BalanceBound,
+    PlacementIds,
+    placed_instances,
+    placement_audit,
+    stake_totals_move,
+)
 from wagering.selectors import (
     coup_stake_totals,
     open_bets_largest_returns,
@@ -206,32 +211,18 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
 def _placed(
     coup: Coup, answer: _Accepted, batch_id: int, placement_id: int, bet_ids: Iterator[int], now: datetime
 ) -> PlacedBatch:
-    """What the placement wrote, as instances as if read back (``bet_ids``: the bets' ids, in order)."""
-    user = answer.asked.user
-    placement = LedgerTransaction(
-        pk=placement_id,
-        kind=LedgerTransaction.Kind.BET_PLACEMENT,
-        currency=answer.currency,
+    """What the placement wrote (``bet_ids``: the bets' ids, in order), without reading it back."""
+    stakes = answer.asked.stakes
+    ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[next(bet_ids) for _ in stakes])
+    batch, bets = placed_instances(
         coup=coup,
-        actor=user,
-        created_at=now,
+        user=answer.asked.user,
+        currency=answer.currency,
+        stakes=stakes,
+        stake_account_id=answer.wallet.pk,
+        ids=ids,
+        now=now,
     )
-    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
-    bets = [
-        Bet(
-            pk=next(bet_ids),
-            batch=batch,
-            coup=coup,
-            user=user,
-            bet_type=bet_type,
-            stake=stake,
-            stake_account=answer.wallet,
-            created_at=now,
-        )
-        for bet_type, stake in answer.asked.stakes.items()
-    ]
-    for instance in (placement, batch, *bets):
-        instance._state.adding, instance._state.db = False, connection.alias
     return PlacedBatch(
         batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -260,28 +261,55 @@ def placement_write_in_one_statement(
     if row is None:
         return None
     batch_id, placement_id, balance, bet_ids, wallet_id = row
+    ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[bet_ids[bet_type] for bet_type in stakes])
+    batch, bets = placed_instances(
+        coup=coup, user=user, currency=currency, stakes=stakes, stake_account_id=wallet_id, ids=ids, now=now
+    )
+    return batch, bets, money(balance)
+
+
+@dataclass(frozen=True)
+class PlacementIds:
+    """The ids a placement's rows got: its ledger transaction, its batch, its bets (in its stakes' order)."""
+
+    placement: int
+    batch: int
+    bets: list[int]
+
+
+def placed_instances(
+    *,
+    coup: Coup,
+    user: User,
+    currency: str,
+    stakes: Mapping[str, Decimal],
+    stake_account_id: int,
+    ids: PlacementIds,
+    now: datetime,
+) -> tuple[BetBatch, list[Bet]]:
+    """A placement written in SQL, as model instances as if read back (so callers answer without reading)."""
     placement = LedgerTransaction(
-        pk=placement_id,
+        pk=ids.placement,
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
         currency=currency,
         coup=coup,
         actor=user,
         created_at=now,
     )
-    batch = BetBatch(pk=batch_id, coup=coup, user=user, placement=placement, created_at=now)
+    batch = BetBatch(pk=ids.batch, coup=coup, user=user, placement=placement, created_at=now)
     bets = [
         Bet(
-            pk=bet_ids[bet_type],
+            pk=bet_id,
             batch=batch,
             coup=coup,
             user=user,
             bet_type=bet_type,
             stake=stake,
-            stake_account_id=wallet_id,
+            stake_account_id=stake_account_id,
             created_at=now,
         )
-        for bet_type, stake in stakes.items()
+        for (bet_type, stake), bet_id in zip(stakes.items(), ids.bets, strict=True)
     ]
     for instance in (placement, batch, *bets):
-        instance._state.adding, instance._state.db = False, connection.alias  # as if read from the database
-    return batch, bets, money(balance)
+        instance._state.adding, instance._state.db = False, connection.alias
+    return batch, bets
