@@ -2,6 +2,7 @@
 event to every socket of the table in the process; the last socket gone, the process leaves the group."""
 
 import asyncio
+import threading
 
 from channels.layers import InMemoryChannelLayer
 
@@ -27,7 +28,34 @@ async def until(condition) -> None:
     raise AssertionError("not in time")
 
 
-async def test_one_member_of_the_group_forwards_each_event_to_every_socket():
+def in_a_loop_of_its_own(scenario) -> None:
+    """Run ``scenario`` in a thread and event loop of its own: these tests use no database, so pytest-django
+    runs them last, after the browser tests, whose Playwright keeps an event loop running in the main thread."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(scenario())
+        except BaseException as failure:
+            failures.append(failure)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "the scenario did not end"
+    if failures:
+        raise failures[0]
+
+
+def test_one_member_of_the_group_forwards_each_event_to_every_socket():
+    in_a_loop_of_its_own(one_member_forwards_to_every_socket)
+
+
+def test_another_table_s_events_do_not_reach_a_socket():
+    in_a_loop_of_its_own(another_table_s_events_stay_there)
+
+
+async def one_member_forwards_to_every_socket():
     layer = InMemoryChannelLayer()
     first, broken, second = Socket(), Socket(fails=True), Socket()
     for socket in (first, broken, second):
@@ -48,7 +76,7 @@ async def test_one_member_of_the_group_forwards_each_event_to_every_socket():
     assert not layer.groups.get("table.t1")  # the last one gone: the process left the group
 
 
-async def test_another_table_s_events_do_not_reach_a_socket():
+async def another_table_s_events_stay_there():
     layer = InMemoryChannelLayer()
     here, there = Socket(), Socket()
     await table_join(layer=layer, group="table.a", listener=here)
