@@ -44,9 +44,11 @@ def web_server(port: int):
         "--port",
         str(port),
         "--no-access-log",
-        env=subprocess_env(BET_INTAKE_GROUP_COMMIT="true", DEBUG="0"),
+        # No per-user socket limit: the killed process's sockets keep their slots for a minute, and a run of
+        # this test again within it (the same user ids in a new test database) would find them taken.
+        env=subprocess_env(BET_INTAKE_GROUP_COMMIT="true", DEBUG="0", WS_MAX_CONNECTIONS_PER_USER="0"),
     )
-    server.wait_for_line("Application startup complete")
+    server.wait_for_line("Uvicorn running on")  # listening: "Application startup complete" comes before the bind
     return server
 
 
