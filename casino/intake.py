@@ -10,6 +10,7 @@ from its record when sent again (``casino.bet_requests``).
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from tables.selectors import table_with_live_coup
 from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 
 User = AbstractBaseUser
+logger = logging.getLogger(__name__)
 INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
 
 
@@ -57,8 +59,12 @@ def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None
         future = group_commit_submit(table_code=request.table_code, request=request, handler=PLAYERS_BETS)
     else:  # no transaction around it: its services hold the coup's lock only while they write
         future = Future()
-        table, live = table_with_live_coup(code=request.table_code)
-        outcome = _carried_out([request], table, live, seamless)[0]
+        try:
+            table, live = table_with_live_coup(code=request.table_code)
+            outcome = _carried_out([request], table, live, seamless)[0]
+        except Exception as error:  # a bug, or the database gone: answered as a batch that failed is
+            logger.exception("a seamless wallet's bet request at %s failed", request.table_code)
+            outcome = PLAYERS_BETS.failed(error)
         future.set_exception(outcome) if isinstance(outcome, BaseException) else future.set_result(outcome)
     future.add_done_callback(lambda done: _count(request.table_code, done))
     return future
