@@ -129,3 +129,19 @@ def test_a_batch_that_fails_answers_every_request_and_leaves_nothing(coup, batch
     assert alone.result(timeout=10).balance == "90.00"
     assert [future.exception(timeout=10).code for future in together] == ["internal_error", "internal_error"]
     assert Bet.objects.count() == 1 and wallet_balance(user=first) == D("90.00")
+
+
+def test_a_seamless_request_that_fails_is_answered_internal_error_not_raised(db, monkeypatch):
+    """A seamless wallet's request is carried out in the caller's thread, outside any batch: a bug there is
+    answered as a failed batch is, never raised out of ``bet_request_submit`` (it would close the socket)."""
+    (player,) = players(1)
+
+    def a_bug(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(intake, "_carried_out", a_bug)
+    future = bet_request_submit(
+        IntakeRequest(user=player, table_code="gc1", kind="bet", bets={"player": "10"}), seamless=object()
+    )
+    assert future.exception(timeout=5).code == "internal_error"
+    assert not Bet.objects.exists() and wallet_balance(user=player) == D("100.00")
