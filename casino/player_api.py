@@ -196,7 +196,8 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
 @require_GET
 @player_endpoint
 def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
-    """Game history: the table's latest results and the player's latest rounds there, by round id."""
+    """Game history: the table's latest results and the player's own latest rounds there (the coup, the bets
+    and the balance after, amounts in ``currency``), by round id."""
     played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]
     rounds = player_round_history(user=request.user, table=table, limit=HISTORY_ROUNDS)
@@ -207,6 +208,12 @@ def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -
                 {
                     "round_id": recall.round_id,
                     "coup_state": recall.coup_state,
+                    "played_at": recall.played_at.isoformat(),
+                    "winner": recall.winner or None,
+                    "player_total": recall.player_total,
+                    "banker_total": recall.banker_total,
+                    "cards": recall.cards,
+                    "currency": recall.currency,
                     "bets": recall.bets,
                     "staked": str(recall.staked),
                     "returned": str(recall.returned),

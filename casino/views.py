@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from baccarat.rules import MAIN_BETS
 from casino.launch import launched_seamless_player
+from casino.lobby import lobby_cards
 from casino.metrics import metrics_allowed, metrics_response
 from partners.seamless import seamless_balance
 from partners.selectors import player_currency
@@ -28,17 +28,10 @@ CHIPS = (1, 5, 10, 25, 100)  # seed 004
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The lobby: every open table with its main limits in the player's currency (or that it takes no bets
-    in it); static/js/lobby.js brings each card to life."""
+    """The lobby: every table, open ones first, with its main limits in the player's currency (or that it takes
+    no bets in it); static/js/lobby.js brings each open table's card to life."""
     currency = player_currency(user=request.user)
-    tables = Table.objects.filter(is_open=True).prefetch_related("limit_sets__limits")
-    cards = []
-    for table in tables:
-        limit_set = next((each for each in table.limit_sets.all() if each.currency == currency), None)
-        limits = [limit for limit in limit_set.limits.all() if limit.bet_type in MAIN_BETS] if limit_set else []
-        offered = [each.currency for each in table.limit_sets.all()]
-        cards.append({"table": table, "limits": limits, "offered": limit_set is not None, "currencies": offered})
-    return render(request, "lobby.html", {"cards": cards, "currency": currency})
+    return render(request, "lobby.html", {"cards": lobby_cards(currency=currency), "currency": currency})
 
 
 @require_GET

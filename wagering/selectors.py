@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -12,12 +12,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Min, Q, QuerySet, Sum
+from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
 from tables.models import Coup, PersonalLimitMarker, Table
-from tables.selectors import coup_rules, rules_from_snapshot
+from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.models import (
     ZERO,
     Account,
@@ -190,6 +190,17 @@ def coup_top_bettors(*, coup: Coup) -> dict[str, User | None]:
     return {hand: users.get(top.get(hand)) for hand in (PLAYER, BANKER)}
 
 
+def live_coup_bettor_counts(*, table_ids: Iterable[int]) -> dict[int, int]:
+    """How many players have bets standing on each table's live coup, by table id (none: no one): one query."""
+    rows = (
+        Bet.objects.filter(coup__table_id__in=table_ids, coup__state__in=Coup.LIVE_STATES, state=Bet.State.ACCEPTED)
+        .values("coup__table_id")
+        .annotate(bettors=Count("user_id", distinct=True))
+        .order_by()
+    )
+    return {row["coup__table_id"]: row["bettors"] for row in rows}
+
+
 def wallet_balance(*, user: User) -> Decimal:
     balance = Account.objects.filter(kind=Account.Kind.PLAYER, user=user).values_list("balance", flat=True).first()
     return money(balance)
@@ -206,11 +217,19 @@ def player_bets(*, user: User, table: Table | None = None, round_id: str | None 
 
 @dataclass(frozen=True)
 class RoundRecall:
-    """A player's round for game recall and disputes: the bets and the balance around them."""
+    """A player's round for game recall and disputes: the coup as players see it, the bets and the balance
+    around them (all in ``currency``, the stakes')."""
 
     round_id: str
     table_code: str
+    table_name: str
     coup_state: str
+    played_at: datetime  # when the result was recorded, or the coup voided; else when it opened
+    winner: str
+    player_total: int | None
+    banker_total: int | None
+    cards: list[dict]  # as ``tables.selectors.coup_public`` has them
+    currency: str
     bets: list[dict]
     staked: Decimal
     returned: Decimal
@@ -219,12 +238,18 @@ class RoundRecall:
 
 
 def player_round_history(*, user: User, table: Table | None = None, limit: int = 50) -> list[RoundRecall]:
-    """The player's latest rounds, newest first (bets by round id, balance before the first bet and after)."""
-    bets = list(player_bets(user=user, table=table).filter(coup_id__in=_latest_coup_ids(user, table, limit)))
+    """The player's latest rounds, newest first (bets by round id, balance before the first bet and after):
+    four queries whatever the number of rounds."""
+    bets = list(
+        player_bets(user=user, table=table)
+        .filter(coup_id__in=_latest_coup_ids(user, table, limit))
+        .select_related("coup__shoe")
+        .prefetch_related("coup__cards")
+    )
     legs: dict[int, list[LedgerEntry]] = {}
     for leg in LedgerEntry.objects.filter(
         account__user=user, transaction__coup_id__in={bet.coup_id for bet in bets}
-    ).select_related("transaction"):
+    ).select_related("transaction", "account"):
         legs.setdefault(leg.transaction.coup_id, []).append(leg)
     rounds: dict[int, list[Bet]] = {}
     for bet in bets:
@@ -249,7 +274,14 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
     return RoundRecall(
         round_id=coup.round_id,
         table_code=coup.table.code,
+        table_name=coup.table.name,
         coup_state=coup.state,
+        played_at=coup.resolved_at or coup.voided_at or coup.opened_at,
+        winner=coup.winner,
+        player_total=coup.player_total,
+        banker_total=coup.banker_total,
+        cards=coup_public(coup=coup)["cards"],
+        currency=legs[0].account.currency,
         bets=[
             {
                 "bet_type": bet.bet_type,

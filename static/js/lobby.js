@@ -1,6 +1,7 @@
 /**
  * The lobby: each open table's card follows the table's WebSocket — the betting timer,
- * the coup's progress and result, the last results and a mini Big Road.
+ * the coup's progress and result, the dealer, the last results and a mini Big Road. A closed
+ * table's card has no socket: the server drew it closed.
  */
 
 import { countDown, syncServerClock } from "./countdown.js";
@@ -15,13 +16,15 @@ const RESULT_NAMES = { B: "Banker", P: "Player", T: "Tie" };
 const list = document.querySelector(".lobby-tables");
 if (list) {
   syncServerClock(list.dataset.serverNow);
-  for (const card of list.querySelectorAll("[data-lobby-table]")) followTable(card);
+  for (const card of list.querySelectorAll("[data-lobby-table][data-socket]")) followTable(card);
 }
 
 function followTable(card) {
   const status = card.querySelector("[data-status]");
   const timer = card.querySelector("[data-timer]");
   const bar = card.querySelector("[data-timer-bar]");
+  const dealer = card.querySelector("[data-dealer]");
+  const bettors = card.querySelector("[data-bettors]");
   let stopTimer = () => {};
   let bettingSeconds = 1;
   let live;
@@ -74,13 +77,22 @@ function followTable(card) {
     );
   }
 
+  const showDealer = (name) => {
+    if (dealer) dealer.textContent = name ? `: ${name}` : "";
+  };
+
   const handlers = {
     snapshot(data) {
       bettingSeconds = data.table.rules.betting_seconds;
+      showDealer(data.table.dealer);
       showCoup(data.coup, data.table.is_open);
       showRoads(data.roads);
     },
-    betting_open: (coup) => showCoup(coup, true),
+    betting_open(coup) {
+      bettors.hidden = true; // the count drawn by the server was the previous coup's
+      showCoup(coup, true);
+    },
+    dealer_changed: (data) => showDealer(data.dealer),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
     card: () => setStatus("Dealing", "dealing"),
     coup_held: () => showCoup({ state: "held" }, true),

@@ -67,6 +67,8 @@ function setPhase(text, phase) {
 function setBalance(amount) {
   if (amount == null || String(amount).trim() === "") return;
   $("[data-balance]").textContent = formatMoney(amount);
+  const inHeader = document.querySelector("[data-header-balance]");
+  if (inHeader) inHeader.textContent = formatMoney(amount);
 }
 
 function showBetMessage(text, kind) {

@@ -1,0 +1,69 @@
+"""The lobby: every table (a closed one shown and marked, with no way in), its dealer and bettors, and the
+header's balance, which only a signed-in player sees, and only their own."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from tables.services import dealer_login
+from tests.factories import CoupFactory, TableFactory, UserFactory, staff_login
+from tests.ui.conftest import fund
+from wagering.placement import bet_batch_place
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_closed_table_is_shown_marked_and_not_linked(client, table):
+    TableFactory(code="shut", name="Closed Table", is_open=False)
+    page = client.get("/").content.decode()
+    assert page.index('data-lobby-table="pb1"') < page.index('data-lobby-table="shut"')  # open tables first
+    closed = page[page.index('data-lobby-table="shut"') :]
+    assert 'class="lobby-card lobby-card--closed"' in page and "Closed Table" in closed
+    assert '<p class="lobby-status lobby-status--closed">Closed</p>' in closed
+    assert 'href="/tables/shut/"' not in page and 'data-socket="/ws/tables/shut/"' not in page
+    assert 'href="/tables/pb1/"' in page and 'data-socket="/ws/tables/pb1/"' in page
+
+
+def test_a_dealer_table_names_its_dealer_by_first_name(client, dealer_table):
+    dealer = get_user_model().objects.create_user(username="dealer7", first_name="Mia", is_staff=True)
+    dealer_login(table=dealer_table, dealer=dealer)
+    page = client.get("/").content.decode()
+    assert "Live dealer<span data-dealer>: Mia</span>" in page and "dealer7" not in page
+
+
+def test_the_card_counts_the_players_betting_on_the_live_coup(client, player, table, coup):
+    assert "No bets on this coup yet" in client.get("/").content.decode()
+    bob = UserFactory()
+    fund(bob, "100")
+    bet_batch_place(user=player, coup=coup, bets={"player": "10"})
+    bet_batch_place(user=player, coup=coup, bets={"tie": "1"})
+    bet_batch_place(user=bob, coup=coup, bets={"banker": "5"})
+    assert "2 players betting this coup" in client.get("/").content.decode()
+
+
+def test_the_lobby_reads_a_fixed_number_of_queries(player_client, player, django_assert_max_num_queries):
+    for number in range(8):
+        table = TableFactory(code=f"t{number}", name=f"Table {number}", is_open=number % 2 == 0)
+        CoupFactory(table=table)
+    # session, user, the player's currency, 5 for the cards, the header's balance and currency
+    with django_assert_max_num_queries(10):
+        assert player_client.get("/").status_code == 200
+
+
+def test_an_anonymous_visitor_sees_the_lobby_without_a_balance(client, player, table):
+    page = client.get("/").content.decode()
+    assert "Punto Banco 1" in page
+    assert "data-header-balance" not in page and "1,000.00" not in page
+
+
+def test_a_player_sees_their_own_balance_with_its_currency_in_the_header(player_client, table):
+    bob = UserFactory(username="bob")
+    fund(bob, "77.50")
+    for path in ("/", "/tables/pb1/", "/account/"):
+        page = player_client.get(path).content.decode()
+        assert '<strong data-header-balance>1,000.00</strong> <abbr title="EUR">EUR</abbr>' in page, path
+        assert "77.50" not in page
+
+
+def test_staff_see_no_balance(client, table):
+    staff_login(client, UserFactory(username="pitboss", is_staff=True))
+    assert "data-header-balance" not in client.get("/").content.decode()
