@@ -19,6 +19,16 @@ function cardValue(code) {
 
 export const handTotal = (codes) => codes.reduce((sum, code) => sum + cardValue(code), 0) % 10;
 
+/** A small card face for lists ("9♠" in its suit's colour), named for screen readers. */
+export function miniCardElement(code) {
+  const card = document.createElement("span");
+  card.className = `mini-card${"HD".includes(code[1]) ? " mini-card--red" : ""}`;
+  card.setAttribute("role", "img");
+  card.setAttribute("aria-label", cardName(code));
+  card.textContent = cardText(code);
+  return card;
+}
+
 /** A face-up card; a hand's third card lies sideways, as dealt at the table. */
 export function cardElement(code, { third = false } = {}) {
   const [symbol, suitName] = SUITS[code[1]];

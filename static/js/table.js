@@ -10,9 +10,10 @@ import { BetBoard } from "./board.js";
 import { setupChat } from "./chat.js";
 import { countDown, secondsUntil, syncServerClock } from "./countdown.js";
 import { CoupView } from "./coup-view.js";
+import { renderHistory } from "./history.js";
 import { connectTable } from "./live.js";
 import { formatCents, formatMoney, toCents } from "./money.js";
-import { renderHistory, renderLimits } from "./panels.js";
+import { renderLimits } from "./panels.js";
 import { RoadsPanel } from "./roads-panel.js";
 import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
 

@@ -3,29 +3,94 @@
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import screenshot, sign_in
 
 pytestmark = pytest.mark.browser
 
 
+def no_console_errors(page: Page) -> list[str]:
+    """The page's console errors (a CSP violation is one), collected from now on."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def horizontal_overflow(page: Page) -> int:
+    """How much wider than the viewport set the page is (a phone widens its layout viewport to fit)."""
+    return page.evaluate("document.documentElement.scrollWidth") - page.viewport_size["width"]
+
+
 def test_the_lobby_follows_every_open_table_live(new_context):
     page = new_context().new_page()
+    errors = no_console_errors(page)
     page.goto("/")
-    expect(page.locator("[data-lobby-table]")).to_have_count(2)
+    expect(page.locator("[data-lobby-table]")).to_have_count(3)
     for code, name in (("pb1", "Punto Banco 1"), ("nc2", "No Commission 2")):
         card = page.locator(f'[data-lobby-table="{code}"]')
         expect(card.get_by_role("link", name=name)).to_have_attribute("href", f"/tables/{code}/")
         expect(card).to_have_attribute("data-phase", re.compile(r"^(betting|dealing|idle|result-\w+)$"))
         expect(card.locator("[data-big-road] svg")).to_have_attribute("aria-label", re.compile(r"^Big Road"))
-        expect(card.locator(".lobby-limits")).to_contain_text("Player1–1,000")
+        expect(card.locator(".lobby-limits")).to_contain_text("Player1–1,000 EUR")
     betting = page.locator('[data-lobby-table][data-phase="betting"] [data-status]').first
     expect(betting).to_have_text(re.compile(r"^Place your bets · \d+ s$"), timeout=30_000)
+    expect(page.get_by_role("navigation", name="Account")).not_to_contain_text("Balance")
     screenshot(page, "lobby-desktop")
+    assert errors == []
 
     page.get_by_role("link", name="Punto Banco 1").click()
     expect(page).to_have_url(re.compile(r"/accounts/login/\?next=/tables/pb1/$"))
+
+
+def test_a_closed_table_is_shown_marked_with_no_way_in(new_context):
+    page = new_context().new_page()
+    page.goto("/")
+    closed = page.locator('[data-lobby-table="live3"]')
+    expect(closed).to_have_attribute("data-phase", "closed")
+    expect(closed.get_by_role("heading", level=2)).to_have_text("Live Dealer 3 (closed)")
+    expect(closed.locator(".lobby-status")).to_have_text("Closed")
+    expect(closed.get_by_role("link")).to_have_count(0)
+    closed.click()
+    expect(page).to_have_url(re.compile(r"/$"))
+
+
+def test_the_whole_card_opens_the_table(new_context):
+    page = new_context().new_page()
+    sign_in(page, "alice")
+    card = page.locator('[data-lobby-table="nc2"]')
+    expect(card.locator("[data-big-road] svg")).to_be_attached()
+    box = card.bounding_box()
+    card.click(position={"x": box["width"] / 2, "y": box["height"] - 12})  # the limits, far from the name
+    expect(page).to_have_url(re.compile(r"/tables/nc2/$"))
+
+
+def test_a_phone_sees_the_lobby_with_the_balance_in_the_header(new_context):
+    page = new_context(phone=True).new_page()
+    errors = no_console_errors(page)
+    sign_in(page, "alice")
+    balance = page.locator(".account-balance")
+    expect(balance).to_be_visible()
+    expect(balance).to_have_text(re.compile(r"^Balance [\d,]+\.\d\d EUR$"))
+    expect(page.locator('[data-lobby-table="pb1"] [data-big-road] svg')).to_be_attached()
+    assert horizontal_overflow(page) <= 0
+    screenshot(page, "lobby-phone")
+    assert errors == []
+
+
+def test_an_unknown_table_is_the_sites_own_404(new_context):
+    page = new_context(phone=True).new_page()
+    errors = no_console_errors(page)
+    sign_in(page, "alice")
+    response = page.goto("/tables/no-such-table/")
+    assert response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("There is nothing here")
+    expect(page.get_by_role("link", name="Back to the lobby")).to_have_attribute("href", "/")
+    assert page.evaluate("getComputedStyle(document.body).backgroundImage").startswith("radial-gradient")
+    assert horizontal_overflow(page) <= 0
+    screenshot(page, "404")
+    assert errors == ["Failed to load resource: the server responded with a status of 404 (Not Found)"], errors
 
 
 def test_sign_in_and_out(new_context):

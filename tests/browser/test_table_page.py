@@ -129,9 +129,10 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
 
     alice.get_by_role("button", name="History", exact=True).click()
     history = alice.get_by_role("dialog", name="Game history")
-    expect(history.get_by_role("row").filter(has_text=round_id)).to_have_count(2)
+    rounds = history.locator(".history-round").filter(has_text=round_id)
+    expect(rounds).to_have_count(2)
     # "Your bets" come first, then the table's latest results.
-    expect(history.get_by_role("row").filter(has_text=round_id).first).to_contain_text("Player 10.00")
+    expect(rounds.first).to_contain_text("Player 10.00 EUR")
 
 
 def test_a_phone_bets_by_touch_and_sees_its_result(new_context):

@@ -1,0 +1,152 @@
+/**
+ * The Game history dialog (seed 001 "Game History"): the player's own rounds first, each with its
+ * time, cards, bets, stake, win and balance after; cancelled and refunded bets folded away; then the
+ * table's latest results. Lists rather than wide tables, so that it fits a phone. Text goes in with
+ * textContent only.
+ */
+
+import { betLabel } from "./bets.js";
+import { miniCardElement } from "./cards.js";
+import { formatMoney } from "./money.js";
+
+const WINNERS = { player: "Player", banker: "Banker", tie: "Tie" };
+const SET_ASIDE = ["cancelled", "refunded"]; // undone or removed by the player, or refunded by a void
+
+function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
+const amount = (value, currency) => `${formatMoney(value)} ${currency}`;
+
+function timeElement(iso) {
+  const when = new Date(iso);
+  const sameDay = when.toDateString() === new Date().toDateString();
+  const time = element(
+    "time",
+    "history-time",
+    sameDay ? when.toLocaleTimeString() : when.toLocaleString([], { dateStyle: "short", timeStyle: "medium" }),
+  );
+  time.dateTime = iso;
+  return time;
+}
+
+/** "Player 9–5" in the winner's colour, or what became of a coup without a result. */
+function outcomeElement(coup) {
+  if (coup.state === "void" || coup.coup_state === "void") return element("span", "winner winner--void", "Voided");
+  if (!coup.winner) return element("span", "winner", "In play");
+  const [own, other] =
+    coup.winner === "banker" ? [coup.banker_total, coup.player_total] : [coup.player_total, coup.banker_total];
+  return element("span", `winner winner--${coup.winner}`, `${WINNERS[coup.winner]} ${own}–${other}`);
+}
+
+/** Each hand's cards as small faces in their suits' colours. */
+function handsElement(cards) {
+  const hands = element("div", "history-hands");
+  for (const hand of ["player", "banker"]) {
+    const dealt = cards.filter((card) => card.hand === hand);
+    if (!dealt.length) continue;
+    const row = element("span", `history-hand history-hand--${hand}`);
+    row.append(element("span", "history-hand-name", WINNERS[hand]), ...dealt.map((card) => miniCardElement(card.card)));
+    hands.append(row);
+  }
+  return hands;
+}
+
+function betText(bet, currency) {
+  const stake = `${betLabel(bet.bet_type)} ${amount(bet.stake, currency)}`;
+  if (bet.state === "cancelled") return `${stake}: cancelled`;
+  if (bet.state === "refunded" || bet.outcome === "refund") return `${stake}: refunded`;
+  if (bet.outcome === "win") return `${stake}: won, ${amount(bet.returned, currency)} paid`;
+  if (bet.outcome === "push") return `${stake}: push, ${amount(bet.returned, currency)} back`;
+  if (bet.outcome === "lose") return `${stake}: lost`;
+  return `${stake}: in play`;
+}
+
+function betList(bets, currency) {
+  const list = element("ul", "history-bets");
+  for (const bet of bets) {
+    list.append(element("li", `history-bet history-bet--${bet.outcome || bet.state}`, betText(bet, currency)));
+  }
+  return list;
+}
+
+function sums(round) {
+  const list = element("dl", "history-sums");
+  const settled = round.coup_state === "settled";
+  for (const [term, value] of [
+    ["Stake", amount(round.staked, round.currency)],
+    ["Win", settled ? amount(round.returned, round.currency) : "—"],
+    ["Balance after", amount(round.balance_after, round.currency)],
+  ]) {
+    const pair = element("div");
+    pair.append(element("dt", "", term), element("dd", "", value));
+    list.append(pair);
+  }
+  return list;
+}
+
+function folded(summaryText, ...content) {
+  const details = element("details", "history-folded");
+  details.append(element("summary", "", summaryText), ...content);
+  return details;
+}
+
+function roundHead(round) {
+  const head = element("p", "history-round-head");
+  head.append(element("span", "history-round-id", round.round_id), timeElement(round.played_at), outcomeElement(round));
+  return head;
+}
+
+/** A round the player bet in; a round whose every bet was set aside is folded whole. */
+function roundElement(round) {
+  const item = element("li", "history-round");
+  const standing = round.bets.filter((bet) => !SET_ASIDE.includes(bet.state));
+  const setAside = round.bets.filter((bet) => SET_ASIDE.includes(bet.state));
+  if (!standing.length) {
+    item.classList.add("history-round--set-aside");
+    const summary = round.coup_state === "void" ? "voided, bets refunded" : "all bets cancelled";
+    const content = [roundHead(round), handsElement(round.cards), betList(setAside, round.currency), sums(round)];
+    item.append(folded(`${round.round_id}: ${summary}`, ...content));
+    return item;
+  }
+  item.append(roundHead(round), handsElement(round.cards), betList(standing, round.currency), sums(round));
+  if (setAside.length) {
+    const count = `${setAside.length} cancelled bet${setAside.length === 1 ? "" : "s"}`;
+    item.append(folded(count, betList(setAside, round.currency)));
+  }
+  return item;
+}
+
+function resultElement(coup) {
+  const item = element("li", "history-round history-round--result");
+  const head = element("p", "history-round-head");
+  head.append(element("span", "history-round-id", coup.round_id), outcomeElement(coup));
+  item.append(head, handsElement(coup.cards));
+  return item;
+}
+
+function section(id, title, items, emptyText) {
+  const part = element("section", "history-section");
+  part.setAttribute("aria-labelledby", id);
+  const heading = element("h3", "history-heading", title);
+  heading.id = id;
+  part.append(heading);
+  if (!items.length) {
+    part.append(element("p", "history-empty", emptyText));
+    return part;
+  }
+  const list = element("ol", "history-rounds");
+  list.append(...items);
+  part.append(list);
+  return part;
+}
+
+export function renderHistory(container, { results, rounds }) {
+  container.replaceChildren(
+    section("history-yours", "Your bets", rounds.map(roundElement), "You have not bet at this table yet."),
+    section("history-results", "Latest results", results.map(resultElement), "No results yet at this table."),
+  );
+}
