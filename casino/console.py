@@ -24,11 +24,19 @@ from baccarat import rules as game_rules
 from baccarat.cards import hand_total
 from baccarat.coup import CoupDeal, dealer_announcement
 from casino import lifecycle
+from casino.console_seats import (
+    patron_move_step,
+    patron_seat_step,
+    patron_unseat_step,
+    seat_bet_step,
+    seats_context,
+)
 from tables import coups, shoes
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
 from tables.forms import CardForm, CoupStepForm, ShoeStartForm
 from tables.models import Coup, HeldCard, Shoe, Table
+from tables.seat_forms import PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.selectors import (
     coup_deal_state,
     shoe_is_finished,
@@ -37,6 +45,7 @@ from tables.selectors import (
     table_live_coup,
     table_shoe_in_play,
 )
+from wagering.errors import WageringError
 
 
 def dealer_required(view: Callable) -> Callable:
@@ -63,12 +72,9 @@ def _deals_here(request: HttpRequest, table: Table) -> bool:
     return session is not None and session.dealer_id == request.user.pk
 
 
-def _my_table(request: HttpRequest, code: str) -> Table:
-    """The table a console step acts on: only the one where the signed-in dealer's session is open."""
-    table = _dealer_table(code)
-    if not _deals_here(request, table):
-        raise PermissionDenied
-    return table
+def _may_act(request: HttpRequest, table: Table, step: ConsoleStep) -> bool:
+    """The dealer logged in at the table; for the seats' steps, a pit boss (tables.operate_table) too."""
+    return _deals_here(request, table) or (step.pit_boss_may and request.user.has_perm("tables.operate_table"))
 
 
 @dealer_required
@@ -116,6 +122,8 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     }
     if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
         context.update(dict.fromkeys(FORMS, None))
+    may_seat = deals_here or request.user.has_perm("tables.operate_table")
+    context.update(seats_context(table=table, coup=coup, acting=may_seat))
     return render(request, "console/table.html", context)
 
 
@@ -153,7 +161,7 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
             done = step(form.cleaned_data)
             if done:
                 messages.success(request, done)
-        except ValueError as error:  # TableError, DealingError and InvalidCardError are ValueErrors
+        except (ValueError, WageringError) as error:  # TableError, DealingError, InvalidCardError; BetRejected
             messages.error(request, str(error))
     return redirect("console:table", code=table.code)
 
@@ -225,10 +233,11 @@ def _shoe_finish(request: HttpRequest, table: Table, data: dict) -> str:
 @dataclass(frozen=True)
 class ConsoleStep:
     """One button of the console: the form its POST fills, and the service call it makes (returning what
-    the dealer is told)."""
+    the dealer is told); ``pit_boss_may``: a pit boss may take it too (the seats')."""
 
     form: type[Form]
     run: Callable[[HttpRequest, Table, dict], str]
+    pit_boss_may: bool = False
 
 
 STEPS = {
@@ -239,13 +248,20 @@ STEPS = {
     "coup_close_betting": ConsoleStep(CoupStepForm, _coup_close_betting),
     "coup_card": ConsoleStep(CardForm, _coup_card),
     "coup_resolve": ConsoleStep(CoupStepForm, _coup_resolve),
+    "patron_seat": ConsoleStep(PatronSeatForm, patron_seat_step, pit_boss_may=True),
+    "patron_move": ConsoleStep(PatronMoveForm, patron_move_step, pit_boss_may=True),
+    "patron_unseat": ConsoleStep(SeatSessionForm, patron_unseat_step, pit_boss_may=True),
+    "seat_bet": ConsoleStep(SeatBetForm, seat_bet_step, pit_boss_may=True),
 }
 
 
 @dealer_required
 @require_POST
 def console_step(request: HttpRequest, code: str, step: str) -> HttpResponse:
-    """Every console button: the signed-in dealer's own table only, one step from ``STEPS``."""
-    table = _my_table(request, code)
+    """Every console button: the signed-in dealer's own table only (a pit boss's, for the seats), one step
+    from ``STEPS``."""
+    table = _dealer_table(code)
     action = STEPS[step]
+    if not _may_act(request, table, action):
+        raise PermissionDenied
     return _carry_out(request, table, action.form(request.POST), lambda data: action.run(request, table, data))

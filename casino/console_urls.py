@@ -13,6 +13,10 @@ STEP_ROUTES = {
     "coup_close_betting": "coup/close-betting/",
     "coup_card": "coup/card/",
     "coup_resolve": "coup/resolve/",
+    "patron_seat": "seats/seat/",
+    "patron_move": "seats/move/",
+    "patron_unseat": "seats/unseat/",
+    "seat_bet": "seats/bet/",
 }
 
 app_name = "console"

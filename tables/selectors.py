@@ -13,7 +13,7 @@ from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState
-from tables.models import Coup, DealerSession, PlayerProfile, Shoe, Table
+from tables.models import Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
 from tables.players import default_display_name
 
 
@@ -84,6 +84,25 @@ def table_shoe_in_play(*, table: Table) -> Shoe | None:
 
 def table_dealer(*, table: Table) -> DealerSession | None:
     return table.dealer_sessions.filter(ended_at__isnull=True).select_related("dealer").first()
+
+
+def table_seated(*, table: Table) -> list[SeatSession]:
+    """The patrons seated at the table now, by seat."""
+    sessions = SeatSession.objects.filter(table=table, ended_at__isnull=True).select_related("seat", "player")
+    return list(sessions.order_by("seat__number"))
+
+
+def table_seats_public(*, table: Table) -> list[dict]:
+    """Who sits where, as players see it: a known player by display name, a guest as "Seat 4 guest"."""
+    seated = table_seated(table=table)
+    names = player_display_names(users=[session.player for session in seated if session.player is not None])
+    return [
+        {
+            "seat": session.seat.number,
+            "patron": names[session.player_id] if session.player_id else f"Seat {session.seat.number} guest",
+        }
+        for session in seated
+    ]
 
 
 def player_display_names(*, users: Iterable[AbstractBaseUser]) -> dict[int, str]:

@@ -147,7 +147,7 @@ def settlement_check(*, finished: bool = True) -> SettlementCheck:
     if finished and set(coups) - {Coup.State.SETTLED, Coup.State.VOID}:
         problems.append(f"coups neither settled nor void: {coups}")
     problems += _card_problems() + _bet_problems() + _wallet_problems() + _bets_in_play_problems()
-    problems += _stake_total_problems() + _correction_problems()
+    problems += _stake_total_problems() + _correction_problems() + _chip_problems()
     bets = dict(Bet.objects.values_list("state").annotate(n=Count("pk")).order_by())
     return SettlementCheck(coups=coups, bets=bets, problems=problems)
 
@@ -282,3 +282,35 @@ def _stake_total_problems() -> list[str]:
         f"stakes standing {expected.get(key, ZERO)}"
         for key in wrong
     ]
+
+
+def _chip_problems() -> list[str]:
+    """Seated play, from the bets' own records, per table and currency: the patrons' chips account holds what
+    the seated bets returned (adjustments included) minus what they staked; the chip tray what the closed ones
+    staked minus what they returned (the stakes still in play are in neither)."""
+    seated = Bet.objects.filter(seat_session__isnull=False).exclude(state=Bet.State.CANCELLED)
+    keys = ("coup__table_id", "stake_account__currency")
+    by_bet = (f"bet__{key}" for key in keys)
+    patrons: dict[tuple[int, str], Decimal] = defaultdict(lambda: ZERO)
+    tray: dict[tuple[int, str], Decimal] = defaultdict(lambda: ZERO)
+    for table_id, currency, total in seated.values_list(*keys).annotate(total=Sum("stake")).order_by():
+        patrons[table_id, currency] -= total
+    closed = seated.exclude(state=Bet.State.ACCEPTED).values_list(*keys).annotate(total=Sum("stake")).order_by()
+    for table_id, currency, total in closed:
+        tray[table_id, currency] += total
+    returned = BetSettlement.objects.filter(bet__in=seated).values_list(*by_bet).annotate(total=Sum("returned"))
+    adjusted = BetAdjustment.objects.filter(bet__in=seated).values_list(*(f"bet__{key}" for key in keys))
+    adjusted = adjusted.annotate(total=Sum(F("returned_after") - F("returned_before")))
+    for table_id, currency, total in [*returned.order_by(), *adjusted.order_by()]:
+        patrons[table_id, currency] += total
+        tray[table_id, currency] -= total
+    problems = []
+    for kind, expected in ((Account.Kind.PATRON_CHIPS, patrons), (Account.Kind.CHIP_TRAY, tray)):
+        accounts = Account.objects.filter(kind=kind).values_list("table_id", "currency", "balance")
+        held = {(table_id, currency): balance for table_id, currency, balance in accounts}
+        for key in sorted(held.keys() | expected.keys(), key=str):
+            if money(held.get(key)) != money(expected.get(key)):
+                problems.append(
+                    f"table {key[0]} {key[1]}: {kind} {money(held.get(key))}, expected {money(expected.get(key))}"
+                )
+    return problems

@@ -62,9 +62,14 @@ def coup_resettle(
     if not changes:
         return []
     by_user: dict[int, list[_Change]] = defaultdict(list)
+    seated_by_currency: dict[str, Decimal] = defaultdict(lambda: ZERO)  # a seated patron's chips: the tray pays
     for change in changes:
-        by_user[change.bet.user_id].append(change)
+        if change.bet.user_id is not None:
+            by_user[change.bet.user_id].append(change)
     accounts = stake_accounts_locked({change.bet.stake_account_id for change in changes})
+    for change in changes:
+        if change.bet.user_id is None:
+            seated_by_currency[accounts[change.bet.stake_account_id].currency] += change.difference
     wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     owed = dict(
         PlayerAdjustment.objects.filter(user_id__in=by_user)
@@ -74,6 +79,9 @@ def coup_resettle(
     )
     adjustments, owed_changes, currencies = {}, {}, {}
     legs: dict[Account, Decimal] = defaultdict(lambda: ZERO)
+    for change in changes:
+        if change.bet.user_id is None:
+            legs[accounts[change.bet.stake_account_id]] += change.difference
     for user_id, mine in by_user.items():
         currencies[user_id] = accounts[mine[0].bet.stake_account_id].currency  # a player's stakes: one currency
         adjustments[user_id] = money(sum(change.difference for change in mine))
@@ -89,7 +97,7 @@ def coup_resettle(
                 owed_changes[user_id] = -min(money(owed.get(user_id)), adjustment)
                 legs[account] += adjustment + owed_changes[user_id]
     transactions = {}
-    for currency in sorted(set(currencies.values())):
+    for currency in sorted(set(currencies.values()) | set(seated_by_currency)):
         users = [user_id for user_id, users_currency in currencies.items() if users_currency == currency]
         transactions[currency] = ledger_post(
             kind=LedgerTransaction.Kind.CORRECTION,
@@ -98,6 +106,7 @@ def coup_resettle(
             system_legs={
                 Account.Kind.HOUSE: -sum((adjustments[user_id] for user_id in users), ZERO),
                 Account.Kind.PLAYER_DEBT: -sum((owed_changes[user_id] for user_id in users), ZERO),
+                Account.Kind.CHIP_TRAY: -seated_by_currency[currency],
             },
             coup=coup,
             actor=actor,
@@ -111,7 +120,7 @@ def coup_resettle(
             returned_before=change.returned_before,
             outcome_after=change.outcome_after,
             returned_after=change.returned_after,
-            transaction=transactions[currencies[change.bet.user_id]],
+            transaction=transactions[accounts[change.bet.stake_account_id].currency],
         )
         for change in changes
     )

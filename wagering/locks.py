@@ -74,7 +74,7 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
 
 
 def _account_table_id(kind: str, table_id: int | None) -> int | None:
-    return table_id if kind == Account.Kind.BETS_IN_PLAY else None
+    return table_id if kind in Account.TABLE_KINDS else None
 
 
 def _system_account_q(kinds: set[str], currency: str, table_id: int | None) -> Q:

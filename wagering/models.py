@@ -16,7 +16,7 @@ from django.db.models import Q
 
 from casino.currencies import currency_validator
 from casino.money import MONEY
-from tables.models import BET_TYPE_CHOICES, Coup, ResultCorrection, Shoe, Table
+from tables.models import BET_TYPE_CHOICES, Coup, ResultCorrection, SeatSession, Shoe, Table
 
 ZERO = Decimal("0.00")
 CENT = Decimal("0.01")
@@ -40,6 +40,13 @@ class Account(models.Model):
         PARTNER_FLOAT = "partner_float", "Partner float"
         # Minus what players owe after result corrections their wallets could not cover (see PlayerAdjustment).
         PLAYER_DEBT = "player_debt", "Owed by players (result corrections)"
+        # Seated play at a dealer table (wagering.seated): the house's chips in the table's tray, and the
+        # chips its patrons hold (their stakes come from it and their returns go back to it).
+        CHIP_TRAY = "chip_tray", "Table chip tray"
+        PATRON_CHIPS = "patron_chips", "Chips with the table's patrons"
+        CAGE = "cage", "Cage (fills and credits)"
+
+    TABLE_KINDS = (Kind.BETS_IN_PLAY, Kind.CHIP_TRAY, Kind.PATRON_CHIPS)
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     user = models.OneToOneField(
@@ -54,7 +61,7 @@ class Account(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="bets in play only: the table whose stakes it holds (none: the stakes of before)",
+        help_text="bets in play, chip tray, patrons' chips only: the table (none: the bets in play of before)",
     )
     # Every amount of the account is in its currency; system accounts are one per currency (and table).
     currency = models.CharField(max_length=3, default=house_currency, validators=[currency_validator])
@@ -69,12 +76,20 @@ class Account(models.Model):
                 name="a_user_for_every_wallet_only",
             ),
             models.CheckConstraint(
-                condition=Q(kind="bets_in_play") | Q(table__isnull=True), name="a_table_for_bets_in_play_only"
+                condition=Q(kind="bets_in_play")
+                | Q(table__isnull=True, kind__in=["player", "house", "player_debt", "partner_float", "cage"])
+                | Q(table__isnull=False, kind__in=["chip_tray", "patron_chips"]),
+                name="a_table_for_table_accounts_only",
             ),
             models.UniqueConstraint(
                 fields=["kind", "currency"],
-                condition=Q(kind__in=["house", "player_debt"]),
+                condition=Q(kind__in=["house", "player_debt", "cage"]),
                 name="one_house_per_currency",
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "table", "currency"],
+                condition=Q(kind__in=["chip_tray", "patron_chips"]),
+                name="one_chip_account_per_table",
             ),
             # Bets in play per table, so placements at different tables never wait for one account's row lock.
             models.UniqueConstraint(
@@ -195,11 +210,20 @@ class BetRequest(models.Model):
         return f"{self.kind} {self.key}"
 
 
+# A bet is an online player's or a seated patron's, never both.
+BETTOR_ONE_OF_TWO = Q(user__isnull=False, seat_session__isnull=True) | Q(user__isnull=True, seat_session__isnull=False)
+
+
 class BetBatch(models.Model):
     """The bets a player confirmed at once (the UI's Confirm, or a rebet): accepted all together."""
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bet_batches")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bet_batches")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="bet_batches"
+    )
+    seat_session = models.ForeignKey(
+        SeatSession, null=True, blank=True, on_delete=models.PROTECT, related_name="bet_batches", db_index=False
+    )
     placement = models.OneToOneField(LedgerTransaction, on_delete=models.PROTECT, related_name="placed_batch")
     cancellation = models.ForeignKey(
         LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="cancelled_batches"
@@ -208,7 +232,10 @@ class BetBatch(models.Model):
     cancelled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["coup", "user"])]
+        constraints = [
+            models.CheckConstraint(condition=BETTOR_ONE_OF_TWO, name="batch_of_a_player_or_a_seat"),
+        ]
+        indexes = [models.Index(fields=["coup", "user"]), models.Index(fields=["seat_session", "coup"])]
         ordering = ["-id"]
         verbose_name_plural = "bet batches"
 
@@ -227,7 +254,13 @@ class Bet(models.Model):
     # every index of every bet (its state), so each index more is one more write per bet.
     batch = models.ForeignKey(BetBatch, on_delete=models.PROTECT, related_name="bets", db_index=False)
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets", db_index=False)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
+    # An online player's bet, or a seated patron's chips on the layout (``wagering.seated``).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="bets", db_index=False
+    )
+    seat_session = models.ForeignKey(
+        SeatSession, null=True, blank=True, on_delete=models.PROTECT, related_name="bets", db_index=False
+    )
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
     stake = models.DecimalField(**MONEY)
     # Where the stake came from, and where what it returns goes: the player's wallet, or for a partner's
@@ -241,6 +274,7 @@ class Bet(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(stake__gt=0), name="stake_positive"),
+            models.CheckConstraint(condition=BETTOR_ONE_OF_TWO, name="bet_of_a_player_or_a_seat"),
             models.UniqueConstraint(fields=["batch", "bet_type"], name="one_bet_per_type_per_batch"),
         ]
         # (user, coup): a player's bets by round, newest first, and their stakes on one coup.

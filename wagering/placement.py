@@ -281,10 +281,10 @@ def betting_open_check(coup: Coup) -> None:
 
 
 def bets_changed_events(
-    *, coup: Coup, user_id: int, balance: Decimal | None, currency: str, table_totals: Mapping[str, Decimal]
+    *, coup: Coup, user_id: int | None, balance: Decimal | None, currency: str, table_totals: Mapping[str, Decimal]
 ) -> None:
-    """The player's new balance (unless a partner's wallet holds it) and the table's totals in the currency,
-    on commit."""
+    """The player's new balance (unless a partner's wallet holds it, or the bets are a seated patron's chips)
+    and the table's totals in the currency, on commit."""
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance)
     totals = amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total})

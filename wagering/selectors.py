@@ -16,7 +16,7 @@ from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from tables.models import Coup, PersonalLimitMarker, Table
+from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.models import (
     ZERO,
@@ -297,3 +297,27 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
         balance_before=legs[0].balance_before,
         balance_after=legs[-1].balance_after,
     )
+
+
+def coup_seat_bets(*, coup: Coup) -> dict[int, list[dict]]:
+    """The seated patrons' bets standing or settled on the coup, by seat session id: each bet's type, stake,
+    and once settled its outcome and what it returned (what the dealer pays the seat)."""
+    bets = Bet.objects.filter(coup=coup, seat_session__isnull=False).exclude(state=Bet.State.CANCELLED)
+    rows = bets.order_by("pk").values_list(
+        "seat_session_id", "bet_type", "stake", "settlement__outcome", "settlement__returned"
+    )
+    by_seat: dict[int, list[dict]] = defaultdict(list)
+    for session_id, bet_type, stake, outcome, returned in rows:
+        by_seat[session_id].append(
+            {
+                "bet_type": bet_type,
+                "stake": money(stake),
+                "outcome": outcome,
+                "returned": None if returned is None else money(returned),
+            }
+        )
+    return dict(by_seat)
+
+
+def seat_session_has_bets_in_play(*, seat_session: SeatSession) -> bool:
+    return Bet.objects.filter(seat_session=seat_session, state=Bet.State.ACCEPTED).exists()

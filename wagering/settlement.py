@@ -96,7 +96,7 @@ def _totals_by_currency(bets: list[_OpenBet], returned: Mapping[str, Decimal]) -
 
 class _OpenBet(NamedTuple):
     pk: int
-    user_id: int
+    user_id: int | None  # None: a seated patron's chips
     bet_type: str
     stake: Decimal
     stake_account_id: int
@@ -125,9 +125,11 @@ def by_currency(closed: list[ClosedBet]) -> dict[str, list[ClosedBet]]:
 
 
 def bets_by_user(closed: list[ClosedBet]) -> dict[int, list[ClosedBet]]:
+    """The online players' bets by user id (a seated patron's chips are nobody's wallet)."""
     by_user: dict[int, list[ClosedBet]] = defaultdict(list)
     for closed_bet in closed:
-        by_user[closed_bet.bet.user_id].append(closed_bet)
+        if closed_bet.bet.user_id is not None:
+            by_user[closed_bet.bet.user_id].append(closed_bet)
     return by_user
 
 
@@ -154,11 +156,17 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
         returned = returns_by_account(in_currency)
         paid_by_account = {account_id: amount for account_id, amount in returned.items() if account_id not in withheld}
         staked, paid = sum(each.bet.stake for each in in_currency), sum(paid_by_account.values())
+        seated = [each for each in in_currency if each.bet.user_id is None]
+        seated_net = sum((each.bet.stake - each.returned for each in seated), ZERO)  # the chip tray's
         transactions[currency] = ledger_post(
             kind=LedgerTransaction.Kind.SETTLEMENT,
             currency=currency,
             wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
-            system_legs={Account.Kind.BETS_IN_PLAY: -staked, Account.Kind.HOUSE: staked - paid},
+            system_legs={
+                Account.Kind.BETS_IN_PLAY: -staked,
+                Account.Kind.HOUSE: staked - paid - seated_net,
+                Account.Kind.CHIP_TRAY: seated_net,
+            },
             coup=coup,
         )
         paid_by_currency[currency] = money(paid)
@@ -170,7 +178,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
             user_id: _settlement_event(coup, result, mine, wallets, withheld) for user_id, mine in by_user.items()
         },
     )
-    from_partners = any(not account.is_wallet for account in accounts.values())
+    from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
     return _Paid(transactions=transactions, paid=paid_by_currency, from_partners=from_partners)
 
 

@@ -13,9 +13,9 @@ from tables.models.floor import (
     LimitSet,
     PersonalLimitMarker,
     PlayerProfile,
-    Seat,
     Table,
 )
+from tables.models.seating import Seat, SeatSession
 from tables.models.shoes import Shoe, ShoeSecrets
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "PlayerProfile",
     "ResultCorrection",
     "Seat",
+    "SeatSession",
     "Shoe",
     "ShoeSecrets",
     "Table",

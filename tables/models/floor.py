@@ -1,4 +1,4 @@
-"""The floor's tables, their limits and seats, personal limit markers, dealers and players' profiles."""
+"""The floor's tables, their limits, personal limit markers, dealers and players' profiles (seats: ``seating``)."""
 
 from __future__ import annotations
 
@@ -131,22 +131,6 @@ class BetLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.limit_set} {self.bet_type} {self.minimum}-{self.maximum}"
-
-
-class Seat(models.Model):
-    """One of the ten seats of a table (seed 000 §1.1), each a betting zone."""
-
-    SEATS_PER_TABLE = 10
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
-    number = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(SEATS_PER_TABLE)])
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["table", "number"], name="one_seat_number_per_table")]
-        ordering = ["table", "number"]
-
-    def __str__(self) -> str:
-        return f"{self.table.code} seat {self.number}"
 
 
 class PersonalLimitMarker(models.Model):

@@ -1,0 +1,108 @@
+"""The dealer console's seats (seed 000 §1.1): patrons seated, moved and unseated, and their chips on the
+layout entered per seat and box while betting is open. The steps join ``casino.console.STEPS``."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.http import HttpRequest
+
+from tables import seating
+from tables.errors import TableError
+from tables.models import Coup, Seat, SeatSession, Table
+from tables.seat_forms import PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
+from tables.selectors import coup_rules, table_live_coup, table_seated
+from wagering.amounts import bet_label
+from wagering.models import money
+from wagering.seated import seat_bets_place
+from wagering.selectors import coup_seat_bets, seat_session_has_bets_in_play
+
+
+def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
+    """The ten seats as the console shows them: each patron with their chips on the coup (what each bet
+    returned once settled), and the forms of whoever may act here (``acting``)."""
+    seated = {session.seat.number: session for session in table_seated(table=table)}
+    bets = coup_seat_bets(coup=coup) if coup is not None else {}
+    betting = acting and coup is not None and coup.state == Coup.State.BETTING and not coup.no_bet
+    free = [number for number in range(1, Seat.SEATS_PER_TABLE + 1) if number not in seated]
+    seats = []
+    for number in range(1, Seat.SEATS_PER_TABLE + 1):
+        session = seated.get(number)
+        seat = {"number": number, "session": session, "bets": bets.get(session.pk, []) if session else []}
+        if acting and session is not None:
+            seat["move_form"] = PatronMoveForm(initial={"session": session.pk}, auto_id=f"move-{number}-%s")
+            seat["move_form"].fields["seat"].choices = [(n, f"Seat {n}") for n in free]
+            seat["unseat_form"] = SeatSessionForm(initial={"session": session.pk}, auto_id=f"unseat-{number}-%s")
+            if betting:
+                seat["bet_form"] = SeatBetForm(
+                    initial={"session": session.pk, "round_id": coup.round_id},
+                    offered=list(coup_rules(coup=coup).offered_limits(session.currency)),
+                    auto_id=f"bet-{number}-%s",
+                )
+        seats.append(seat)
+    return {
+        "seats": seats,
+        "seat_form": PatronSeatForm(initial={"seat": free[0]}) if acting and free else None,
+    }
+
+
+def _session_here(table: Table, session_id: int) -> SeatSession:
+    """The patron seated at this table now with that id: never another table's (a forged id is refused)."""
+    session = SeatSession.objects.select_related("seat", "player").filter(
+        pk=session_id, table=table, ended_at__isnull=True
+    )
+    found = session.first()
+    if found is None:
+        raise TableError("that patron is not seated at this table: the page was out of date", code="not_seated")
+    return found
+
+
+def patron_seat_step(request: HttpRequest, table: Table, data: dict) -> str:
+    player = None
+    if data["player"].strip():
+        players = get_user_model()._default_manager.filter(is_staff=False, is_active=True)
+        player = players.filter(**{get_user_model().USERNAME_FIELD: data["player"].strip()}).first()
+        if player is None:
+            raise TableError(f"no active player is named {data['player'].strip()!r}", code="no_such_player")
+    session = seating.patron_seat(
+        table=table,
+        seat_number=data["seat"],
+        actor=request.user,
+        player=player,
+        guest_name=data["guest_name"],
+        currency=data["currency"].strip().upper() or None,
+    )
+    return f"{session.patron_name} seated at seat {session.seat.number}, playing {session.currency} chips."
+
+
+def patron_move_step(request: HttpRequest, table: Table, data: dict) -> str:
+    session = _session_here(table, data["session"])
+    was = session.seat.number
+    session = seating.patron_move(session=session, seat_number=data["seat"], actor=request.user)
+    return f"{session.patron_name} moved from seat {was} to seat {session.seat.number}."
+
+
+def patron_unseat_step(request: HttpRequest, table: Table, data: dict) -> str:
+    with transaction.atomic():
+        session = _session_here(table, data["session"])
+        if seat_session_has_bets_in_play(seat_session=session):
+            raise TableError(
+                f"{session.patron_name} has chips in play: they leave once the coup is settled",
+                code="chips_in_play",
+            )
+        seating.patron_unseat(session=session, actor=request.user)
+    return f"{session.patron_name} left seat {session.seat.number}."
+
+
+def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
+    session = _session_here(table, data["session"])
+    coup = table_live_coup(table=table)
+    if coup is None or coup.round_id != data["round_id"]:
+        raise TableError(
+            f"coup {data['round_id']} is no longer taking bets: the page was out of date", code="page_out_of_date"
+        )
+    placed = seat_bets_place(
+        coup=coup, seat_session=session, bets={data["bet_type"]: data["stake"]}, actor=request.user
+    )
+    total = f"{placed.seat_totals[data['bet_type']]} {placed.currency}"
+    return f"Seat {session.seat.number}: {money(data['stake'])} on {bet_label(data['bet_type'])} ({total} in all)."

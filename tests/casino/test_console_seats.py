@@ -1,0 +1,157 @@
+"""The dealer console's seats (issue 18): patrons seated, moved and unseated, chips entered per seat and box,
+and who may do it: the dealer logged in at the table and a pit boss, nobody else, never at another table."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import include, path
+
+from casino.settlement import coup_settle
+from tables.models import AuditLog, SeatSession
+from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
+from tables.seating import patron_seat
+from tables.services import dealer_login, table_create, table_open
+from tests.casino.test_console import live_coup, staff_client, step, url
+from wagering.checks import ledger_check, settlement_check
+from wagering.models import Account, Bet
+
+urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+
+
+@pytest.fixture
+def dealer(dealer_table, pit_boss):
+    client = staff_client("carla", DEALER)
+    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
+    return client
+
+
+@pytest.fixture
+def betting(dealer, dealer_table):
+    """A shoe in play and a coup taking bets."""
+    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    step(dealer, dealer_table, "coup_open")
+    return live_coup(dealer_table)
+
+
+def seated_state() -> list:
+    return list(SeatSession.objects.order_by("pk").values_list("seat__number", "guest_name", "ended_at"))
+
+
+def test_the_dealer_seats_moves_and_unseats_patrons(dealer, dealer_table):
+    player = get_user_model().objects.create_user(username="lucia")
+    page = step(dealer, dealer_table, "patron_seat", seat=3, player="lucia")
+    assert "lucia seated at seat 3, playing EUR chips." in page
+    page = step(dealer, dealer_table, "patron_seat", seat=7, guest_name="man in grey")
+    assert "man in grey seated at seat 7" in page
+    session = SeatSession.objects.get(player=player)
+
+    page = step(dealer, dealer_table, "patron_move", session=session.pk, seat=9)
+    assert "lucia moved from seat 3 to seat 9." in page
+    page = step(dealer, dealer_table, "patron_unseat", session=session.pk)
+    assert "lucia left seat 9." in page
+    assert [(number, name) for number, name, ended in seated_state() if ended is None] == [(7, "man in grey")]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"seat": 3}, "Give the player&#x27;s username or a guest&#x27;s name"),
+        ({"seat": 3, "player": "nobody"}, "no active player is named &#x27;nobody&#x27;"),
+        ({"seat": 3, "player": "carla"}, "no active player is named &#x27;carla&#x27;"),  # staff are not patrons
+        ({"seat": 12, "guest_name": "x"}, "Select a valid choice"),
+        ({"seat": 3, "guest_name": "x", "currency": "usd"}, "takes bets in EUR, not in USD"),
+    ],
+)
+def test_bad_seating_is_shown_and_changes_nothing(dealer, dealer_table, data, message):
+    page = step(dealer, dealer_table, "patron_seat", **data)
+    assert message in page
+    assert seated_state() == []
+
+
+def test_seat_bets_count_and_settle_to_the_seat_in_chips(dealer, dealer_table, betting):
+    step(dealer, dealer_table, "patron_seat", seat=2, guest_name="grey")
+    session = SeatSession.objects.get()
+    page = step(
+        dealer, dealer_table, "seat_bet", session=session.pk, round_id=betting.round_id, bet_type="banker", stake="100"
+    )
+    assert "Seat 2: 100.00 on Banker (100.00 EUR in all)." in page
+    page = step(
+        dealer, dealer_table, "seat_bet", session=session.pk, round_id=betting.round_id, bet_type="banker", stake="5000"
+    )
+    assert "Banker: 5100.00 is over the table maximum of 1000.00" in page and Bet.objects.count() == 1
+    page = step(dealer, dealer_table, "patron_unseat", session=session.pk)
+    assert "grey has chips in play" in page and seated_state()[0][2] is None
+
+    step(dealer, dealer_table, "coup_close_betting", round_id=betting.round_id)
+    for card, hand in (("2S", "player"), ("9H", "banker"), ("3D", "player"), ("KC", "banker")):
+        step(dealer, dealer_table, "coup_card", round_id=betting.round_id, card=card, hand=hand)
+    step(dealer, dealer_table, "coup_resolve", round_id=betting.round_id)
+    coup_settle(coup_id=betting.pk)
+
+    page = dealer.get(url(dealer_table)).content.decode()
+    assert "Banker 100.00: win, pay 195.00" in page
+    assert Account.objects.get(kind=Account.Kind.CHIP_TRAY).balance == D("-95.00")
+    assert ledger_check().ok and not settlement_check().problems
+
+
+def test_chips_are_refused_once_betting_closes(dealer, dealer_table, betting):
+    session = patron_seat(table=dealer_table, seat_number=1, actor=dealer.user, guest_name="late")
+    step(dealer, dealer_table, "coup_close_betting", round_id=betting.round_id)
+    page = step(
+        dealer, dealer_table, "seat_bet", session=session.pk, round_id=betting.round_id, bet_type="tie", stake="5"
+    )
+    assert "no more bets" in page and not Bet.objects.exists()
+
+
+def test_a_pit_boss_may_seat_patrons(dealer_table):
+    boss = staff_client("pia", PIT_BOSS)
+    page = step(boss, dealer_table, "patron_seat", seat=5, guest_name="vip")
+    assert "vip seated at seat 5" in page
+
+
+@pytest.mark.parametrize("role", [SURVEILLANCE, DEALER])
+def test_surveillance_and_a_dealer_not_at_the_table_cannot_touch_the_seats(dealer_table, dealer, role):
+    """A dealer logged in nowhere (or at another table) and surveillance (read-only) are refused."""
+    outsider = staff_client("outsider", role)
+    session = patron_seat(table=dealer_table, seat_number=1, actor=dealer.user, guest_name="sitting")
+    audit = AuditLog.objects.count()
+    for name, data in (
+        ("patron_seat", {"seat": 2, "guest_name": "x"}),
+        ("patron_move", {"session": session.pk, "seat": 4}),
+        ("patron_unseat", {"session": session.pk}),
+    ):
+        assert outsider.post(url(dealer_table, name), data).status_code == 403
+    assert AuditLog.objects.count() == audit
+    assert seated_state() == [(1, "sitting", None)]
+
+
+def test_players_and_anonymous_visitors_cannot_reach_the_seats(dealer_table):
+    player = get_user_model().objects.create_user(username="curious")
+    signed_in = Client()
+    signed_in.force_login(player)
+    assert signed_in.post(url(dealer_table, "patron_seat"), {"seat": 2, "guest_name": "x"}).status_code == 403
+    anonymous = Client().post(url(dealer_table, "patron_seat"), {"seat": 2, "guest_name": "x"})
+    assert anonymous.status_code == 302 and "/admin/login/" in anonymous["Location"]
+    assert seated_state() == []
+
+
+def test_a_patron_of_another_table_cannot_be_moved_or_bet_for_from_this_one(dealer, dealer_table, betting, pit_boss):
+    """The dealer at d1 posts the session id of a patron seated at d2: refused, nothing changes."""
+    other = table_open(
+        table=table_create(code="d2", name="Dealer 2", actor=pit_boss, dealing_mode="dealer"), actor=pit_boss
+    )
+    elsewhere = patron_seat(table=other, seat_number=1, actor=pit_boss, guest_name="elsewhere")
+    for name, data in (
+        ("patron_move", {"session": elsewhere.pk, "seat": 4}),
+        ("patron_unseat", {"session": elsewhere.pk}),
+        ("seat_bet", {"session": elsewhere.pk, "round_id": betting.round_id, "bet_type": "banker", "stake": "10"}),
+    ):
+        page = step(dealer, dealer_table, name, **data)
+        assert "that patron is not seated at this table" in page
+    assert seated_state() == [(1, "elsewhere", None)] and not Bet.objects.exists()

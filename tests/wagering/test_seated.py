@@ -1,0 +1,154 @@
+"""Seated play at a dealer table (issue 18, seed 000 §1.1, §6.1): a seated patron's chips are bets of the
+coup under the same rules as online bets, and settle to chips (the table's tray), never to a wallet."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from casino import lifecycle
+from casino.settlement import coup_settle
+from tables import corrections
+from tables.models import Coup, LimitSet
+from tables.roles import PIT_BOSS, roles_ensure
+from tables.seating import patron_seat, patron_unseat
+from tables.services import limit_marker_grant
+from tests.factories import CoupFactory, coup_resolve
+from tests.wagering.conftest import fund
+from wagering.checks import ledger_check, settlement_check
+from wagering.errors import BetRejected
+from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
+from wagering.placement import bet_batch_place
+from wagering.seated import seat_bets_place
+from wagering.selectors import coup_bet_totals, wallet_balance
+
+pytestmark = pytest.mark.django_db
+BANKER_NATURAL = "2S 9H 3D KC"  # in dealing order: Player 2+3 = 5, Banker 9+K = 9: Banker wins
+
+
+@pytest.fixture
+def coup(dealer_table):
+    LimitSet.objects.filter(table=dealer_table).update(max_differential=D("1500.00"))
+    return CoupFactory(table=dealer_table)
+
+
+@pytest.fixture
+def guest(dealer_table, pit_boss):
+    return patron_seat(table=dealer_table, seat_number=3, actor=pit_boss, guest_name="guest in grey")
+
+
+@pytest.fixture
+def online(db):
+    player = get_user_model().objects.create_user(username="online")
+    fund(player, "1000.00")
+    return player
+
+
+def account(kind: str) -> D:
+    return Account.objects.filter(kind=kind).values_list("balance", flat=True).first() or D("0.00")
+
+
+def rejected(code: str, **kwargs) -> None:
+    bets, legs = Bet.objects.count(), LedgerTransaction.objects.count()
+    with pytest.raises(BetRejected) as refusal:
+        seat_bets_place(**kwargs)
+    assert refusal.value.code == code
+    assert (Bet.objects.count(), LedgerTransaction.objects.count()) == (bets, legs)
+
+
+def test_seated_chips_count_in_the_coups_totals_and_its_differential(coup, guest, pit_boss, online):
+    """Seed 000 §6.1: the maximum differential is the table's, seated and online bets together."""
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "1000.00"}, actor=pit_boss)
+    assert coup_bet_totals(coup=coup, currency="EUR") == {"banker": D("1000.00")}
+
+    with pytest.raises(BetRejected) as refusal:  # 1,600 more on the Banker than on the Player
+        bet_batch_place(user=online, coup=coup, bets={"banker": "600.00"})
+    assert refusal.value.code == "max_differential"
+    bet_batch_place(user=online, coup=coup, bets={"player": "400.00"})
+    assert coup_bet_totals(coup=coup, currency="EUR") == {"banker": D("1000.00"), "player": D("400.00")}
+    # And the other way round: the seat is refused what would break the differential online bets leave.
+    other = patron_seat(table=coup.table, seat_number=4, actor=pit_boss, guest_name="other")
+    rejected("max_differential", coup=coup, seat_session=other, bets={"banker": "1000.00"}, actor=pit_boss)
+
+
+def test_a_seated_players_marker_applies_to_their_chips(coup, pit_boss):
+    """Seed 000: a personal limit marker is given to a seated customer."""
+    player = get_user_model().objects.create_user(username="highroller")
+    limit_marker_grant(table=coup.table, player=player, minimum="200.00", maximum="1400.00", actor=pit_boss)
+    session = patron_seat(table=coup.table, seat_number=1, actor=pit_boss, player=player)
+
+    rejected("below_minimum", coup=coup, seat_session=session, bets={"banker": "100.00"}, actor=pit_boss)
+    placed = seat_bets_place(coup=coup, seat_session=session, bets={"banker": "1400.00"}, actor=pit_boss)
+    assert placed.seat_totals == {"banker": D("1400.00")}  # past the table's 1,000, within the marker
+    assert wallet_balance(user=player) == D("0.00")  # chips, not the wallet
+
+
+def test_one_seat_may_not_bet_player_and_banker(coup, guest, pit_boss):
+    seat_bets_place(coup=coup, seat_session=guest, bets={"player": "50.00"}, actor=pit_boss)
+    rejected("player_and_banker", coup=coup, seat_session=guest, bets={"banker": "50.00"}, actor=pit_boss)
+
+
+def test_chips_of_a_patron_who_left_or_sits_elsewhere_are_refused(coup, guest, pit_boss, auto_table):
+    patron_unseat(session=guest, actor=pit_boss)
+    rejected("not_seated", coup=coup, seat_session=guest, bets={"banker": "10.00"}, actor=pit_boss)
+    elsewhere = patron_seat(table=coup.table, seat_number=2, actor=pit_boss, guest_name="b")
+    other_coup = CoupFactory(table=auto_table)
+    rejected("not_seated", coup=other_coup, seat_session=elsewhere, bets={"banker": "10.00"}, actor=pit_boss)
+
+
+def test_chips_after_no_more_bets_are_refused(coup, guest, pit_boss):
+    Coup.objects.filter(pk=coup.pk).update(state=Coup.State.NO_MORE_BETS)
+    rejected("betting_closed", coup=coup, seat_session=guest, bets={"banker": "10.00"}, actor=pit_boss)
+
+
+def settle_banker_natural(coup):
+    coup_resolve(coup, BANKER_NATURAL)
+    coup_settle(coup_id=coup.pk)
+
+
+def test_seated_bets_settle_to_the_tray_and_online_bets_to_the_house(coup, guest, pit_boss, online):
+    second = patron_seat(table=coup.table, seat_number=8, actor=pit_boss, guest_name="lady in blue")
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+    seat_bets_place(coup=coup, seat_session=second, bets={"player": "50.00", "tie": "10.00"}, actor=pit_boss)
+    bet_batch_place(user=online, coup=coup, bets={"banker": "20.00"})
+    settle_banker_natural(coup)
+
+    returned = dict(Bet.objects.filter(seat_session=guest).values_list("bet_type", "settlement__returned"))
+    assert returned == {"banker": D("195.00")}
+    assert set(BetSettlement.objects.filter(bet__seat_session=second).values_list("outcome", flat=True)) == {"lose"}
+    # The tray paid the seats' net win (95 - 60 = 35); the house paid the online player's 19.
+    assert account(Account.Kind.CHIP_TRAY) == D("-35.00")
+    assert account(Account.Kind.PATRON_CHIPS) == D("35.00")
+    assert account(Account.Kind.HOUSE) == D("-19.00")
+    assert wallet_balance(user=online) == D("1019.00")
+    assert ledger_check().ok and not settlement_check().problems
+
+
+def test_a_void_gives_the_seats_their_chips_back(coup, guest, pit_boss):
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+    lifecycle.coup_void(coup=coup, actor=pit_boss, reason="shoe dropped")
+
+    assert Bet.objects.get(seat_session=guest).state == Bet.State.REFUNDED
+    assert (account(Account.Kind.PATRON_CHIPS), account(Account.Kind.CHIP_TRAY)) == (D("0.00"), D("0.00"))
+    assert ledger_check().ok and not settlement_check().problems
+
+
+def test_a_result_correction_resettles_the_seats_through_the_tray(coup, guest, pit_boss):
+    second = patron_seat(table=coup.table, seat_number=8, actor=pit_boss, guest_name="lady in blue")
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+    seat_bets_place(coup=coup, seat_session=second, bets={"player": "50.00"}, actor=pit_boss)
+    settle_banker_natural(coup)
+    bosses = [get_user_model().objects.create_user(username=name, is_staff=True) for name in ("ana", "ben")]
+    for boss in bosses:
+        boss.groups.add(roles_ensure()[PIT_BOSS])
+    correction = corrections.result_correction_request(
+        coup=coup, player_cards="9S KD", banker_cards="2H 3C", reason="cards misread", actor=bosses[0]
+    )
+    lifecycle.result_correction_approve(correction=correction, actor=bosses[1])
+
+    # Player wins after all: the banker's 100 is lost, the player's 50 returns 100. The tray holds 150 - 100.
+    assert account(Account.Kind.CHIP_TRAY) == D("50.00")
+    assert account(Account.Kind.PATRON_CHIPS) == D("-50.00")
+    assert ledger_check().ok and not settlement_check().problems
