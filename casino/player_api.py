@@ -193,11 +193,15 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
     return JsonResponse({"ok": True, "round_id": answer.round_id, "balance": answer.balance, "bets": answer.own_totals})
 
 
+def _amount(amount: Decimal | None) -> str | None:
+    return str(amount) if amount is not None else None
+
+
 @require_GET
 @player_endpoint
 def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Game history: the table's latest results and the player's own latest rounds there (the coup, the bets
-    and the balance after, amounts in ``currency``), by round id."""
+    and the balance after, amounts in ``currency``; no balance where a partner's seamless wallet holds it)."""
     played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]
     rounds = player_round_history(user=request.user, table=table, limit=HISTORY_ROUNDS)
@@ -217,8 +221,8 @@ def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -
                     "bets": recall.bets,
                     "staked": str(recall.staked),
                     "returned": str(recall.returned),
-                    "balance_before": str(recall.balance_before),
-                    "balance_after": str(recall.balance_after),
+                    "balance_before": _amount(recall.balance_before),
+                    "balance_after": _amount(recall.balance_after),
                 }
                 for recall in rounds
             ],

@@ -218,7 +218,7 @@ def player_bets(*, user: User, table: Table | None = None, round_id: str | None 
 @dataclass(frozen=True)
 class RoundRecall:
     """A player's round for game recall and disputes: the coup as players see it, the bets and the balance
-    around them (all in ``currency``, the stakes')."""
+    around them (all in ``currency``, the stakes'); no balance when a partner's seamless wallet holds it."""
 
     round_id: str
     table_code: str
@@ -233,8 +233,8 @@ class RoundRecall:
     bets: list[dict]
     staked: Decimal
     returned: Decimal
-    balance_before: Decimal
-    balance_after: Decimal
+    balance_before: Decimal | None
+    balance_after: Decimal | None
 
 
 def player_round_history(*, user: User, table: Table | None = None, limit: int = 50) -> list[RoundRecall]:
@@ -243,19 +243,19 @@ def player_round_history(*, user: User, table: Table | None = None, limit: int =
     bets = list(
         player_bets(user=user, table=table)
         .filter(coup_id__in=_latest_coup_ids(user, table, limit))
-        .select_related("coup__shoe")
+        .select_related("coup__shoe", "stake_account")
         .prefetch_related("coup__cards")
     )
     legs: dict[int, list[LedgerEntry]] = {}
     for leg in LedgerEntry.objects.filter(
         account__user=user, transaction__coup_id__in={bet.coup_id for bet in bets}
-    ).select_related("transaction", "account"):
+    ).select_related("transaction"):
         legs.setdefault(leg.transaction.coup_id, []).append(leg)
     rounds: dict[int, list[Bet]] = {}
     for bet in bets:
         rounds.setdefault(bet.coup_id, []).append(bet)
     return [
-        _round_recall(coup_bets_, sorted(legs[coup_id], key=lambda leg: leg.pk))
+        _round_recall(coup_bets_, sorted(legs.get(coup_id, ()), key=lambda leg: leg.pk))
         for coup_id, coup_bets_ in rounds.items()
     ]
 
@@ -281,7 +281,7 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
         player_total=coup.player_total,
         banker_total=coup.banker_total,
         cards=coup_public(coup=coup)["cards"],
-        currency=legs[0].account.currency,
+        currency=bets[0].stake_account.currency,
         bets=[
             {
                 "bet_type": bet.bet_type,
@@ -294,8 +294,8 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
         ],
         staked=money(sum(bet.stake for bet in live)),
         returned=money(sum(settlement.returned for settlement in settled)),
-        balance_before=legs[0].balance_before,
-        balance_after=legs[-1].balance_after,
+        balance_before=legs[0].balance_before if legs else None,
+        balance_after=legs[-1].balance_after if legs else None,
     )
 
 

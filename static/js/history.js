@@ -79,8 +79,9 @@ function sums(round) {
   for (const [term, value] of [
     ["Stake", amount(round.staked, round.currency)],
     ["Win", settled ? amount(round.returned, round.currency) : "—"],
-    ["Balance after", amount(round.balance_after, round.currency)],
+    ["Balance after", round.balance_after === null ? null : amount(round.balance_after, round.currency)],
   ]) {
+    if (value === null) continue; // a partner's seamless wallet holds the balance
     const pair = element("div");
     pair.append(element("dt", "", term), element("dd", "", value));
     list.append(pair);

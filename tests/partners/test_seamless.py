@@ -279,6 +279,17 @@ def test_a_launched_player_bets_and_undoes_from_the_table_page(
     assert float_balance() == 0 and ledger_check().ok
 
 
+def test_a_launched_players_game_history_has_no_balance_of_ours(wallet, seamless_partner, coup):
+    api = client_for(seamless_partner)
+    launch = api.post("/api/v1/sessions/", {"player_id": "p-1", "currency": "EUR", "table": "pb1"}).json()
+    browser = Client()
+    browser.get(launch["launch_url"])
+    browser.post("/tables/pb1/bets/", {"bets": {"player": "25.00"}}, content_type="application/json")
+    (round_,) = browser.get("/tables/pb1/history/").json()["rounds"]
+    assert (round_["staked"], round_["currency"]) == ("25.00", "EUR")
+    assert round_["balance_before"] is None and round_["balance_after"] is None  # the partner's wallet holds it
+
+
 def test_the_wallet_command_sets_seamless_and_prints_no_secret(db, wallet):
     partner_make("acme")
     out = StringIO()
