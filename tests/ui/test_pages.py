@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,16 @@ def test_an_unknown_table_is_not_found(player_client, db):
     assert response.status_code == 404
     page = response.content.decode()
     assert "There is nothing here" in page and 'href="/"' in page and "base.css" in page  # the site's own page
+
+
+def test_a_form_without_its_csrf_token_shows_the_sites_own_page(player):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(player)
+    response = client.post("/accounts/logout/")
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "This form has expired" in page and "base.css" in page and 'href="/"' in page
+    assert "_auth_user_id" in client.session  # nothing was done
 
 
 def test_a_server_error_shows_the_sites_own_page(rf):
