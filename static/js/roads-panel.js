@@ -1,8 +1,13 @@
-/** The roads panel: the five roads (roads.js), the ask roads ("Banker?" / "Player?") and the shoe statistics. */
+/**
+ * The roads panel and its enlarged view (a dialog): the five named roads (roads.js), the ask roads
+ * ("Banker?" / "Player?" blink the next mark of every road) and the shoe's statistics.
+ */
 
-import { renderAskMark, renderRoads } from "./roads.js";
+import { ROAD_NAMES, askSpots, drawAskMark, renderRoad, scrollToLatest } from "./roads.js";
 
-const DERIVED = ["big_eye_road", "small_road", "cockroach_road"];
+const ASK_SHOWN_MS = 3000; // as long as the blinking of .road-ask in roads.css
+const DERIVED = new Set(["big_eye_road", "small_road", "cockroach_road"]);
+const SIDE_NAMES = { banker: "Banker", player: "Player" };
 const STATS = [
   ["banker", "Banker"],
   ["player", "Player"],
@@ -10,20 +15,148 @@ const STATS = [
   ["banker_pair", "B pair"],
   ["player_pair", "P pair"],
   ["natural", "Natural"],
-  ["coups", "Coups"],
 ];
+const RESULT_SHARES = ["banker", "player", "tie"];
 
-export class RoadsPanel {
-  constructor(root) {
-    this.roads = root.querySelector("[data-roads]");
+const percent = (part, whole) => (whole ? `${Math.round((part * 100) / whole)}%` : "–");
+
+function statItem(key, label, value, share) {
+  const item = document.createElement("div");
+  item.className = `stat stat--${key.replaceAll("_", "-")}`;
+  const term = document.createElement("dt");
+  const count = document.createElement("dd");
+  term.textContent = label;
+  count.className = "stat-count";
+  count.textContent = value;
+  item.append(term, count);
+  if (share !== undefined) {
+    const part = document.createElement("dd");
+    part.className = "stat-percent";
+    part.textContent = share;
+    item.append(part);
+  }
+  return item;
+}
+
+/** Banker, Player and Tie as shares of one bar (decoration: the statistics say the same in words). */
+function shareBar(stats) {
+  const bar = document.createElement("div");
+  bar.className = "stats-bar";
+  bar.setAttribute("aria-hidden", "true");
+  for (const key of RESULT_SHARES) {
+    const part = document.createElement("span");
+    part.className = `stats-bar-part stats-bar-part--${key}`;
+    part.style.flexGrow = stats[key];
+    bar.append(part);
+  }
+  return bar;
+}
+
+/**
+ * One drawing of the roads (the side panel's, or the enlarged view's) inside `root`: its
+ * `[data-roads]` gets the five roads, `[data-stats]` the statistics, `[data-ask]` buttons ask.
+ * `cellSizes()` gives the cell size in px of the Big Road and Bead Plate (`main`) and of the
+ * derived roads (`derived`).
+ */
+class RoadsView {
+  constructor(root, cellSizes) {
+    this.cellSizes = cellSizes;
     this.stats = root.querySelector("[data-stats]");
-    this.shoe = root.querySelector("[data-shoe]");
-    this.asks = Object.fromEntries(
-      ["banker", "player"].map((side) => [side, root.querySelector(`[data-ask-marks="${side}"]`)]),
-    );
+    this.askStatus = root.querySelector("[data-ask-status]");
+    this.scrollers = {};
+    this.boards = {};
+    this.askTimer = 0;
+    this.roadmap = null;
+    const roads = root.querySelector("[data-roads]");
+    roads.classList.add("roads");
+    roads.replaceChildren(...Object.keys(ROAD_NAMES).map((name) => this.roadBlock(name)));
     for (const button of root.querySelectorAll("[data-ask]")) {
       button.addEventListener("click", () => this.ask(button.dataset.ask));
     }
+  }
+
+  roadBlock(name) {
+    const block = document.createElement("div");
+    block.className = `road road--${name.replaceAll("_", "-")}`;
+    const title = document.createElement("h3");
+    title.className = "road-name";
+    title.textContent = ROAD_NAMES[name];
+    const scroller = document.createElement("div");
+    scroller.className = "road-scroller";
+    scroller.tabIndex = 0; // its older columns scroll into view by keyboard too
+    scroller.setAttribute("role", "group");
+    scroller.setAttribute("aria-label", ROAD_NAMES[name]);
+    block.append(title, scroller);
+    this.scrollers[name] = scroller;
+    return block;
+  }
+
+  draw(roadmap) {
+    this.roadmap = roadmap;
+    this.clearAsk();
+    const sizes = this.cellSizes();
+    for (const [name, scroller] of Object.entries(this.scrollers)) {
+      const size = DERIVED.has(name) ? sizes.derived : sizes.main;
+      const columns = Math.max(6, Math.floor(scroller.clientWidth / size));
+      this.boards[name] = renderRoad(name, roadmap, { columns, size, spareColumn: true });
+      scroller.replaceChildren(this.boards[name]);
+      scrollToLatest(scroller);
+    }
+    this.drawStats(roadmap.stats);
+  }
+
+  drawStats(stats) {
+    const items = STATS.map(([key, label]) => statItem(key, label, stats[key], percent(stats[key], stats.coups)));
+    this.stats.replaceChildren(...items, statItem("coups", "Coups", stats.coups), shareBar(stats));
+  }
+
+  /** Blink, for a few seconds, the mark each road would get if the next coup went to `side`. */
+  ask(side) {
+    if (!this.roadmap) return;
+    this.clearAsk();
+    const spots = askSpots(this.roadmap, side);
+    for (const [name, spot] of Object.entries(spots)) {
+      drawAskMark(this.boards[name], name, spot);
+      scrollToLatest(this.scrollers[name]);
+    }
+    const derived = [...DERIVED].map((name) => `${ROAD_NAMES[name]} ${spots[name]?.color ?? "no mark"}`);
+    this.askStatus.textContent = `If ${SIDE_NAMES[side]} wins next: ${derived.join(", ")}`;
+    this.askTimer = setTimeout(() => this.clearAsk(), ASK_SHOWN_MS);
+  }
+
+  clearAsk() {
+    clearTimeout(this.askTimer);
+    for (const board of Object.values(this.boards)) board.querySelector(".road-ask")?.remove();
+    this.askStatus.textContent = "";
+  }
+
+  /** Empty the drawing (a closed enlarged view keeps nothing to update). */
+  clear() {
+    this.clearAsk();
+    this.roadmap = null;
+    for (const scroller of Object.values(this.scrollers)) scroller.replaceChildren();
+    this.boards = {};
+    this.stats.replaceChildren();
+  }
+}
+
+const narrowScreen = window.matchMedia("(max-width: 700px)");
+const roomyScreen = window.matchMedia("(min-width: 900px) and (min-height: 640px)");
+
+export class RoadsPanel {
+  constructor(app) {
+    this.shoeNumbers = app.querySelectorAll("[data-shoe]");
+    this.panel = new RoadsView(app.querySelector("[data-roads-panel]"), () =>
+      narrowScreen.matches ? { main: 20, derived: 14 } : { main: 22, derived: 15 },
+    );
+    this.dialog = app.querySelector('[data-dialog="roads"]');
+    this.enlarged = new RoadsView(this.dialog, () =>
+      roomyScreen.matches ? { main: 30, derived: 20 } : { main: 24, derived: 16 },
+    );
+    for (const button of app.querySelectorAll("[data-roads-enlarge]")) {
+      button.addEventListener("click", () => this.enlarge());
+    }
+    this.dialog.addEventListener("close", () => this.enlarged.clear());
     this.roadmap = null;
     let resizeTimer;
     window.addEventListener("resize", () => {
@@ -34,40 +167,18 @@ export class RoadsPanel {
 
   show(roadmap, shoe) {
     this.roadmap = roadmap;
-    this.shoe.textContent = shoe ? `· shoe ${shoe}` : "";
+    for (const number of this.shoeNumbers) number.textContent = shoe ? `· shoe ${shoe}` : "";
     this.draw();
   }
 
   draw() {
     if (!this.roadmap) return;
-    const size = window.matchMedia("(max-width: 700px)").matches ? 16 : 18;
-    const columns = Math.max(12, Math.floor(this.roads.clientWidth / size));
-    renderRoads(this.roads, this.roadmap, { columns, size });
-    for (const side of Object.keys(this.asks)) this.drawAsk(side, false);
-    const counts = this.roadmap.stats;
-    this.stats.replaceChildren(
-      ...STATS.map(([key, label]) => {
-        const item = document.createElement("div");
-        item.className = `stat stat--${key.replace("_", "-")}`;
-        item.innerHTML = "<dt></dt><dd></dd>";
-        item.querySelector("dt").textContent = label;
-        item.querySelector("dd").textContent = counts[key];
-        return item;
-      }),
-    );
+    this.panel.draw(this.roadmap);
+    if (this.dialog.open) this.enlarged.draw(this.roadmap);
   }
 
-  /** The mark each derived road would get if the next coup went to `side`, flashing when asked. */
-  drawAsk(side, flash) {
-    const marks = DERIVED.map((road) => {
-      const mark = renderAskMark(road, this.roadmap.ask[side][road], { size: 18 });
-      if (flash) mark.classList.add("road-ask--flash");
-      return mark;
-    });
-    this.asks[side].replaceChildren(...marks);
-  }
-
-  ask(side) {
-    if (this.roadmap) this.drawAsk(side, true);
+  enlarge() {
+    this.dialog.showModal();
+    if (this.roadmap) this.enlarged.draw(this.roadmap);
   }
 }

@@ -9,13 +9,16 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const ROWS = 6;
 export const COLOURS = { B: "#d0021b", P: "#1656c9", T: "#17923a", red: "#d0021b", blue: "#1656c9" };
 const RESULT_NAMES = { B: "Banker", P: "Player", T: "Tie" };
+const SIDE_RESULTS = { banker: "B", player: "P" };
+/** The roads in the order they are shown, by their players' names. */
 export const ROAD_NAMES = {
-  bead_plate: "Bead Plate",
   big_road: "Big Road",
-  big_eye_road: "Big Eye Road",
+  bead_plate: "Bead Plate",
+  big_eye_road: "Big Eye Boy",
   small_road: "Small Road",
-  cockroach_road: "Cockroach Road",
+  cockroach_road: "Cockroach Pig",
 };
+export const DERIVED_ROADS = ["big_eye_road", "small_road", "cockroach_road"];
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG_NS, name);
@@ -24,9 +27,13 @@ function el(name, attrs, parent) {
   return node;
 }
 
-/** An empty board at least `columns` wide, with its grid. */
-function board(cells, label, { columns = 0, size = 24 } = {}) {
-  const width = Math.max(columns, 1, ...cells.map((cell) => cell.col + 1));
+/**
+ * An empty board at least `columns` wide, with its grid. `spareColumn` keeps a free column after
+ * the latest cell, where the next coup's mark may go (the ask roads show it there).
+ */
+function board(cells, label, { columns = 0, size = 24, spareColumn = false } = {}) {
+  const lastColumn = Math.max(-1, ...cells.map((cell) => cell.col));
+  const width = Math.max(columns, 1, lastColumn + (spareColumn ? 2 : 1));
   const svg = el("svg", {
     class: "road-board",
     role: "img",
@@ -47,10 +54,10 @@ const centre = (cell) => [cell.col + 0.5, cell.row + 0.5];
 /** Banker pair: a red dot top left; player pair: a blue dot bottom right (white-ringed to show on a circle). */
 function pairDots(parent, cell) {
   const [x, y] = centre(cell);
-  const dot = (dx, colour) =>
-    el("circle", { cx: x + dx, cy: y + dx, r: 0.12, fill: colour, stroke: "#fff", "stroke-width": 0.05 }, parent);
-  if (cell.banker_pair) dot(-0.3, COLOURS.B);
-  if (cell.player_pair) dot(0.3, COLOURS.P);
+  const dot = (offset, colour, pair) =>
+    el("circle", { class: `road-pair road-pair--${pair}`, cx: x + offset, cy: y + offset, r: 0.18, fill: colour }, parent);
+  if (cell.banker_pair) dot(-0.32, COLOURS.B, "banker");
+  if (cell.player_pair) dot(0.32, COLOURS.P, "player");
 }
 
 function tieStripe(parent, cell, ties) {
@@ -61,20 +68,33 @@ function tieStripe(parent, cell, ties) {
   }
 }
 
-/** The icon of each derived road: Big Eye Road hollow circles, Small Road dots, Cockroach Road slashes. */
+/** A Bead Plate bead: a filled circle with its result's letter. */
+function bead(parent, cell) {
+  const [x, y] = centre(cell);
+  el("circle", { cx: x, cy: y, r: 0.44, fill: COLOURS[cell.result] }, parent);
+  el("text", { class: "road-bead-letter", x, y }, parent).textContent = cell.result;
+}
+
+/** A Big Road circle, hollow, in its result's colour. */
+function bigRoadCircle(parent, cell) {
+  const [x, y] = centre(cell);
+  el("circle", { cx: x, cy: y, r: 0.36, fill: "none", stroke: COLOURS[cell.result], "stroke-width": 0.13 }, parent);
+}
+
+/** The icon of each derived road: Big Eye Boy hollow circles, Small Road dots, Cockroach Pig slashes. */
 const MARKS = {
   big_eye_road: (parent, [x, y], colour) =>
-    el("circle", { cx: x, cy: y, r: 0.34, fill: "none", stroke: colour, "stroke-width": 0.14 }, parent),
+    el("circle", { cx: x, cy: y, r: 0.33, fill: "none", stroke: colour, "stroke-width": 0.16 }, parent),
   small_road: (parent, [x, y], colour) => el("circle", { cx: x, cy: y, r: 0.36, fill: colour }, parent),
   cockroach_road: (parent, [x, y], colour) =>
-    el("line", { x1: x - 0.32, y1: y + 0.32, x2: x + 0.32, y2: y - 0.32, stroke: colour, "stroke-width": 0.16 }, parent),
+    el("line", { x1: x - 0.32, y1: y + 0.32, x2: x + 0.32, y2: y - 0.32, stroke: colour, "stroke-width": 0.18 }, parent),
 };
 
 function count(items, key, value) {
   return items.filter((item) => item[key] === value).length;
 }
 
-/** Bead Plate: one filled circle per coup (Banker red, Player blue, Tie green) with its pair dots. */
+/** Bead Plate: one filled circle per coup with its letter (Banker B red, Player P blue, Tie T green) and pair dots. */
 export function renderBeadPlate(cells, options) {
   const label = cells.length
     ? `${ROAD_NAMES.bead_plate}: ${cells.length} coups, Banker ${count(cells, "result", "B")}, ` +
@@ -82,8 +102,7 @@ export function renderBeadPlate(cells, options) {
     : `${ROAD_NAMES.bead_plate}: no coups`;
   const svg = board(cells, label, options);
   for (const cell of cells) {
-    const [x, y] = centre(cell);
-    el("circle", { cx: x, cy: y, r: 0.42, fill: COLOURS[cell.result] }, svg);
+    bead(svg, cell);
     pairDots(svg, cell);
   }
   return svg;
@@ -99,8 +118,7 @@ export function renderBigRoad(road, options) {
   const svg = board(cells, label, options);
   if (leadingTies && !cells.length) tieStripe(svg, { col: 0, row: 0 }, leadingTies);
   for (const cell of cells) {
-    const [x, y] = centre(cell);
-    el("circle", { cx: x, cy: y, r: 0.36, fill: "none", stroke: COLOURS[cell.result], "stroke-width": 0.12 }, svg);
+    bigRoadCircle(svg, cell);
     if (cell.ties) tieStripe(svg, cell, cell.ties);
     pairDots(svg, cell);
   }
@@ -118,51 +136,72 @@ function renderDerivedRoad(name, road, options) {
   return svg;
 }
 
-export const renderBigEyeRoad = (road, options) => renderDerivedRoad("big_eye_road", road, options);
-export const renderSmallRoad = (road, options) => renderDerivedRoad("small_road", road, options);
-export const renderCockroachRoad = (road, options) => renderDerivedRoad("cockroach_road", road, options);
+/** The board of one road (`name` a key of ROAD_NAMES) of a roadmap. */
+export function renderRoad(name, roadmap, options) {
+  if (name === "bead_plate") return renderBeadPlate(roadmap.bead_plate, options);
+  if (name === "big_road") return renderBigRoad(roadmap.big_road, options);
+  return renderDerivedRoad(name, roadmap[name], options);
+}
 
-/** One cell holding the next mark of a derived road (`color` "red", "blue" or null), for "Banker?" / "Player?". */
-export function renderAskMark(name, color, { size = 24 } = {}) {
-  const svg = el("svg", {
-    class: "road-ask",
-    role: "img",
-    "aria-label": `${ROAD_NAMES[name]}: ${color ?? "no mark"}`,
-    viewBox: "0 0 1 1",
-    width: size,
-    height: size,
-  });
-  if (color) MARKS[name](svg, [0.5, 0.5], COLOURS[color]);
-  return svg;
+/**
+ * The cell a road's next entry takes, as baccarat/roads.py's StreakGrid places it: `streak` is the
+ * length of the latest streak among `cells`; `continues` whether the next entry goes on with it.
+ */
+function nextCell(cells, streak, continues) {
+  if (!cells.length) return { col: 0, row: 0 };
+  const taken = new Set(cells.map(({ col, row }) => `${col},${row}`));
+  const last = cells.at(-1);
+  const start = cells.at(-streak);
+  if (!continues) {
+    let col = start.col + 1;
+    while (taken.has(`${col},0`)) col += 1;
+    return { col, row: 0 };
+  }
+  if (last.col === start.col && last.row < ROWS - 1 && !taken.has(`${last.col},${last.row + 1}`)) {
+    return { col: last.col, row: last.row + 1 };
+  }
+  return { col: last.col + 1, row: last.row };
+}
+
+function trailingRun(cells, key) {
+  let length = 0;
+  while (length < cells.length && cells.at(-1 - length)[key] === cells.at(-1)[key]) length += 1;
+  return length;
+}
+
+/**
+ * Where each road's next mark would go, and what it would be, if the next coup went to `side`
+ * ("banker" or "player"): `{road: {col, row, result | color}}`, without the derived roads that
+ * would get no mark.
+ */
+export function askSpots(roadmap, side) {
+  const result = SIDE_RESULTS[side];
+  const beads = roadmap.bead_plate.length;
+  const spots = { bead_plate: { col: Math.floor(beads / ROWS), row: beads % ROWS, result } };
+  const { cells, columns } = roadmap.big_road;
+  const streak = columns.at(-1) ?? [];
+  spots.big_road = { ...nextCell(cells, streak.length, streak[0]?.result === result), result };
+  for (const name of DERIVED_ROADS) {
+    const color = roadmap.ask[side][name];
+    if (!color) continue;
+    const marks = roadmap[name].cells;
+    const continues = marks.at(-1)?.color === color;
+    spots[name] = { ...nextCell(marks, trailingRun(marks, "color"), continues), color };
+  }
+  return spots;
+}
+
+/** Draw `spot` (from askSpots) on road `name`'s board, blinking (roads.css). */
+export function drawAskMark(svg, name, spot) {
+  const group = el("g", { class: "road-ask", "data-col": spot.col, "data-row": spot.row }, svg);
+  el("rect", { class: "road-ask-cell", x: spot.col, y: spot.row, width: 1, height: 1 }, group);
+  if (name === "bead_plate") bead(group, spot);
+  else if (name === "big_road") bigRoadCircle(group, spot);
+  else MARKS[name](group, centre(spot), COLOURS[spot.color]);
+  return group;
 }
 
 /** Scroll a board's container to its latest columns (the right end). */
 export function scrollToLatest(scroller) {
   scroller.scrollLeft = scroller.scrollWidth;
-}
-
-/**
- * Replace `container`'s content with the five roads, each in a horizontally scrolling box
- * scrolled to its latest columns. The derived roads use half-size cells, twice as many per width.
- */
-export function renderRoads(container, roadmap, { columns = 24, size = 24 } = {}) {
-  const main = { columns, size };
-  const half = { columns: columns * 2, size: size / 2 };
-  const boards = {
-    bead_plate: renderBeadPlate(roadmap.bead_plate, main),
-    big_road: renderBigRoad(roadmap.big_road, main),
-    big_eye_road: renderBigEyeRoad(roadmap.big_eye_road, half),
-    small_road: renderSmallRoad(roadmap.small_road, half),
-    cockroach_road: renderCockroachRoad(roadmap.cockroach_road, half),
-  };
-  const scrollers = Object.entries(boards).map(([name, svg]) => {
-    const scroller = document.createElement("div");
-    scroller.className = `road road--${name.replaceAll("_", "-")}`;
-    scroller.append(svg);
-    return scroller;
-  });
-  container.classList.add("roads");
-  container.replaceChildren(...scrollers);
-  scrollers.forEach(scrollToLatest);
-  return boards;
 }
