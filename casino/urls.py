@@ -9,6 +9,7 @@ from tables.views import account_page
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("metrics", views.metrics, name="metrics"),
     path("admin/", admin.site.urls),
     path("console/", include("casino.console_urls")),

@@ -42,6 +42,12 @@ def metrics(request: HttpRequest) -> HttpResponse:
     return metrics_response()
 
 
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """No icon, said without a 404 (pages Django draws, as the admin's, do not carry our empty icon link)."""
+    return HttpResponse(status=204)
+
+
 def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")

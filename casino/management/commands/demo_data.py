@@ -12,7 +12,8 @@ from casino.two_factor import device_secret, staff_device, staff_totp_device_iss
 from tables.limit_sets import limit_set_create
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from tables.services import table_create, table_open
+from tables.seating import patron_seat
+from tables.services import dealer_login, table_create, table_open
 from wagering.wallets import wallet_deposit
 
 DEMO_PASSWORD = "punto-demo"
@@ -28,7 +29,11 @@ DEMO_TABLES = (
         "side_bets": ["player_pair", "banker_pair", "either_pair", "perfect_pair", "player_bonus", "banker_bonus"],
     },
     {"code": "live3", "name": "Live Dealer 3", "dealing_mode": Table.DealingMode.DEALER, "betting_seconds": 20},
+    {"code": "live4", "name": "Live Dealer 4", "dealing_mode": Table.DealingMode.DEALER, "betting_seconds": 20},
 )
+# live3 opens with the demo dealer logged in and two patrons seated (one a known player); live4 stays closed.
+DEMO_DEALER_TABLE = "live3"
+DEMO_SEATED = ((3, "carol", ""), (7, None, "gentleman in grey"))
 
 # Limits in other currencies than the house's: partners' players in them may bet at these tables.
 DEMO_OTHER_CURRENCIES = {"pb1": ("USD", "GBP"), "nc2": ("USD",)}
@@ -94,6 +99,8 @@ class Command(BaseCommand):
                     )
                 if table.dealing_mode == Table.DealingMode.AUTOMATIC:
                     table_open(table=table, actor=admin, reason="demo")
+                if table.code == DEMO_DEALER_TABLE:
+                    self.dealer_table_open(table, admin)
         self.stdout.write(
             f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, dealer, surveillance; "
             f"password {DEMO_PASSWORD!r} for all.\nStaff sign in with a two-factor code too: add these secrets to an "
@@ -101,3 +108,11 @@ class Command(BaseCommand):
         )
         for username, device in devices.items():
             self.stdout.write(f"  {username}: {device_secret(device)}  {device.config_url}")
+
+    def dealer_table_open(self, table: Table, admin) -> None:
+        users = get_user_model().objects
+        table_open(table=table, actor=admin, reason="demo")
+        dealer_login(table=table, dealer=users.get(username="dealer"), actor=admin)
+        for seat, username, guest_name in DEMO_SEATED:
+            player = users.get(username=username) if username else None
+            patron_seat(table=table, seat_number=seat, actor=admin, player=player, guest_name=guest_name)
