@@ -3,10 +3,9 @@
  * ("Banker?" / "Player?" blink the next mark of every road) and the shoe's statistics.
  */
 
-import { ROAD_NAMES, askSpots, drawAskMark, renderRoad, scrollToLatest } from "./roads.js";
+import { DERIVED_ROADS, ROAD_NAMES, askSpots, drawAskMark, renderRoad, scrollToLatest } from "./roads.js";
 
 const ASK_SHOWN_MS = 3000; // as long as the blinking of .road-ask in roads.css
-const DERIVED = new Set(["big_eye_road", "small_road", "cockroach_road"]);
 const SIDE_NAMES = { banker: "Banker", player: "Player" };
 const STATS = [
   ["banker", "Banker"],
@@ -96,7 +95,7 @@ class RoadsView {
     this.clearAsk();
     const sizes = this.cellSizes();
     for (const [name, scroller] of Object.entries(this.scrollers)) {
-      const size = DERIVED.has(name) ? sizes.derived : sizes.main;
+      const size = DERIVED_ROADS.includes(name) ? sizes.derived : sizes.main;
       const columns = Math.max(6, Math.floor(scroller.clientWidth / size));
       this.boards[name] = renderRoad(name, roadmap, { columns, size, spareColumn: true });
       scroller.replaceChildren(this.boards[name]);
@@ -119,7 +118,7 @@ class RoadsView {
       drawAskMark(this.boards[name], name, spot);
       scrollToLatest(this.scrollers[name]);
     }
-    const derived = [...DERIVED].map((name) => `${ROAD_NAMES[name]} ${spots[name]?.color ?? "no mark"}`);
+    const derived = DERIVED_ROADS.map((name) => `${ROAD_NAMES[name]} ${spots[name]?.color ?? "no mark"}`);
     this.askStatus.textContent = `If ${SIDE_NAMES[side]} wins next: ${derived.join(", ")}`;
     this.askTimer = setTimeout(() => this.clearAsk(), ASK_SHOWN_MS);
   }

@@ -211,7 +211,7 @@ def test_the_ask_roads_put_each_next_mark_where_the_roads_would(open_roads):
     """roads.js finds the next spots itself: checked against baccarat.roads on many shoes."""
     page = open_roads(DESKTOP)
     rng = random.Random(19)
-    sequences = [streaky_sequence(rng) for _ in range(300)]
+    sequences = ["", "TT", *(streaky_sequence(rng) for _ in range(300))]
     found = page.evaluate(
         """async (roadmaps) => {
             const { askSpots } = await import("/static/js/roads.js");
