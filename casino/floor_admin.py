@@ -24,6 +24,7 @@ from tables.forms import (
     LimitMarkerGrantForm,
     LimitSetForm,
     NoBetCoupsForm,
+    NoBetCoupsReduceForm,
     TableCreateForm,
     TableRulesForm,
 )
@@ -43,7 +44,9 @@ from tables.services import (
     dealer_logout,
     limit_marker_grant,
     limit_marker_revoke,
+    no_bet_coups_cancel,
     no_bet_coups_order,
+    no_bet_coups_reduce,
     table_close,
     table_create,
     table_open,
@@ -103,6 +106,8 @@ class TableAdmin(FloorAdmin):
         "open_tables",
         "close_tables",
         "order_no_bet_coups",
+        "reduce_no_bet_coups",
+        "cancel_no_bet_coups",
         "replace_cards",
         "log_dealer_in",
         "log_dealer_out",
@@ -179,6 +184,18 @@ class TableAdmin(FloorAdmin):
     )
     def order_no_bet_coups(self, request: HttpRequest, table: Table, data: dict) -> None:
         no_bet_coups_order(table=table, actor=request.user, count=data["count"], reason=data["reason"])
+
+    @confirmed_action(
+        description="Reduce the no-bet coups still to play (the reason says why)",
+        permission="order_no_bet_coups",
+        form_class=NoBetCoupsReduceForm,
+    )
+    def reduce_no_bet_coups(self, request: HttpRequest, table: Table, data: dict) -> None:
+        no_bet_coups_reduce(table=table, actor=request.user, count=data["count"], reason=data["reason"])
+
+    @confirmed_action(description="Cancel the no-bet coups still to play", permission="order_no_bet_coups")
+    def cancel_no_bet_coups(self, request: HttpRequest, table: Table, data: dict) -> None:
+        no_bet_coups_cancel(table=table, actor=request.user, reason=data["reason"])
 
     @confirmed_action(
         description="Replace the cards (void a coup in progress, discard the shoe, prepare a new one)",

@@ -70,6 +70,17 @@ class NoBetCoupsForm(ReasonForm):
     )
 
 
+class NoBetCoupsReduceForm(ReasonForm):
+    field_order = ("count", "reason")
+    count = forms.IntegerField(
+        label="No-bet coups to take off",
+        min_value=1,
+        max_value=10,
+        initial=1,
+        help_text="Seed 000 §3.1.2: e.g. a player wants to bet now and play the remaining ones later; say so below.",
+    )
+
+
 class DealerLoginForm(forms.Form):
     dealer = forms.ModelChoiceField(
         queryset=get_user_model()._default_manager.none(),

@@ -146,6 +146,47 @@ def no_bet_coups_order(*, table: Table, actor: User | None, count: int, reason: 
     return table
 
 
+def no_bet_coups_reduce(*, table: Table, actor: User | None, count: int, reason: str) -> Table:
+    """Take ``count`` coups off the no-bet coups still to play (seed 000 §3.1.2: a player who wants to bet
+    may play the remaining ones later). The reason says why; the audit keeps the count before and after."""
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise TableError("reduce by at least one no-bet coup", code="no_bet_coups_out_of_range")
+    return _no_bet_coups_lower(table=table, actor=actor, count=count, reason=reason)
+
+
+def no_bet_coups_cancel(*, table: Table, actor: User | None, reason: str) -> Table:
+    """Cancel every no-bet coup still to play (seed 000 §3.1.2; §3.3 C: the game continues as normal)."""
+    return _no_bet_coups_lower(table=table, actor=actor, count=None, reason=reason)
+
+
+@transaction.atomic
+def _no_bet_coups_lower(*, table: Table, actor: User | None, count: int | None, reason: str) -> Table:
+    """``count`` fewer no-bet coups to play (None: none left), under the table's lock."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise TableError("give the reason for changing the no-bet coups ordered", code="reason_required")
+    table = table_locked(table.pk)
+    before = table.no_bet_coups_ordered
+    if before == 0:
+        raise TableError(f"table {table.code} has no no-bet coups to play", code="no_bet_coups_none")
+    if count is not None and count > before:
+        raise TableError(
+            f"table {table.code} has {before} no-bet coup(s) to play, fewer than {count}",
+            code="no_bet_coups_out_of_range",
+        )
+    table.no_bet_coups_ordered = 0 if count is None else before - count
+    table.save(update_fields=["no_bet_coups_ordered"])
+    audit_record(
+        action="no_bet_coups_cancelled" if count is None else "no_bet_coups_reduced",
+        actor=actor,
+        table=table,
+        obj=table,
+        before={"no_bet_coups": before},
+        after={"no_bet_coups": table.no_bet_coups_ordered},
+        reason=reason.strip(),
+    )
+    return table
+
+
 # --- Personal limit markers and dealers ---------------------------------------------------
 
 
