@@ -296,8 +296,19 @@ class PersonalLimitMarkerAdmin(FloorAdmin):
     """Granted through the add form (limit_marker_grant), revoked by an action; never edited."""
 
     form = LimitMarkerGrantForm
-    list_display = ("player", "table", "minimum", "maximum", "valid_from", "valid_until", "revoked_at", "granted_by")
-    list_filter = ("table", ("revoked_at", admin.EmptyFieldListFilter))
+    list_display = (
+        "player",
+        "table",
+        "currency",
+        "bet_types",
+        "minimum",
+        "maximum",
+        "valid_from",
+        "valid_until",
+        "revoked_at",
+        "granted_by",
+    )
+    list_filter = ("table", "currency", ("revoked_at", admin.EmptyFieldListFilter))
     list_select_related = ("player", "table", "granted_by")
     actions = ("revoke_markers",)
 

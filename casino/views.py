@@ -21,7 +21,7 @@ from partners.selectors import player_currency
 from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.models import Table
 from tables.selectors import player_display_name
-from wagering.selectors import wallet_balance
+from wagering.selectors import player_personal_limits, wallet_balance
 
 CHIPS = (1, 5, 10, 25, 100)  # seed 004
 
@@ -65,11 +65,16 @@ def _balance(request: HttpRequest) -> Decimal | None:
 @login_required
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     table = get_object_or_404(Table, code=code)
+    currency = player_currency(user=request.user)
     context = {
         "table": table,
         "chips": CHIPS,
         "balance": _balance(request),
-        "currency": player_currency(user=request.user),
+        "currency": currency,
+        # The player's own personal limit markers (seed 000 glossary): this page only, never the table's events.
+        "personal_limits": player_personal_limits(
+            table_id=table.pk, user=request.user, currency=currency, at=timezone.now()
+        ),
         # The betting timer counts down to the server's deadline: the page learns the server's clock.
         "server_now": timezone.now().isoformat(timespec="milliseconds"),
         "chat_max_length": CHAT_MAX_LENGTH,

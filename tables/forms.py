@@ -8,8 +8,17 @@ from django.contrib.auth import get_user_model
 
 from baccarat import rules as game_rules
 from casino.money import CENT, AmountField
-from tables.models import HAND_CHOICES, BetLimit, LimitSet, PersonalLimitMarker, Shoe, Table, VoidReason
-from tables.services import RULE_FIELDS
+from tables.models import (
+    BET_TYPE_CHOICES,
+    HAND_CHOICES,
+    BetLimit,
+    LimitSet,
+    PersonalLimitMarker,
+    Shoe,
+    Table,
+    VoidReason,
+)
+from tables.services import MARKER_BET_TYPES_DEFAULT, RULE_FIELDS
 
 POSITIVE_AMOUNT = {"min_value": CENT}
 REASON_HELP = "Required; recorded in the audit log."
@@ -162,14 +171,34 @@ class LimitMarkerGrantForm(forms.ModelForm):
     player = forms.ModelChoiceField(
         queryset=get_user_model()._default_manager.filter(is_active=True, is_staff=False),
     )
+    bet_types = forms.MultipleChoiceField(
+        choices=BET_TYPE_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(MARKER_BET_TYPES_DEFAULT),
+        help_text="The marker's limits apply to these bets; the player's other bets follow the table's limits.",
+    )
     minimum = AmountField(**POSITIVE_AMOUNT)
     maximum = AmountField(**POSITIVE_AMOUNT)
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text=REASON_HELP)
 
     class Meta:
         model = PersonalLimitMarker
-        fields = ("table", "player", "minimum", "maximum", "valid_from", "valid_until", "reason")
-        help_texts = {"valid_from": "Empty: from now.", "valid_until": "Empty: until revoked."}
+        fields = (
+            "table",
+            "player",
+            "currency",
+            "bet_types",
+            "minimum",
+            "maximum",
+            "valid_from",
+            "valid_until",
+            "reason",
+        )
+        help_texts = {
+            "currency": "One of the table's currencies (it has limits in it): the marker applies to bets in it only.",
+            "valid_from": "Empty: from now.",
+            "valid_until": "Empty: until revoked.",
+        }
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -6,6 +6,7 @@ and the lifecycle that composes them with money, roads and partners in ``casino.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.conf import settings
@@ -15,6 +16,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from baccarat import rules as game_rules
+from baccarat.coup import BANKER, PLAYER
 from casino.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -22,6 +25,7 @@ from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write, table_a
 from tables.locks import table_locked
 from tables.models import DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
 from tables.players import dealer_display_name, nickname_problem
+from tables.selectors import table_currencies
 
 User = AbstractBaseUser
 
@@ -190,6 +194,9 @@ def _no_bet_coups_lower(*, table: Table, actor: User | None, count: int | None, 
 # --- Personal limit markers and dealers ---------------------------------------------------
 
 
+MARKER_BET_TYPES_DEFAULT = (PLAYER, BANKER)
+
+
 @transaction.atomic
 def limit_marker_grant(
     *,
@@ -198,19 +205,29 @@ def limit_marker_grant(
     minimum: object,
     maximum: object,
     actor: User | None,
+    bet_types: Sequence[str] = MARKER_BET_TYPES_DEFAULT,
+    currency: str | None = None,
     valid_from: datetime | None = None,
     valid_until: datetime | None = None,
     reason: str = "",
 ) -> PersonalLimitMarker:
+    """A personal limit marker (seed 000 glossary): the player's own minimum and maximum for ``bet_types``
+    (Player and Banker unless named), in ``currency``, one of the table's (None: the table's only one)."""
     low, high = table_amount(minimum, "the minimum"), table_amount(maximum, "the maximum")
     if high < low:
         raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
+    if not player.is_active or player.is_staff:
+        raise TableError("a personal limit marker is granted to a player", code="not_a_player")
+    covered = _marker_bet_types(table=table, bet_types=bet_types)
+    currency = _marker_currency(table=table, currency=currency)
     valid_from = valid_from or timezone.now()
     if valid_until is not None and valid_until <= valid_from:
         raise TableError("a marker must end after it starts", code="invalid_period")
     marker = PersonalLimitMarker.objects.create(
         table=table,
         player=player,
+        currency=currency,
+        bet_types=covered,
         minimum=low,
         maximum=high,
         valid_from=valid_from,
@@ -223,10 +240,44 @@ def limit_marker_grant(
         actor=actor,
         table=table,
         obj=marker,
-        after={"player": player.get_username(), "min": str(low), "max": str(high)},
+        after={
+            "player": player.get_username(),
+            "bet_types": covered,
+            "currency": currency,
+            "min": str(low),
+            "max": str(high),
+        },
         reason=reason,
     )
     return marker
+
+
+def _marker_bet_types(*, table: Table, bet_types: object) -> list[str]:
+    """The bet types named, each offered at the table, in the table's order (``TableError`` otherwise)."""
+    if isinstance(bet_types, str) or not isinstance(bet_types, Sequence | set | frozenset) or not bet_types:
+        raise TableError("name the bet types the marker applies to", code="marker_bet_types_required")
+    offered = [*game_rules.MAIN_BETS, *table.side_bets]
+    unknown = [str(bet_type)[:30] for bet_type in bet_types if bet_type not in offered]
+    if unknown:
+        raise TableError(
+            f"not offered at table {table.code}: {', '.join(unknown)} (it offers {', '.join(offered)})",
+            code="bet_type_not_offered",
+        )
+    return [bet_type for bet_type in offered if bet_type in bet_types]
+
+
+def _marker_currency(*, table: Table, currency: object) -> str:
+    """One of the table's currencies: a marker is in the currency of one of its limit sets."""
+    offered = table_currencies(table=table)
+    if currency is None and len(offered) == 1:
+        return offered[0]
+    if currency not in offered:
+        raise TableError(
+            f"name the marker's currency, one of table {table.code}'s: {', '.join(offered)}"
+            + (f" (not {str(currency)[:10]})" if currency is not None else ""),
+            code="marker_currency_not_offered",
+        )
+    return currency
 
 
 @transaction.atomic

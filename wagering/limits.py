@@ -28,7 +28,8 @@ def bet_limits_check(
     own: tuple[Decimal, Decimal],
     table: tuple[Decimal, Decimal],
 ) -> None:
-    """The player's total on the bet within their limits (a personal marker replaces the table's),
+    """The player's total on the bet within their limits (``marker``: the personal limit marker covering this
+    bet type in the stakes' currency, whose limits replace the table's),
     and the table's total within the table-wide maximum (tie and side bets, seed 000 §6.1.3)."""
     source, minimum, maximum = (
         ("personal limit", marker.minimum, marker.maximum) if marker else ("table", limit.minimum, limit.maximum)

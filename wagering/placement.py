@@ -16,7 +16,7 @@ from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
 from casino.live import table_totals_send
 from casino.money import MAX_AMOUNT
-from tables.models import Coup, PersonalLimitMarker
+from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, amounts_as_strings, bet_label
 from wagering.errors import BetRejected
@@ -29,6 +29,7 @@ from wagering.models import (
 )
 from wagering.placement_writers import BalanceBound, PartnerFunds, placement_write_from_float, placement_writer
 from wagering.selectors import (
+    PlayerMarkers,
     coup_bet_totals_with_own,
     largest_return,
     open_bets_largest_return,
@@ -119,8 +120,7 @@ def _batch_checked(
 ) -> _Checked:
     """Every rule a placement keeps, read under the coup's lock (the caller's transaction), in the currency
     the stakes are in: its limits, its differential, the table's totals in it (never added to another's)."""
-    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's
-    # (its amounts are in the currency of the player it was granted to).
+    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     coup_betting_locked(coup)
     betting_open_check(coup)
@@ -152,14 +152,14 @@ def stakes_within_rules(
     round_id: str,
     currency: str,
     stakes: Mapping[str, Decimal],
-    marker: PersonalLimitMarker | None,
+    marker: PlayerMarkers | None,
     table: Mapping[str, Decimal],
     own: Mapping[str, Decimal],
 ) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
     """The table's and the player's stakes on the coup with these added (``table`` and ``own``: before),
-    or ``BetRejected``: the currency and bet types on offer, Player and Banker together, the limits (the
-    player's marker's, else the table's), the table-wide maximums and the maximum differential. ``rules``:
-    the coup's, ``round_id`` its round."""
+    or ``BetRejected``: the currency and bet types on offer, Player and Banker together, the limits (of the
+    player's marker covering the bet type in the currency, else the table's), the table-wide maximums and the
+    maximum differential. ``rules``: the coup's, ``round_id`` its round."""
     limits = rules.offered_limits(currency)
     if not limits:
         offered = ", ".join(rules.currencies)
@@ -188,7 +188,7 @@ def stakes_within_rules(
         bet_limits_check(
             bet_type=bet_type,
             limit=limits[bet_type],
-            marker=marker,
+            marker=marker.covering(bet_type=bet_type, currency=currency) if marker else None,
             own=(own.get(bet_type, ZERO), own_after[bet_type]),
             table=(table.get(bet_type, ZERO), table_after[bet_type]),
         )

@@ -46,20 +46,49 @@ def wallet_currency(*, user: User) -> str:
     return currency or settings.HOUSE_CURRENCY
 
 
-def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PersonalLimitMarker | None:
-    """The player's valid, unrevoked marker at the table (the latest granted, if several)."""
+@dataclass(frozen=True)
+class PlayerMarkers:
+    """A player's valid personal limit markers at a table, oldest granted first."""
+
+    markers: tuple[PersonalLimitMarker, ...]
+
+    def covering(self, *, bet_type: str, currency: str) -> PersonalLimitMarker | None:
+        """The marker whose limits a bet of this type in this currency keeps: the latest granted naming both,
+        or None (the table's limits)."""
+        for marker in reversed(self.markers):
+            if marker.currency == currency and bet_type in marker.bet_types:
+                return marker
+        return None
+
+
+def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PlayerMarkers | None:
+    """The player's personal limit markers valid and unrevoked at the table at ``at`` (None: none)."""
     return personal_limit_markers(table_id=table_id, user_ids={user.pk}, at=at).get(user.pk)
 
 
-def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PersonalLimitMarker]:
+def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PlayerMarkers]:
     """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one query."""
     markers = PersonalLimitMarker.objects.filter(
         table_id=table_id, player_id__in=user_ids, revoked_at__isnull=True, valid_from__lte=at
     ).filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
-    latest: dict[int, PersonalLimitMarker] = {}
+    held: dict[int, list[PersonalLimitMarker]] = defaultdict(list)
     for marker in markers.order_by("valid_from", "pk"):
-        latest[marker.player_id] = marker
-    return latest
+        held[marker.player_id].append(marker)
+    return {user_id: PlayerMarkers(markers=tuple(markers)) for user_id, markers in held.items()}
+
+
+def player_personal_limits(*, table_id: int, user: User, currency: str, at: datetime) -> dict[str, dict[str, str]]:
+    """What the player's markers let them bet at the table in ``currency``, by bet type: ``min`` and ``max``
+    (strings). For the player's own eyes only (the table page's Limits)."""
+    held = personal_limit_marker(table_id=table_id, user=user, at=at) if user.is_authenticated else None
+    if held is None:
+        return {}
+    limits = {}
+    for bet_type in {bet_type for marker in held.markers for bet_type in marker.bet_types}:
+        marker = held.covering(bet_type=bet_type, currency=currency)
+        if marker is not None:
+            limits[bet_type] = {"min": str(marker.minimum), "max": str(marker.maximum)}
+    return limits
 
 
 def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:

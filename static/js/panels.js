@@ -46,3 +46,15 @@ export function renderLimits(tbody, note, table, currency) {
   ];
   note.textContent = rulesText.filter(Boolean).join(" ");
 }
+
+/** Seed 000 "personal limit marker": the player's own limits, for the bet types their marker covers (in the
+ * player's currency); hidden when they hold none. */
+export function renderYourLimits(section, table, personalLimits) {
+  const betTypes = offeredBets(table.rules).filter((betType) => personalLimits[betType]);
+  section.hidden = betTypes.length === 0;
+  section.querySelector("[data-your-limits-rows]").replaceChildren(
+    ...betTypes.map((betType) =>
+      row([betLabel(betType), formatMoney(personalLimits[betType].min), formatMoney(personalLimits[betType].max)]),
+    ),
+  );
+}

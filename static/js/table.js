@@ -13,7 +13,7 @@ import { CoupView } from "./coup-view.js";
 import { renderHistory } from "./history.js";
 import { connectTable } from "./live.js";
 import { formatCents, formatMoney, toCents } from "./money.js";
-import { renderLimits } from "./panels.js";
+import { renderLimits, renderYourLimits } from "./panels.js";
 import { RoadsPanel } from "./roads-panel.js";
 import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
 
@@ -26,6 +26,7 @@ const tool = (name) => $(`[data-tool="${name}"]`);
 const dialog = (name) => $(`[data-dialog="${name}"]`);
 const me = app.dataset.user;
 const currency = app.dataset.currency; // the player's: the table's limits and totals shown are in it
+const personalLimits = JSON.parse(document.getElementById("personal-limits").textContent); // bet type: {min, max}
 const roundPrefix = `${app.dataset.table.toUpperCase()}-`;
 const urls = {
   bets: app.dataset.betsUrl,
@@ -469,6 +470,7 @@ selectChip(chips.find((chip) => chip.getAttribute("aria-checked") === "true") ??
 
 tool("limits").addEventListener("click", () => {
   renderLimits($("[data-limits]"), $("[data-differential]"), state.table, currency);
+  renderYourLimits($("[data-your-limits]"), state.table, personalLimits);
   dialog("limits").showModal();
 });
 

@@ -134,10 +134,13 @@ class BetLimit(models.Model):
 
 
 class PersonalLimitMarker(models.Model):
-    """A player's own min/max at a table (seed 000 glossary), granted by a pit boss."""
+    """A player's own min/max at a table (seed 000 glossary), granted by a pit boss: for the bet types it
+    names, in one of the table's currencies; the player's other bets follow the table's limits."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limit_markers")
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="limit_markers")
+    currency = models.CharField(max_length=3, validators=[currency_validator])
+    bet_types = models.JSONField(help_text="the bet types the marker's limits apply to")
     minimum = models.DecimalField(**MONEY)
     maximum = models.DecimalField(**MONEY)
     valid_from = models.DateTimeField()
@@ -157,7 +160,7 @@ class PersonalLimitMarker(models.Model):
         ordering = ["-valid_from"]
 
     def __str__(self) -> str:
-        return f"{self.player} at {self.table.code}: {self.minimum}-{self.maximum}"
+        return f"{self.player} at {self.table.code}: {self.minimum}-{self.maximum} {self.currency}"
 
 
 class DealerSession(models.Model):

@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.messages import get_messages
 from django.test import Client
@@ -283,7 +284,14 @@ def test_rules_that_make_no_game_are_refused(boss, auto_table):
 
 def test_granting_and_revoking_a_personal_limit_marker(boss, auto_table):
     player = get_user_model().objects.create_user(username="whale")
-    data = {"table": auto_table.pk, "player": player.pk, "minimum": "50", "maximum": "20000"}
+    data = {
+        "table": auto_table.pk,
+        "player": player.pk,
+        "currency": settings.HOUSE_CURRENCY,
+        "bet_types": ["player", "banker"],
+        "minimum": "50",
+        "maximum": "20000",
+    }
     url = reverse("admin:tables_personallimitmarker_add")
     assert boss.post(url, data).status_code == 200  # no reason
     assert not PersonalLimitMarker.objects.exists()
@@ -291,6 +299,7 @@ def test_granting_and_revoking_a_personal_limit_marker(boss, auto_table):
     assert boss.post(url, {**data, "reason": "regular high roller"}).status_code == 302
     marker = PersonalLimitMarker.objects.get()
     assert (marker.player, marker.maximum, marker.granted_by) == (player, Decimal("20000.00"), boss.user)
+    assert (marker.currency, marker.bet_types) == (settings.HOUSE_CURRENCY, ["player", "banker"])
     granted = audit_entry("limit_marker_granted")
     assert (granted.actor, granted.reason) == (boss.user, "regular high roller")
 
@@ -321,7 +330,13 @@ def test_amounts_in_the_rules_and_limit_forms_are_written_in_ascii_digits(boss, 
     assert not AuditLog.objects.filter(action__in=("limit_set_changed", "limit_changed")).exists()
 
     player = get_user_model().objects.create_user(username="whale")
-    data = {"table": auto_table.pk, "player": player.pk, "reason": "regular high roller"}
+    data = {
+        "table": auto_table.pk,
+        "player": player.pk,
+        "currency": settings.HOUSE_CURRENCY,
+        "bet_types": ["banker"],
+        "reason": "regular high roller",
+    }
     for field in ("minimum", "maximum"):
         marker = {"minimum": "50", "maximum": "20000", field: amount}
         refused = boss.post(reverse("admin:tables_personallimitmarker_add"), {**data, **marker})

@@ -5,6 +5,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from tables.models import BetLimit, PersonalLimitMarker
@@ -55,7 +56,13 @@ def test_a_small_addition_is_fine_once_the_total_is_above_the_minimum(player, ta
 
 
 def marker(player, table, **fields):
-    values = {"minimum": D("100.00"), "maximum": D("5000.00"), "valid_from": timezone.now() - timedelta(hours=1)}
+    values = {
+        "minimum": D("100.00"),
+        "maximum": D("5000.00"),
+        "valid_from": timezone.now() - timedelta(hours=1),
+        "currency": settings.HOUSE_CURRENCY,
+        "bet_types": ["player", "banker"],
+    }
     return PersonalLimitMarker.objects.create(table=table, player=player, **(values | fields))
 
 

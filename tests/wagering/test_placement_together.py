@@ -9,6 +9,7 @@ from datetime import timedelta
 from decimal import Decimal as D
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from tables.models import AuditLog, PersonalLimitMarker
@@ -35,6 +36,8 @@ SCENARIO = [
     ("eve", {"banker": "50"}),  # her marker's minimum of 100
     ("eve", {"banker": "1100"}),  # over the table's maximum, within her marker's 2,000
     ("eve", {"banker": "1000"}),  # ... which 1,100 + 1,000 is over
+    ("eve", {"player_pair": "5"}),  # her marker is Banker's: a pair keeps the table's minimum of 1
+    ("eve", {"banker_pair": "60"}),  # ... and the table's pair maximum of 50
     ("nobody", {"player": "5"}),  # no wallet
     ("dan", {"player_pair": "5", "player": "20"}),
 ]
@@ -51,6 +54,8 @@ def placed_group(*, together: bool) -> tuple[list, dict]:
     PersonalLimitMarker.objects.create(
         table=table,
         player=users["eve"],
+        currency=settings.HOUSE_CURRENCY,
+        bet_types=["banker"],
         minimum=D("100.00"),
         maximum=D("2000.00"),
         valid_from=timezone.now() - timedelta(hours=1),
@@ -124,6 +129,7 @@ def test_placements_together_answer_and_write_what_they_would_one_by_one():
         "table_maximum",
         "insufficient_funds",
         "below_minimum",
+        "above_maximum",
         "above_maximum",
         "insufficient_funds",
     ]
