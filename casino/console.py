@@ -29,14 +29,16 @@ from casino.console_seats import (
     patron_seat_step,
     patron_unseat_step,
     seat_bet_step,
+    seat_buy_in_step,
     seats_context,
 )
+from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
 from tables import coups, shoes
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
 from tables.forms import CardForm, CoupStepForm, ShoeStartForm
 from tables.models import Coup, HeldCard, Shoe, Table
-from tables.seat_forms import PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
+from tables.seat_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm, TrayForm
 from tables.selectors import (
     coup_deal_state,
     shoe_is_finished,
@@ -73,8 +75,14 @@ def _deals_here(request: HttpRequest, table: Table) -> bool:
 
 
 def _may_act(request: HttpRequest, table: Table, step: ConsoleStep) -> bool:
-    """The dealer logged in at the table; for the seats' steps, a pit boss (tables.operate_table) too."""
-    return _deals_here(request, table) or (step.pit_boss_may and request.user.has_perm("tables.operate_table"))
+    """The dealer logged in at the table, and for the steps a pit boss may take, a pit boss (tables.operate_table)."""
+    if step.dealer_may and _deals_here(request, table):
+        return True
+    return step.pit_boss_may and _is_pit_boss(request)
+
+
+def _is_pit_boss(request: HttpRequest) -> bool:
+    return request.user.has_perm("tables.operate_table")
 
 
 @dealer_required
@@ -122,8 +130,8 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     }
     if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
         context.update(dict.fromkeys(FORMS, None))
-    may_seat = deals_here or request.user.has_perm("tables.operate_table")
-    context.update(seats_context(table=table, coup=coup, acting=may_seat))
+    context.update(seats_context(table=table, coup=coup, acting=deals_here or _is_pit_boss(request)))
+    context.update(tray_context(table=table, acting=_is_pit_boss(request)))
     return render(request, "console/table.html", context)
 
 
@@ -233,10 +241,11 @@ def _shoe_finish(request: HttpRequest, table: Table, data: dict) -> str:
 @dataclass(frozen=True)
 class ConsoleStep:
     """One button of the console: the form its POST fills, and the service call it makes (returning what
-    the dealer is told); ``pit_boss_may``: a pit boss may take it too (the seats')."""
+    the dealer is told); who may take it: the dealer logged in at the table, a pit boss, or both."""
 
     form: type[Form]
     run: Callable[[HttpRequest, Table, dict], str]
+    dealer_may: bool = True
     pit_boss_may: bool = False
 
 
@@ -252,6 +261,10 @@ STEPS = {
     "patron_move": ConsoleStep(PatronMoveForm, patron_move_step, pit_boss_may=True),
     "patron_unseat": ConsoleStep(SeatSessionForm, patron_unseat_step, pit_boss_may=True),
     "seat_bet": ConsoleStep(SeatBetForm, seat_bet_step, pit_boss_may=True),
+    "seat_buy_in": ConsoleStep(BuyInForm, seat_buy_in_step, pit_boss_may=True),
+    "tray_count": ConsoleStep(TrayForm, tray_count_step, dealer_may=False, pit_boss_may=True),
+    "tray_fill": ConsoleStep(TrayForm, tray_fill_step, dealer_may=False, pit_boss_may=True),
+    "tray_credit": ConsoleStep(TrayForm, tray_credit_step, dealer_may=False, pit_boss_may=True),
 }
 
 

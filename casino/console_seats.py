@@ -10,9 +10,11 @@ from django.http import HttpRequest
 from tables import seating
 from tables.errors import TableError
 from tables.models import Coup, Seat, SeatSession, Table
-from tables.seat_forms import PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
+from tables.seat_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.selectors import coup_rules, table_live_coup, table_seated
 from wagering.amounts import bet_label
+from wagering.chip_reports import seat_session_ratings
+from wagering.chips import seat_buy_in
 from wagering.models import money
 from wagering.seated import seat_bets_place
 from wagering.selectors import coup_seat_bets, seat_session_has_bets_in_play
@@ -22,17 +24,24 @@ def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
     """The ten seats as the console shows them: each patron with their chips on the coup (what each bet
     returned once settled), and the forms of whoever may act here (``acting``)."""
     seated = {session.seat.number: session for session in table_seated(table=table)}
+    ratings = seat_session_ratings(sessions=seated.values())
     bets = coup_seat_bets(coup=coup) if coup is not None else {}
     betting = acting and coup is not None and coup.state == Coup.State.BETTING and not coup.no_bet
     free = [number for number in range(1, Seat.SEATS_PER_TABLE + 1) if number not in seated]
     seats = []
     for number in range(1, Seat.SEATS_PER_TABLE + 1):
         session = seated.get(number)
-        seat = {"number": number, "session": session, "bets": bets.get(session.pk, []) if session else []}
+        seat = {
+            "number": number,
+            "session": session,
+            "bets": bets.get(session.pk, []) if session else [],
+            "rating": ratings.get(session.pk) if session else None,
+        }
         if acting and session is not None:
             seat["move_form"] = PatronMoveForm(initial={"session": session.pk}, auto_id=f"move-{number}-%s")
             seat["move_form"].fields["seat"].choices = [(n, f"Seat {n}") for n in free]
             seat["unseat_form"] = SeatSessionForm(initial={"session": session.pk}, auto_id=f"unseat-{number}-%s")
+            seat["buy_in_form"] = BuyInForm(initial={"session": session.pk}, auto_id=f"buy-in-{number}-%s")
             if betting:
                 seat["bet_form"] = SeatBetForm(
                     initial={"session": session.pk, "round_id": coup.round_id},
@@ -92,6 +101,12 @@ def patron_unseat_step(request: HttpRequest, table: Table, data: dict) -> str:
             )
         seating.patron_unseat(session=session, actor=request.user)
     return f"{session.patron_name} left seat {session.seat.number}."
+
+
+def seat_buy_in_step(request: HttpRequest, table: Table, data: dict) -> str:
+    session = _session_here(table, data["session"])
+    movement = seat_buy_in(seat_session=session, amount=data["amount"], actor=request.user)
+    return f"Seat {session.seat.number}: {movement.amount} {movement.currency} in chips for cash."
 
 
 def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:

@@ -17,6 +17,10 @@ STEP_ROUTES = {
     "patron_move": "seats/move/",
     "patron_unseat": "seats/unseat/",
     "seat_bet": "seats/bet/",
+    "seat_buy_in": "seats/buy-in/",
+    "tray_count": "tray/count/",
+    "tray_fill": "tray/fill/",
+    "tray_credit": "tray/credit/",
 }
 
 app_name = "console"

@@ -12,6 +12,7 @@ _FLOOR_MODELS = (
     "limitset",
     "betlimit",
     "seat",
+    "seatsession",
     "shoe",
     "coup",
     "dealtcard",

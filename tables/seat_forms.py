@@ -49,3 +49,19 @@ class SeatBetForm(CoupStepForm, SeatSessionForm):
         super().__init__(*args, **kwargs)
         if offered is not None:
             self.fields["bet_type"].choices = [(value, label) for value, label in BET_TYPE_CHOICES if value in offered]
+
+
+class BuyInForm(SeatSessionForm):
+    amount = AmountField(label="Cash for chips", **POSITIVE_AMOUNT)
+
+
+class TrayForm(forms.Form):
+    """A fill, a credit or a count of the tray in one of the table's currencies (the service checks it)."""
+
+    currency = forms.CharField(max_length=3, widget=forms.Select)
+    amount = AmountField(**POSITIVE_AMOUNT)
+
+    def __init__(self, *args, currencies: list[str] | None = None, **kwargs) -> None:
+        """``currencies``: the table's, offered in the form's list."""
+        super().__init__(*args, **kwargs)
+        self.fields["currency"].widget.choices = [(currency, currency) for currency in currencies or []]

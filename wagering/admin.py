@@ -17,6 +17,7 @@ from django.utils.html import format_html
 
 from casino.admin_base import ReadOnlyAdmin
 from casino.money import AmountField
+from wagering import chips_admin  # noqa: F401  (importing it registers seated play's admins)
 from wagering.errors import WageringError
 from wagering.models import (
     CENT,

@@ -23,6 +23,7 @@ from wagering.models import (
     Bet,
     BetAdjustment,
     BetSettlement,
+    ChipMovement,
     CoupStakeTotal,
     LedgerEntry,
     LedgerTransaction,
@@ -285,9 +286,10 @@ def _stake_total_problems() -> list[str]:
 
 
 def _chip_problems() -> list[str]:
-    """Seated play, from the bets' own records, per table and currency: the patrons' chips account holds what
-    the seated bets returned (adjustments included) minus what they staked; the chip tray what the closed ones
-    staked minus what they returned (the stakes still in play are in neither)."""
+    """Seated play, from the bets' and chip movements' own records, per table and currency: the patrons' chips
+    account holds what the seated bets returned (adjustments included) minus what they staked; the chip tray
+    what the closed ones staked minus what they returned (the stakes still in play are in neither), plus its
+    fills, minus its credits and the chips it sold; the drop box the cash of those sales."""
     seated = Bet.objects.filter(seat_session__isnull=False).exclude(state=Bet.State.CANCELLED)
     keys = ("coup__table_id", "stake_account__currency")
     by_bet = (f"bet__{key}" for key in keys)
@@ -304,8 +306,18 @@ def _chip_problems() -> list[str]:
     for table_id, currency, total in [*returned.order_by(), *adjusted.order_by()]:
         patrons[table_id, currency] += total
         tray[table_id, currency] -= total
+    drop: dict[tuple[int, str], Decimal] = defaultdict(lambda: ZERO)
+    moved = ChipMovement.objects.values_list("table_id", "currency", "kind").annotate(total=Sum("amount"))
+    for table_id, currency, kind, total in moved.order_by():
+        tray[table_id, currency] += total if kind == ChipMovement.Kind.FILL else -total
+        if kind == ChipMovement.Kind.BUY_IN:
+            drop[table_id, currency] += total
     problems = []
-    for kind, expected in ((Account.Kind.PATRON_CHIPS, patrons), (Account.Kind.CHIP_TRAY, tray)):
+    for kind, expected in (
+        (Account.Kind.PATRON_CHIPS, patrons),
+        (Account.Kind.CHIP_TRAY, tray),
+        (Account.Kind.DROP_BOX, drop),
+    ):
         accounts = Account.objects.filter(kind=kind).values_list("table_id", "currency", "balance")
         held = {(table_id, currency): balance for table_id, currency, balance in accounts}
         for key in sorted(held.keys() | expected.keys(), key=str):

@@ -32,3 +32,7 @@ class IdempotencyConflict(WageringError):
 
 class SettlementRefused(WageringError):
     """A coup that cannot be settled or refunded in its state."""
+
+
+class ChipsRefused(WageringError):
+    """A buy-in, fill, credit or tray count refused: nothing moved."""

@@ -35,9 +35,11 @@ def ledger_post(
     coup: Coup | None = None,
     actor: User | None = None,
     reason: str = "",
+    table_id: int | None = None,
 ) -> LedgerTransaction:
     """Write one balanced transaction in one currency and the new balances. Wallets (every account of
-    ``wallet_legs``, in that currency) must already be locked; the system accounts are the currency's."""
+    ``wallet_legs``, in that currency) must already be locked; the system accounts are the currency's, and
+    those kept per table the coup's (or ``table_id``'s, for a movement of no coup)."""
     legs = [(wallet, money(amount)) for wallet, amount in wallet_legs.items() if amount]
     system = {kind_: money(amount) for kind_, amount in system_legs.items() if amount}
     if sum(amount for _, amount in legs) + sum(system.values()) != 0:
@@ -52,7 +54,7 @@ def ledger_post(
         reason=reason,
     )
     if system:
-        table_id = coup.table_id if coup is not None else None
+        table_id = coup.table_id if coup is not None else table_id
         accounts = system_accounts_locked(set(system), currency=currency, table_id=table_id)
         legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
     entries = []

@@ -155,3 +155,38 @@ def test_a_patron_of_another_table_cannot_be_moved_or_bet_for_from_this_one(deal
         page = step(dealer, dealer_table, name, **data)
         assert "that patron is not seated at this table" in page
     assert seated_state() == [(1, "elsewhere", None)] and not Bet.objects.exists()
+
+
+def test_the_pit_boss_runs_the_tray_and_the_dealer_sells_chips_to_a_seat(dealer, dealer_table):
+    """Fills, credits and counts are the pit boss's; a buy-in at a seat is the dealer's (or the pit's)."""
+    boss = staff_client("pia", PIT_BOSS)
+    session = patron_seat(table=dealer_table, seat_number=2, actor=boss.user, guest_name="grey")
+    for name in ("tray_count", "tray_fill", "tray_credit"):
+        assert dealer.post(url(dealer_table, name), {"currency": "EUR", "amount": "100"}).status_code == 403
+    page = step(dealer, dealer_table, "seat_buy_in", session=session.pk, amount="200")
+    assert "has not been counted in EUR: open the shift with a count first" in page
+
+    assert "Shift opened: 5000.00 EUR counted" in step(boss, dealer_table, "tray_count", currency="EUR", amount="5000")
+    assert "Fill: 1000.00 EUR from the cage." in step(boss, dealer_table, "tray_fill", currency="EUR", amount="1000")
+    page = step(dealer, dealer_table, "seat_buy_in", session=session.pk, amount="200")
+    assert "Seat 2: 200.00 EUR in chips for cash." in page and "In 200.00 · 0 hands" in page
+    assert "Credit: 300.00 EUR to the cage." in step(boss, dealer_table, "tray_credit", currency="EUR", amount="300")
+    page = boss.get(url(dealer_table)).content.decode()
+    assert "Shift in EUR since" in page and "5500.00" in page  # the tray should hold 5,000 + 1,000 - 200 - 300
+    assert "Chip tray" not in dealer.get(url(dealer_table)).content.decode()
+
+    page = step(boss, dealer_table, "tray_count", currency="EUR", amount="5490")
+    assert "Shift closed: 5490.00 EUR counted; win -10.00, variance -10.00." in page  # no bets: 10 went astray
+    assert ledger_check().ok and not settlement_check().problems
+
+
+def test_tray_steps_refuse_bad_input_and_change_nothing(dealer_table):
+    boss = staff_client("pia", PIT_BOSS)
+    for data, message in (
+        ({"currency": "USD", "amount": "10"}, "has no limits in &#x27;USD&#x27;"),
+        ({"currency": "EUR", "amount": "abc"}, "Write the amount in digits"),
+        ({"currency": "EUR"}, "This field is required"),
+    ):
+        assert message in step(boss, dealer_table, "tray_count", **data)
+    assert not Account.objects.filter(kind=Account.Kind.CHIP_TRAY).exists()
+    assert "No shift open" in boss.get(url(dealer_table)).content.decode()
