@@ -12,6 +12,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("metrics", views.metrics, name="metrics"),
     path("admin/", admin.site.urls),
+    path("console/surveillance/", include("casino.surveillance_urls")),
     path("console/", include("casino.console_urls")),
     path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
