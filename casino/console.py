@@ -33,10 +33,10 @@ from casino.console_seats import (
     seats_context,
 )
 from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
-from tables import coups, shoes
+from tables import coups, shoes, shuffles
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
-from tables.forms import CardForm, CoupStepForm, ShoeStartForm
+from tables.forms import CardForm, CoupStepForm, ShoeCutForm, ShoeStartForm
 from tables.models import Coup, HeldCard, Shoe, Table
 from tables.seat_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm, TrayForm
 from tables.selectors import (
@@ -46,6 +46,7 @@ from tables.selectors import (
     table_dealer,
     table_live_coup,
     table_shoe_in_play,
+    table_shoe_shuffled,
 )
 from wagering.errors import WageringError
 
@@ -101,6 +102,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     table = _dealer_table(code)
     deals_here = _deals_here(request, table)
     shoe = table_shoe_in_play(table=table)
+    shuffled = table_shoe_shuffled(table=table) if shoe is None else None
     coup = table_current_coup(table=table)
     deal = coup_deal_state(coup=coup) if coup is not None else None
     state = coup.state if coup is not None else None
@@ -119,7 +121,9 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "coup": coup,
         "hands": _hands(deal) if deal is not None else [],
         "next_step": dealer_announcement(deal) if in_hand else "",
-        "shoe_form": ShoeStartForm() if shoe is None else None,
+        "shoe_form": ShoeStartForm() if shoe is None and shuffled is None else None,
+        "shuffled_shoe": shuffled,
+        "shoe_cut_form": ShoeCutForm() if shuffled is not None else None,
         "burn_by_card": table.burn_procedure == game_rules.BURN_CARD,
         "cut_card_in_shoe": shoe is not None and shoe.last_coup is None,
         "can_open_coup": between_coups and not shoe_over,
@@ -137,6 +141,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
 
 FORMS = (
     "shoe_form",
+    "shoe_cut_form",
     "cut_card_in_shoe",
     "can_open_coup",
     "can_finish_shoe",
@@ -191,11 +196,39 @@ def _shoe_in_play(table: Table) -> Shoe:
 
 
 def _shoe_start(request: HttpRequest, table: Table, data: dict) -> str:
+    sealed = data["shuffle_method"] == Shoe.ShuffleMethod.PRELIMINARY
+    record = shuffles.ShuffleRecord(
+        decks_complete=data["decks_complete"],
+        no_marks=data["no_marks"],
+        no_damage=data["no_damage"],
+        cctv_reference=data["cctv_reference"],
+        seal_intact=data["seal_intact"] if sealed or data["seal_intact"] else None,
+    )
     with transaction.atomic():  # a shoe that cannot start is not left prepared
         shoe = shoes.shoe_prepare(
-            table=table, actor=request.user, shuffle_method=data["shuffle_method"], seal_number=data["seal_number"]
+            table=table,
+            actor=request.user,
+            shuffle_method=data["shuffle_method"],
+            seal_number=data["seal_number"],
+            shuffle=record,
         )
-        shoe = shoes.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
+        return _shoe_cut_and_started(request, shoe, data)
+
+
+def _shoe_cut_start(request: HttpRequest, table: Table, data: dict) -> str:
+    shoe = table_shoe_shuffled(table=table)
+    if shoe is None:
+        raise TableError(f"table {table.code} has no shuffled shoe waiting for its cut", code="page_out_of_date")
+    with transaction.atomic():
+        return _shoe_cut_and_started(request, shoe, data)
+
+
+def _shoe_cut_and_started(request: HttpRequest, shoe: Shoe, data: dict) -> str:
+    """The cut (seed 000 §2.1.3), then the burn: the shoe in play."""
+    shoe = shuffles.shoe_cut(
+        shoe=shoe, actor=request.user, cards_from_top=data["cut_cards"], by_seat=data["cut_by_seat"]
+    )
+    shoe = shoes.shoe_start(shoe=shoe, actor=request.user, burn_card=data["burn_card"] or None)
     burned = f" {shoe.burn_shown} shown, {shoe.position - 1} cards burned." if shoe.burn_shown else ""
     return f"Shoe {shoe.number} in play.{burned}"
 
@@ -251,6 +284,7 @@ class ConsoleStep:
 
 STEPS = {
     "shoe_start": ConsoleStep(ShoeStartForm, _shoe_start),
+    "shoe_cut_start": ConsoleStep(ShoeCutForm, _shoe_cut_start),
     "shoe_cut_card_out": ConsoleStep(Form, _shoe_cut_card_out),
     "shoe_finish": ConsoleStep(Form, _shoe_finish),
     "coup_open": ConsoleStep(Form, _coup_open),

@@ -7,6 +7,7 @@ from casino import console
 
 STEP_ROUTES = {
     "shoe_start": "shoe/start/",
+    "shoe_cut_start": "shoe/cut-and-start/",
     "shoe_cut_card_out": "shoe/cut-card-out/",
     "shoe_finish": "shoe/finish/",
     "coup_open": "coup/open/",

@@ -1,5 +1,6 @@
 """Coups, result corrections and shoes in the admin: read-only, but a coup can be held, its held card
-decided, voided, and its result corrected (four eyes), through the coup lifecycle."""
+decided, voided, and its result corrected (four eyes), through the coup lifecycle; a physical shoe's cut or
+whole shuffle cancelled before its first coup (seed 000 §2.1.3)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.http import HttpRequest
 from casino import lifecycle
 from casino.admin_actions import confirmed_action
 from casino.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from tables import corrections, holds
+from tables import corrections, holds, shuffles
 from tables.forms import (
     KeepForNextCoupForm,
     ResultCorrectionForm,
@@ -189,12 +190,19 @@ class ShoeAdmin(ReadOnlyAdmin):
         "decks",
         "shuffle_method",
         "seal_number",
+        "seal_intact",
+        "decks_complete",
+        "no_marks",
+        "no_damage",
+        "cctv_reference",
+        "prepared_by",
+        "cut_cards",
+        "cut_by_seat",
         "cut_card_position",
         "burn_shown",
         "position",
         "coups_started",
         "last_coup",
-        "prepared_by",
         "created_at",
         "started_at",
         "finished_at",
@@ -202,6 +210,24 @@ class ShoeAdmin(ReadOnlyAdmin):
         "card_order_once_out_of_play",
     )
     readonly_fields = fields
+    actions = ("cancel_cut", "cancel_shuffle")
+
+    def has_replace_cards_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.replace_cards")
+
+    @confirmed_action(
+        description="Cancel the cut (before the first coup): the shoe is cut and burned again",
+        permission="replace_cards",
+    )
+    def cancel_cut(self, request: HttpRequest, shoe: Shoe, data: dict) -> None:
+        shuffles.shoe_cut_cancel(shoe=shoe, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(
+        description="Cancel the whole shuffle (before the first coup): the shoe is discarded, a new one prepared",
+        permission="replace_cards",
+    )
+    def cancel_shuffle(self, request: HttpRequest, shoe: Shoe, data: dict) -> None:
+        shuffles.shoe_shuffle_cancel(shoe=shoe, actor=request.user, reason=data["reason"])
 
     @admin.display(description="burned cards")
     def burned_cards_once_out_of_play(self, shoe: Shoe) -> str:

@@ -219,17 +219,58 @@ class LimitMarkerGrantForm(forms.ModelForm):
 # --- Dealer console ------------------------------------------------------------------------
 
 
-class ShoeStartForm(forms.Form):
-    shuffle_method = forms.ChoiceField(
-        choices=[(m.value, m.label) for m in Shoe.ShuffleMethod if m != Shoe.ShuffleMethod.RNG],
-        initial=Shoe.ShuffleMethod.TABLE,
+class ShoeCutForm(forms.Form):
+    """The cut (seed 000 §2.1.3) and the burn card of a shuffled physical shoe."""
+
+    cut_cards = forms.IntegerField(
+        label="Cut: cards from the top",
+        min_value=1,
+        max_value=416,
+        help_text="Where the cut card went in, counted from the top (at least half a deck from either end).",
     )
-    seal_number = forms.CharField(max_length=40, required=False, help_text="Required for a sealed preliminary shuffle.")
+    cut_by_seat = forms.IntegerField(
+        label="Cut by the patron at seat",
+        min_value=1,
+        max_value=10,
+        required=False,
+        help_text="Empty: the dealer cut.",
+    )
     burn_card = forms.CharField(
         label="Burn card shown",
         max_length=2,
         required=False,
         help_text="The first card, shown face up (e.g. 7H): that many cards are burned, ten for a 10 or a face card.",
+    )
+
+
+class ShoeStartForm(ShoeCutForm):
+    """A physical shoe's shuffle record (seed 000 §2.1.1-§2.1.2), then its cut and burn."""
+
+    field_order = (
+        "shuffle_method",
+        "seal_number",
+        "seal_intact",
+        "decks_complete",
+        "no_marks",
+        "no_damage",
+        "cctv_reference",
+    )
+    shuffle_method = forms.ChoiceField(
+        choices=[(m.value, m.label) for m in Shoe.ShuffleMethod if m != Shoe.ShuffleMethod.RNG],
+        initial=Shoe.ShuffleMethod.TABLE,
+    )
+    seal_number = forms.CharField(max_length=40, required=False, help_text="Required for a sealed preliminary shuffle.")
+    seal_intact = forms.BooleanField(
+        label="The seal arrived undamaged", required=False, help_text="Required for a sealed preliminary shuffle."
+    )
+    decks_complete = forms.BooleanField(label="Every deck complete")
+    no_marks = forms.BooleanField(label="No marked card")
+    no_damage = forms.BooleanField(label="No damaged card")
+    cctv_reference = forms.CharField(
+        label="CCTV reference",
+        max_length=60,
+        required=False,
+        help_text="The recording of the shuffle: required for a preliminary shuffle.",
     )
 
 

@@ -82,6 +82,12 @@ def table_shoe_in_play(*, table: Table) -> Shoe | None:
     return table.shoes.filter(state=Shoe.State.IN_PLAY).first()
 
 
+def table_shoe_shuffled(*, table: Table) -> Shoe | None:
+    """A physical shoe shuffled (its shuffle recorded) and waiting for its cut: its cut was cancelled."""
+    waiting = table.shoes.filter(state=Shoe.State.PREPARED, card_order_encrypted="", decks_complete__isnull=False)
+    return waiting.order_by("-number").first()
+
+
 def table_dealer(*, table: Table) -> DealerSession | None:
     return table.dealer_sessions.filter(ended_at__isnull=True).select_related("dealer").first()
 

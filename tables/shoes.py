@@ -20,15 +20,22 @@ from tables.holds import kept_card_discard
 from tables.locks import shoe_locked, table_locked
 from tables.models import Coup, Shoe, Table
 from tables.selectors import table_live_coup, table_shoe_in_play
+from tables.shuffles import ShuffleRecord, shuffle_record_problem
 
 User = AbstractBaseUser
 
 
 @transaction.atomic
 def shoe_prepare(
-    *, table: Table, actor: User | None = None, shuffle_method: str | None = None, seal_number: str = ""
+    *,
+    table: Table,
+    actor: User | None = None,
+    shuffle_method: str | None = None,
+    seal_number: str = "",
+    shuffle: ShuffleRecord | None = None,
 ) -> Shoe:
-    """A new shoe for the table: an RNG order for automatic tables, a physical shoe for dealer tables."""
+    """A new shoe for the table: an RNG order for automatic tables, a physical shoe for dealer tables, with
+    the record of its shuffle by ``actor`` (seed 000 §2.1; required before it starts, see ``shoe_start``)."""
     table = table_locked(table.pk)
     automatic = table.dealing_mode == Table.DealingMode.AUTOMATIC
     method = shuffle_method or (Shoe.ShuffleMethod.RNG if automatic else Shoe.ShuffleMethod.TABLE)
@@ -38,6 +45,11 @@ def shoe_prepare(
         )
     if method == Shoe.ShuffleMethod.PRELIMINARY and not seal_number:
         raise TableError("a preliminary (sealed) shuffle needs its seal number", code="seal_number_required")
+    if shuffle is not None:
+        problem = "an RNG shoe has no shuffle to record" if automatic else ""
+        problem = problem or shuffle_record_problem(record=shuffle, shuffle_method=method)
+        if problem:
+            raise TableError(problem, code="shuffle_record_invalid")
     table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
     last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
     order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
@@ -53,6 +65,7 @@ def shoe_prepare(
         cut_card_position=cut_card_position(deck_count=table.decks, cards_behind=table.cut_card_from_bottom),
         cut_card_rule=table.cut_card_rule,
         prepared_by=actor if actor is not None and actor.is_authenticated else None,
+        **(_shuffle_fields(shuffle) if shuffle is not None else {}),
     )
     audit_record(
         action="shoe_prepared",
@@ -65,9 +78,20 @@ def shoe_prepare(
             "shuffle": method,
             "seal": seal_number,
             "commitment": shoe.commitment,
+            **(_shuffle_fields(shuffle) if shuffle is not None else {}),
         },
     )
     return shoe
+
+
+def _shuffle_fields(shuffle: ShuffleRecord) -> dict:
+    return {
+        "decks_complete": shuffle.decks_complete,
+        "no_marks": shuffle.no_marks,
+        "no_damage": shuffle.no_damage,
+        "seal_intact": shuffle.seal_intact,
+        "cctv_reference": shuffle.cctv_reference.strip(),
+    }
 
 
 @transaction.atomic
@@ -76,6 +100,7 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
 
     Burn by card (seed 000 §3.1.1): an RNG shoe burns from its order; at a dealer table
     the dealer enters the card shown and burns that many. Or three no-bet coups (§3.1.2).
+    A physical shoe starts only with its shuffle's checks confirmed and its cut recorded (§2.1).
     """
     table = table_locked(shoe.table_id)  # the lock order: table, then shoe
     shoe = shoe_locked(shoe.pk)
@@ -83,6 +108,8 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared", code="not_prepared")
     if table_shoe_in_play(table=table) is not None:
         raise TableError(f"table {table.code} already has a shoe in play", code="shoe_in_play")
+    if not shoe.has_card_order:
+        _physical_shoe_ready_check(shoe)
     if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
         table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
         table.save(update_fields=["no_bet_coups_ordered"])
@@ -116,6 +143,24 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         data={"shoe": shoe.number, "burn_shown": shoe.burn_shown, "commitment": shoe.commitment},
     )
     return shoe
+
+
+def _physical_shoe_ready_check(shoe: Shoe) -> None:
+    """The shuffle's checks all confirmed (§2.1.1-§2.1.2) and the cut recorded (§2.1.3), or ``TableError``."""
+    if None in (shoe.decks_complete, shoe.no_marks, shoe.no_damage):
+        raise TableError(f"record the shuffle of shoe {shoe.number} first (seed 000 §2.1)", code="shuffle_not_recorded")
+    record = ShuffleRecord(
+        decks_complete=shoe.decks_complete,
+        no_marks=shoe.no_marks,
+        no_damage=shoe.no_damage,
+        cctv_reference=shoe.cctv_reference,
+        seal_intact=shoe.seal_intact,
+    )
+    problem = shuffle_record_problem(record=record, shuffle_method=shoe.shuffle_method)
+    if problem:
+        raise TableError(problem, code="shuffle_record_invalid")
+    if shoe.cut_cards is None:
+        raise TableError(f"record the cut of shoe {shoe.number} first (seed 000 §2.1.3)", code="not_cut")
 
 
 @transaction.atomic

@@ -19,6 +19,8 @@ from baccarat.coup import CoupDeal
 from casino.two_factor import staff_device
 from tables.models import BetLimit, Coup, DealtCard, LimitSet, Shoe, Table
 from tables.selectors import table_coup_rules
+from tables.shoes import shoe_prepare, shoe_start
+from tables.shuffles import ShuffleRecord, shoe_cut
 
 # bet type: (minimum, maximum, table maximum)
 TABLE_LIMITS = {
@@ -28,6 +30,29 @@ TABLE_LIMITS = {
     "player_pair": ("1.00", "50.00", "250.00"),
     "banker_pair": ("1.00", "50.00", "250.00"),
 }
+
+
+# A physical shoe's shuffle checked and its cut, as the dealer console posts them (seed 000 §2.1); a sealed
+# preliminary shuffle adds SEALED_SHUFFLE.
+SHUFFLED_AND_CUT = {"decks_complete": "on", "no_marks": "on", "no_damage": "on", "cut_cards": "200"}
+SEALED_SHUFFLE = {"seal_intact": "on", "cctv_reference": "CAM-2 preparation room"}
+
+
+def physical_shoe_start(*, table: Table, actor, burn_card: str | None, seal_number: str = "") -> Shoe:
+    """A physical shoe shuffled (at the table, or sealed elsewhere given a seal number), cut by the dealer at 200
+    cards, and started with ``burn_card`` shown."""
+    sealed = bool(seal_number)
+    record = ShuffleRecord(
+        decks_complete=True,
+        no_marks=True,
+        no_damage=True,
+        cctv_reference="CAM-2 preparation room" if sealed else "",
+        seal_intact=True if sealed else None,
+    )
+    method = Shoe.ShuffleMethod.PRELIMINARY if sealed else Shoe.ShuffleMethod.TABLE
+    shoe = shoe_prepare(table=table, actor=actor, shuffle_method=method, seal_number=seal_number, shuffle=record)
+    shoe = shoe_cut(shoe=shoe, actor=actor, cards_from_top=200)
+    return shoe_start(shoe=shoe, actor=actor, burn_card=burn_card)
 
 
 class UserFactory(factory.django.DjangoModelFactory):

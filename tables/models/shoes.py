@@ -32,6 +32,16 @@ class Shoe(models.Model):
     decks = models.PositiveSmallIntegerField()
     shuffle_method = models.CharField(max_length=12, choices=ShuffleMethod.choices)
     seal_number = models.CharField(max_length=40, blank=True)
+    # The shuffle record of a physical shoe (seed 000 §2.1.1-§2.1.2), confirmed by the dealer who shuffled
+    # (``prepared_by``): None on an RNG shoe, and on a physical shoe prepared before these were recorded.
+    decks_complete = models.BooleanField(null=True)
+    no_marks = models.BooleanField(null=True)
+    no_damage = models.BooleanField(null=True)
+    seal_intact = models.BooleanField(null=True, help_text="a sealed preliminary shuffle: the seal arrived undamaged")
+    cctv_reference = models.CharField(max_length=60, blank=True)
+    # The cut (§2.1.3): cards from the top, by the dealer (no seat) or the patron at ``cut_by_seat``.
+    cut_cards = models.PositiveSmallIntegerField(null=True, blank=True, help_text="cards from the top")
+    cut_by_seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="empty: the dealer cut")
     # The secrets of an RNG shoe, encrypted (casino.encryption) until shown once the shoe is out of play:
     # its card order (codes separated by spaces), the salt of its commitment, the cards burned face down.
     # Empty for a physical shoe. Read through ``cards`` (dealing) and ``reveal()``, never on a screen.

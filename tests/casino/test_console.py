@@ -11,7 +11,7 @@ from django.urls import include, path, reverse
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import dealer_login, dealer_logout, table_create
-from tests.factories import staff_login
+from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, staff_login
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
 from wagering.selectors import wallet_balance
@@ -68,7 +68,7 @@ def punter(db):
 def coup_dealt_four(dealer, dealer_table, punter):
     """Shoe started, a coup open (the punter bets 40 on the banker) and closed, four cards in:
     Player 2+3 = 5 draws, Banker T+K = 0."""
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     step(dealer, dealer_table, "coup_open")
     round_id = live_coup(dealer_table).round_id
     bet_batch_place(user=punter, coup=live_coup(dealer_table), bets={"banker": "40.00"})
@@ -98,7 +98,16 @@ def test_the_list_shows_dealer_tables_only(dealer, dealer_table, auto_table):
 
 
 def test_a_whole_coup_dealt_by_the_tableau(dealer, dealer_table, django_capture_on_commit_callbacks):
-    page = step(dealer, dealer_table, "shoe_start", shuffle_method="preliminary", seal_number="S-42", burn_card="5h")
+    page = step(
+        dealer,
+        dealer_table,
+        "shoe_start",
+        **SHUFFLED_AND_CUT,
+        **SEALED_SHUFFLE,
+        shuffle_method="preliminary",
+        seal_number="S-42",
+        burn_card="5h",
+    )
     assert "Shoe 1 in play. 5H shown, 5 cards burned." in page
     shoe = dealer_table.shoes.get(state=Shoe.State.IN_PLAY)
     assert (shoe.seal_number, shoe.burn_shown, shoe.position) == ("S-42", "5H", 6)
@@ -135,7 +144,7 @@ def test_a_whole_coup_dealt_by_the_tableau(dealer, dealer_table, django_capture_
 
 
 def test_a_natural_stands(dealer, dealer_table):
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="TS")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="TS")
     step(dealer, dealer_table, "coup_open")
     round_id = live_coup(dealer_table).round_id
     step(dealer, dealer_table, "coup_close_betting", round_id=round_id)
@@ -181,7 +190,7 @@ def test_a_third_card_to_the_wrong_hand_holds_the_coup_for_the_pit(dealer, deale
 
 
 def test_a_first_card_for_the_wrong_hand_holds_the_coup(dealer, dealer_table):
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="AS")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="AS")
     step(dealer, dealer_table, "coup_open")
     round_id = live_coup(dealer_table).round_id
     step(dealer, dealer_table, "coup_close_betting", round_id=round_id)
@@ -195,7 +204,7 @@ def test_a_first_card_for_the_wrong_hand_holds_the_coup(dealer, dealer_table):
 @pytest.mark.parametrize("role", [DEALER, PIT_BOSS, None])
 def test_the_console_acts_only_where_the_signed_in_dealer_deals(dealer, dealer_table, pit_boss, role):
     """A dealer at another table, a pit boss or a superuser (tables.deal, but no session here) get 403."""
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     step(dealer, dealer_table, "coup_open")
     coup = live_coup(dealer_table)
     other_table = table_create(code="d2", name="Dealer 2", actor=pit_boss, dealing_mode="dealer")
@@ -204,7 +213,7 @@ def test_the_console_acts_only_where_the_signed_in_dealer_deals(dealer, dealer_t
         dealer_login(table=other_table, dealer=stranger.user, actor=pit_boss)
     before = (AuditLog.objects.count(), Coup.objects.count(), Shoe.objects.count(), DealtCard.objects.count())
     posts = {
-        "shoe_start": {"shuffle_method": "table", "burn_card": "5H"},
+        "shoe_start": {**SHUFFLED_AND_CUT, "shuffle_method": "table", "burn_card": "5H"},
         "shoe_cut_card_out": {},
         "shoe_finish": {},
         "coup_open": {},
@@ -244,15 +253,16 @@ def test_bad_input_is_shown_and_changes_nothing(dealer, dealer_table, coup_dealt
 
 
 def test_a_shoe_that_cannot_start_is_not_left_prepared(dealer, dealer_table):
-    page = step(dealer, dealer_table, "shoe_start", shuffle_method="preliminary", seal_number="S-1")
+    sealed = {**SHUFFLED_AND_CUT, **SEALED_SHUFFLE, "shuffle_method": "preliminary"}
+    page = step(dealer, dealer_table, "shoe_start", **sealed, seal_number="S-1")
     assert "enter the card shown for the burn" in page
-    page = step(dealer, dealer_table, "shoe_start", shuffle_method="preliminary", burn_card="5H")
+    page = step(dealer, dealer_table, "shoe_start", **sealed, burn_card="5H")
     assert "needs its seal number" in page
     assert not dealer_table.shoes.exists()
 
 
 def test_the_shoe_finishes_once_the_cut_card_is_out(dealer, dealer_table, django_capture_on_commit_callbacks):
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="2C")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="2C")
     page = step(dealer, dealer_table, "shoe_cut_card_out")
     assert "Cut card out: coup 1 is the last of shoe 1." in page
     step(dealer, dealer_table, "coup_open")

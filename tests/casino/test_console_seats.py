@@ -17,6 +17,7 @@ from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
 from tests.casino.test_console import live_coup, staff_client, step, url
+from tests.factories import SHUFFLED_AND_CUT
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Account, Bet
 
@@ -34,7 +35,7 @@ def dealer(dealer_table, pit_boss):
 @pytest.fixture
 def betting(dealer, dealer_table):
     """A shoe in play and a coup taking bets."""
-    step(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     step(dealer, dealer_table, "coup_open")
     return live_coup(dealer_table)
 

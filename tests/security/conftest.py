@@ -24,9 +24,9 @@ from tables import corrections, holds
 from tables.coups import coup_open
 from tables.dealing import coup_deal_card
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from tables.services import dealer_login, limit_marker_grant, table_create, table_open
+from tables.services import dealer_login, limit_marker_grant, no_bet_coups_order, table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
-from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, TableFactory, coup_resolve, physical_shoe_start, staff_login
 from wagering.placement import bet_batch_place
 from wagering.reports import shoe_report_build, table_day_report_build
 from wagering.wallets import wallet_deposit
@@ -112,6 +112,9 @@ def floor_state(db) -> Floor:
     marker = limit_marker_grant(
         table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
     )
+    no_bet_coups_order(table=closed_table, actor=boss, count=2, reason="§3.1.2")
+    cut_table = table_create(code="d3", name="d3", actor=boss, dealing_mode="dealer")
+    physical_shoe_start(table=table_open(table=cut_table, actor=boss), actor=boss, burn_card="5H")  # no coup yet
 
     partner, issued = _partner("acme")
     _, other_issued = _partner("globex")
@@ -174,7 +177,7 @@ def _settled_coup(table, player):
 
 def _coup_held(table, boss, wrong_hand: bool):
     """A dealer table's coup after no more bets, held by a first card for the wrong hand, or by hand."""
-    shoe_start(shoe=shoe_prepare(table=table, actor=boss), actor=boss, burn_card="5H")
+    physical_shoe_start(table=table, actor=boss, burn_card="5H")
     coup = lifecycle.coup_close_betting(coup=coup_open(table=table, actor=boss), actor=boss)
     if wrong_hand:
         coup_deal_card(coup=coup, card="9S", hand="banker", actor=boss)

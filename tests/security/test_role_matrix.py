@@ -15,6 +15,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
+from tables.models import Shoe
 from tests.security.conftest import (
     DEALER_ROLE,
     OTHER_PARTNER,
@@ -50,6 +51,12 @@ ADMIN_ACTIONS = {
     ("tables.table", "close_tables"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, REASON),
     ("tables.table", "order_no_bet_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, {"count": "1", **REASON}),
     ("tables.table", "replace_cards"): AdminAction(FLOOR_BOSSES, lambda f: f.open_table, REASON),
+    ("tables.table", "reduce_no_bet_coups"): AdminAction(
+        FLOOR_BOSSES, lambda f: f.closed_table, {"count": "1", **REASON}
+    ),
+    ("tables.table", "cancel_no_bet_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.closed_table, REASON),
+    ("tables.shoe", "cancel_cut"): AdminAction(FLOOR_BOSSES, lambda f: Shoe.objects.get(table__code="d3"), REASON),
+    ("tables.shoe", "cancel_shuffle"): AdminAction(FLOOR_BOSSES, lambda f: Shoe.objects.get(table__code="d3"), REASON),
     ("tables.table", "log_dealer_in"): AdminAction(
         FLOOR_BOSSES, lambda f: f.unstaffed_dealer_table, {"dealer": "dealer"}
     ),
@@ -249,6 +256,7 @@ CONSOLE_STEPS = (
     ("get", "tables", False),
     ("get", "table", True),
     ("post", "shoe_start", True),
+    ("post", "shoe_cut_start", True),
     ("post", "shoe_cut_card_out", True),
     ("post", "shoe_finish", True),
     ("post", "coup_open", True),

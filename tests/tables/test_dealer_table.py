@@ -13,13 +13,13 @@ from tables.models import AuditLog, Coup, HeldCard, Shoe
 from tables.selectors import coup_deal_state, shoe_is_finished
 from tables.services import table_rules_update
 from tables.shoes import shoe_cut_card_out, shoe_prepare, shoe_start
+from tests.factories import physical_shoe_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def start_physical_shoe(table, actor, burn_card):
-    shoe = shoe_prepare(table=table, actor=actor, shuffle_method="preliminary", seal_number="S-1")
-    return shoe_start(shoe=shoe, actor=actor, burn_card=burn_card)
+    return physical_shoe_start(table=table, actor=actor, burn_card=burn_card, seal_number="S-1")
 
 
 def test_a_whole_physical_shoe_matches_the_replay(dealer_table, pit_boss):

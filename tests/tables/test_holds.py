@@ -22,7 +22,7 @@ from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
 from tables.services import dealer_login
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
-from tests.factories import staff_login
+from tests.factories import SHUFFLED_AND_CUT, staff_login
 from tests.partners.conftest import client_for, partner_make, player_make
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
@@ -116,7 +116,7 @@ def money_clean() -> None:
 def held_third_card(dealer, dealer_table, punter):
     """Player 2+3 = 5 draws, Banker T+K = 0; the punter has 40 on the banker; the dealer enters the
     player's third card, 4D, "for the banker": the coup is held."""
-    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player TH:banker 3S:player KH:banker 4D:banker")
     coup = live(dealer_table)
@@ -130,7 +130,7 @@ def held_third_card(dealer, dealer_table, punter):
 def test_a_resolved_coup_is_not_voided_from_the_admin(
     boss, dealer, dealer_table, punter, django_capture_on_commit_callbacks
 ):
-    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     open_coup(dealer, dealer_table, punter, {"player": "40.00"})
     deal(dealer, dealer_table, "2S:player 9H:banker 3S:player KH:banker")  # banker 9: a natural, player loses
     coup = live(dealer_table)
@@ -162,7 +162,7 @@ def test_a_resolved_coup_is_not_voided_from_the_admin(
 
 
 def test_after_the_first_card_only_a_listed_dealing_error_voids(boss, dealer, dealer_table, punter):
-    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     coup = open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player")
 
@@ -187,7 +187,7 @@ def test_after_the_first_card_only_a_listed_dealing_error_voids(boss, dealer, de
 
 
 def test_replacing_the_cards_mid_coup_voids_it_as_cards_replaced(boss, dealer, dealer_table, punter):
-    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     coup = open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player 3H:banker")
     data = {"action": "replace_cards", "_selected_action": [dealer_table.pk], "confirmed": "yes", "reason": "marked"}
@@ -377,7 +377,7 @@ def test_the_table_hears_of_a_hold_but_never_the_held_card(dealer, dealer_table,
     """The held card may open the next coup (§4.3): no viewer, anonymous ones included, may learn it."""
     sent = []
     monkeypatch.setattr(events, "_send_on_commit", sent.extend)
-    console(dealer, dealer_table, "shoe_start", shuffle_method="table", burn_card="5H")
+    console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player TH:banker 3S:player KH:banker 4D:banker")
     held = [event for _, event in sent if event["type"] == "coup_held"]
