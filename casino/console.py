@@ -28,17 +28,28 @@ from casino.console_seats import (
     patron_move_step,
     patron_seat_step,
     patron_unseat_step,
+    reduction_proposal,
     seat_bet_step,
+    seat_bets_reduce_step,
     seat_buy_in_step,
     seats_context,
 )
+from casino.console_showing import banker_shown_first_step, hand_shown_by_dealer_step, showing_context
 from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
 from tables import coups, shoes, shuffles
+from tables.console_forms import (
+    BuyInForm,
+    HandForm,
+    PatronMoveForm,
+    PatronSeatForm,
+    SeatBetForm,
+    SeatSessionForm,
+    TrayForm,
+)
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
 from tables.forms import CardForm, CoupStepForm, ShoeCutForm, ShoeStartForm
 from tables.models import Coup, HeldCard, Shoe, Table
-from tables.seat_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm, TrayForm
 from tables.selectors import (
     coup_deal_state,
     shoe_is_finished,
@@ -129,15 +140,23 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "can_open_coup": between_coups and not shoe_over,
         "can_finish_shoe": between_coups and shoe_over,
         "close_betting_form": CoupStepForm(initial=this_coup) if state == Coup.State.BETTING else None,
-        "card_form": CardForm(initial=this_coup) if dealing else None,
+        "card_form": CardForm(initial={**this_coup, "hand": deal.next_hand()}) if dealing else None,
+        "card_ranks": CARD_RANKS,
+        "card_suits": CARD_SUITS,
         "resolve_form": CoupStepForm(initial=this_coup) if state == Coup.State.DEALING and deal.complete else None,
     }
     if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
         context.update(dict.fromkeys(FORMS, None))
     context.update(seats_context(table=table, coup=coup, acting=deals_here or _is_pit_boss(request)))
     context.update(tray_context(table=table, acting=_is_pit_boss(request)))
+    context.update(showing_context(coup=coup, dealer_acts=deals_here, pit_acts=_is_pit_boss(request)))
+    context.update(reduction_proposal(request=request, coup=coup))
     return render(request, "console/table.html", context)
 
+
+# The card pad: tap a rank, then a suit (or the other way round), and the card is entered.
+CARD_RANKS = [(rank, "10" if rank == "T" else rank) for rank in "A23456789TJQK"]
+CARD_SUITS = [("S", "♠", "spades"), ("H", "♥", "hearts"), ("D", "♦", "diamonds"), ("C", "♣", "clubs")]
 
 FORMS = (
     "shoe_form",
@@ -296,9 +315,12 @@ STEPS = {
     "patron_unseat": ConsoleStep(SeatSessionForm, patron_unseat_step, pit_boss_may=True),
     "seat_bet": ConsoleStep(SeatBetForm, seat_bet_step, pit_boss_may=True),
     "seat_buy_in": ConsoleStep(BuyInForm, seat_buy_in_step, pit_boss_may=True),
+    "seat_bets_reduce": ConsoleStep(SeatBetForm, seat_bets_reduce_step, pit_boss_may=True),
     "tray_count": ConsoleStep(TrayForm, tray_count_step, dealer_may=False, pit_boss_may=True),
     "tray_fill": ConsoleStep(TrayForm, tray_fill_step, dealer_may=False, pit_boss_may=True),
     "tray_credit": ConsoleStep(TrayForm, tray_credit_step, dealer_may=False, pit_boss_may=True),
+    "hand_shown_by_dealer": ConsoleStep(HandForm, hand_shown_by_dealer_step, pit_boss_may=True),
+    "banker_shown_first": ConsoleStep(HandForm, banker_shown_first_step, dealer_may=False, pit_boss_may=True),
 }
 
 

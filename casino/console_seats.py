@@ -8,15 +8,16 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from tables import seating
+from tables.console_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.errors import TableError
 from tables.models import Coup, Seat, SeatSession, Table
-from tables.seat_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.selectors import coup_rules, table_live_coup, table_seated
 from wagering.amounts import bet_label
 from wagering.chip_reports import seat_session_ratings
 from wagering.chips import seat_buy_in
+from wagering.errors import BetRejected
 from wagering.models import money
-from wagering.seated import seat_bets_place
+from wagering.seated import Reduction, differential_reduction, seat_bets_place, seat_bets_reduce
 from wagering.selectors import coup_seat_bets, seat_session_has_bets_in_play
 
 
@@ -109,15 +110,68 @@ def seat_buy_in_step(request: HttpRequest, table: Table, data: dict) -> str:
     return f"Seat {session.seat.number}: {movement.amount} {movement.currency} in chips for cash."
 
 
-def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
-    session = _session_here(table, data["session"])
+def _coup_taking_bets(table: Table, round_id: str) -> Coup:
     coup = table_live_coup(table=table)
-    if coup is None or coup.round_id != data["round_id"]:
-        raise TableError(
-            f"coup {data['round_id']} is no longer taking bets: the page was out of date", code="page_out_of_date"
-        )
-    placed = seat_bets_place(
-        coup=coup, seat_session=session, bets={data["bet_type"]: data["stake"]}, actor=request.user
-    )
+    if coup is None or coup.round_id != round_id:
+        raise TableError(f"coup {round_id} is no longer taking bets: the page was out of date", code="page_out_of_date")
+    return coup
+
+
+def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
+    """A seat's chips; over the maximum differential, the refusal proposes the proportional reduction
+    (seed 000 §6.1.2), which the console then offers to apply (``seat_bets_reduce_step``)."""
+    session = _session_here(table, data["session"])
+    coup = _coup_taking_bets(table, data["round_id"])
+    bets = {data["bet_type"]: data["stake"]}
+    try:
+        placed = seat_bets_place(coup=coup, seat_session=session, bets=bets, actor=request.user)
+    except BetRejected as refusal:
+        reduction = differential_reduction(coup=coup, seat_session=session, bets=bets)
+        if refusal.code != "max_differential" or reduction is None:
+            raise
+        request.session[REDUCTION_PROPOSAL] = {
+            "session": session.pk,
+            "round_id": coup.round_id,
+            "bet_type": data["bet_type"],
+            "stake": str(data["stake"]),
+            "text": reduction_text(reduction),
+        }
+        raise BetRejected(refusal.code, f"{refusal.message}. {reduction_text(reduction)}", refusal.details) from None
     total = f"{placed.seat_totals[data['bet_type']]} {placed.currency}"
     return f"Seat {session.seat.number}: {money(data['stake'])} on {bet_label(data['bet_type'])} ({total} in all)."
+
+
+def seat_bets_reduce_step(request: HttpRequest, table: Table, data: dict) -> str:
+    session = _session_here(table, data["session"])
+    coup = _coup_taking_bets(table, data["round_id"])
+    reduction = seat_bets_reduce(
+        coup=coup, seat_session=session, bets={data["bet_type"]: data["stake"]}, actor=request.user
+    )
+    return f"Reduced (seed 000 §6.1.2): {_reduced_seats(reduction)}."
+
+
+def reduction_proposal(*, request: HttpRequest, coup: Coup | None) -> dict:
+    """The reduction the last refused entry proposed (once), with its form, while its coup takes bets."""
+    proposal = request.session.pop(REDUCTION_PROPOSAL, None)
+    if proposal is None or coup is None or coup.round_id != proposal["round_id"]:
+        return {}
+    fields = {name: proposal[name] for name in ("session", "round_id", "bet_type", "stake")}
+    return {"reduction_text": proposal["text"], "reduction_form": SeatBetForm(initial=fields, auto_id="reduce-%s")}
+
+
+def reduction_text(reduction: Reduction) -> str:
+    return (
+        f"Proposed proportional reduction (seed 000 §6.1.2), {reduction.over_by} {reduction.currency} too much on "
+        f"{reduction.hand.capitalize()}: {_reduced_seats(reduction)}"
+    )
+
+
+def _reduced_seats(reduction: Reduction) -> str:
+    seats = dict(SeatSession.objects.filter(pk__in=reduction.stakes).values_list("pk", "seat__number"))
+    return ", ".join(
+        f"seat {seats[session_id]} {now} → {reduced}"
+        for session_id, (now, reduced) in sorted(reduction.stakes.items(), key=lambda item: seats[item[0]])
+    )
+
+
+REDUCTION_PROPOSAL = "console_reduction_proposal"

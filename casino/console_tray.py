@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
+from tables.console_forms import TrayForm
 from tables.models import Table
-from tables.seat_forms import TrayForm
 from tables.selectors import table_currencies
 from wagering.chip_reports import shift_report, table_open_shifts
 from wagering.chips import tray_count, tray_credit, tray_fill

@@ -1,9 +1,9 @@
 """The dealer console, included under /console/ (namespace "console"): its page, and one URL per step
-(``casino.console.STEPS``), named after it, all served by the one step view."""
+(``casino.console.STEPS``), named after it, all served by the one step view; and the pit screen."""
 
 from django.urls import path
 
-from casino import console
+from casino import console, pit
 
 STEP_ROUTES = {
     "shoe_start": "shoe/start/",
@@ -19,14 +19,18 @@ STEP_ROUTES = {
     "patron_unseat": "seats/unseat/",
     "seat_bet": "seats/bet/",
     "seat_buy_in": "seats/buy-in/",
+    "seat_bets_reduce": "seats/reduce/",
     "tray_count": "tray/count/",
     "tray_fill": "tray/fill/",
     "tray_credit": "tray/credit/",
+    "hand_shown_by_dealer": "coup/hand-shown-by-dealer/",
+    "banker_shown_first": "coup/banker-shown-first/",
 }
 
 app_name = "console"
 urlpatterns = [
     path("", console.table_list, name="tables"),
+    path("floor/pit/", pit.pit_screen, name="pit"),  # two segments: never a table's code
     path("<slug:code>/", console.table_console, name="table"),
     *(
         path(f"<slug:code>/{route}", console.console_step, {"step": step}, name=step)

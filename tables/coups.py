@@ -12,16 +12,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from baccarat.cards import hand_total
-from baccarat.coup import CoupDeal
+from baccarat.coup import BANKER, PLAYER, CoupDeal
 from casino.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, shoe_locked, table_locked
-from tables.models import Coup, DealtCard, Table, VoidReason
+from tables.models import Coup, DealtCard, SeatSession, Table, VoidReason
 from tables.selectors import (
     coup_deal_state,
     coup_public,
-    player_display_names,
+    coup_shown_by,
     shoe_is_finished,
     table_coup_rules,
     table_live_coup,
@@ -70,28 +70,29 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
 
 
 @transaction.atomic
-def coup_close_betting(*, coup: Coup, shown_by: Mapping[str, User | None], actor: User | None = None) -> Coup:
+def coup_close_betting(
+    *, coup: Coup, shown_by: Mapping[str, User | SeatSession | None], actor: User | None = None
+) -> Coup:
     """'No more bets' (seed 000 §6.1.4): from now bets can be neither made, changed nor removed.
     ``shown_by``: who shows each hand, the highest bettor on it (seed 000 §5.1), else the dealer."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.BETTING:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not taking bets", code="not_betting")
-    coup.player_shown_by, coup.banker_shown_by = shown_by.get("player"), shown_by.get("banker")
+    for hand in (PLAYER, BANKER):
+        who = shown_by.get(hand)
+        setattr(coup, f"{hand}_shown_by", None if isinstance(who, SeatSession) else who)
+        setattr(coup, f"{hand}_shown_by_seat", who if isinstance(who, SeatSession) else None)
     coup.state, coup.closed_at = Coup.State.NO_MORE_BETS, timezone.now()
-    coup.save(update_fields=["state", "closed_at", "player_shown_by", "banker_shown_by"])
+    coup.save(update_fields=["state", "closed_at", *SHOWN_BY_FIELDS])
     table_event_send(
         table_code=coup.table.code,
         event_type="no_more_bets",
-        data={"round_id": coup.round_id, "shown_by": _shown_by(coup)},
+        data={"round_id": coup.round_id, "shown_by": coup_shown_by(coup=coup)},
     )
     return coup
 
 
-def _shown_by(coup: Coup) -> dict:
-    """Who shows each hand, as the table sees them: players by display name, never by username."""
-    shown_by = {"player": coup.player_shown_by, "banker": coup.banker_shown_by}
-    names = player_display_names(users=[user for user in shown_by.values() if user is not None])
-    return {hand: names[user.pk] if user else "dealer" for hand, user in shown_by.items()}
+SHOWN_BY_FIELDS = ("player_shown_by", "banker_shown_by", "player_shown_by_seat", "banker_shown_by_seat")
 
 
 def card_event_send(*, coup: Coup, dealt: DealtCard, deal: CoupDeal) -> None:

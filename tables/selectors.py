@@ -127,6 +127,18 @@ def player_display_name(*, user: AbstractBaseUser) -> str:
     return player_display_names(users=[user])[user.pk]
 
 
+def coup_shown_by(*, coup: Coup) -> dict[str, str]:
+    """Who shows each hand (seed 000 §5.1), as the table sees them: an online player by display name (never
+    a username), a seated patron by seat ("Seat 3"), else "dealer"."""
+    users = [user for user in (coup.player_shown_by, coup.banker_shown_by) if user is not None]
+    names = player_display_names(users=users)
+    shown_by = {}
+    for hand in ("player", "banker"):
+        user, seat = getattr(coup, f"{hand}_shown_by"), getattr(coup, f"{hand}_shown_by_seat")
+        shown_by[hand] = names[user.pk] if user else f"Seat {seat.seat.number}" if seat else "dealer"
+    return shown_by
+
+
 def coup_public(*, coup: Coup) -> dict:
     """A coup as players see it: never the shoe's card order."""
     if coup.corrected_at is not None:  # the corrected cards; the dealt ones stay on record in the admin
@@ -150,6 +162,8 @@ def coup_public(*, coup: Coup) -> dict:
         "player_pair": coup.player_pair,
         "banker_pair": coup.banker_pair,
         "natural": coup.natural,
+        "shown_by": None if coup.state in (Coup.State.BETTING, Coup.State.VOID) else coup_shown_by(coup=coup),
+        "banker_shown_first": coup.banker_shown_first,
     }
 
 

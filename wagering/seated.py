@@ -6,21 +6,23 @@ while what the house wins or pays goes to or from the table's chip tray (``settl
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from baccarat.coup import BANKER, PLAYER
 from tables.audit import audit_record
 from tables.models import Coup, SeatSession
 from tables.selectors import coup_rules
 from wagering.errors import BetRejected
 from wagering.ledger import ledger_post
-from wagering.models import Account, Bet, BetBatch, LedgerTransaction, money
+from wagering.models import CENT, ZERO, Account, Bet, BetBatch, LedgerTransaction, money
 from wagering.placement import (
     bet_stakes_checked,
     bets_changed_events,
@@ -115,3 +117,124 @@ def seat_bet_totals(*, coup: Coup, seat_session: SeatSession) -> dict[str, Decim
     """The seated patron's stakes standing on the coup, by bet type."""
     rows = Bet.objects.filter(coup=coup, seat_session=seat_session, state=Bet.State.ACCEPTED).values_list("bet_type")
     return {bet_type: money(total) for bet_type, total in rows.annotate(total=Sum("stake")).order_by()}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """Seed 000 §6.1.2: every seat's stake on the heavier hand, now (the chips being entered included) and
+    reduced in the same proportion so that the table is back within its maximum differential."""
+
+    hand: str
+    over_by: Decimal
+    currency: str
+    stakes: dict[int, tuple[Decimal, Decimal]]  # seat session id -> (stake now, reduced)
+
+
+def differential_reduction(
+    *, coup: Coup, seat_session: SeatSession, bets: Mapping[str, Decimal | int | str]
+) -> Reduction | None:
+    """The proportional reduction that would let a seat's chips in (``bets``) within the maximum differential;
+    None when they fit, or when the seats' stakes alone cannot make room (online bets are the players' own)."""
+    stakes = bet_stakes_checked(bets)
+    currency = seat_session.currency
+    limits = coup_rules(coup=coup).currencies.get(currency)
+    if limits is None:
+        return None
+    totals = coup_bet_totals(coup=coup, currency=currency)
+    player = totals.get(PLAYER, ZERO) + stakes.get(PLAYER, ZERO)
+    banker = totals.get(BANKER, ZERO) + stakes.get(BANKER, ZERO)
+    over_by = abs(banker - player) - limits.max_differential
+    hand = BANKER if banker > player else PLAYER
+    seated = _seated_on(coup=coup, hand=hand, currency=currency)
+    seated[seat_session.pk] += stakes.get(hand, ZERO)
+    reducible = sum(seated.values(), ZERO)
+    if over_by <= 0 or not stakes.get(hand) or over_by >= reducible:
+        return None
+    factor = (reducible - over_by) / reducible
+    return Reduction(
+        hand=hand,
+        over_by=over_by,
+        currency=currency,
+        stakes={
+            session_id: (stake, (stake * factor).quantize(CENT, rounding=ROUND_DOWN))
+            for session_id, stake in seated.items()
+            if stake
+        },
+    )
+
+
+@transaction.atomic
+def seat_bets_reduce(
+    *, coup: Coup, seat_session: SeatSession, bets: Mapping[str, Decimal | int | str], actor: User
+) -> Reduction:
+    """Apply the reduction (seed 000 §6.1.2): every seat's chips on the heavier hand are taken back and placed
+    again reduced, the entry's too, in one transaction (``BetRejected`` if a reduced stake breaks a rule,
+    such as the table's minimum: then nothing changes)."""
+    stakes = bet_stakes_checked(bets)
+    coup_betting_locked(coup)
+    betting_open_check(coup)
+    reduction = differential_reduction(coup=coup, seat_session=seat_session, bets=stakes)
+    if reduction is None:
+        raise BetRejected("no_reduction", "these chips need no reduction, or the seats alone cannot make room")
+    taken = Bet.objects.filter(
+        coup=coup,
+        seat_session__isnull=False,
+        bet_type=reduction.hand,
+        state=Bet.State.ACCEPTED,
+        stake_account__currency=reduction.currency,
+    )
+    taken_total = money(sum(taken.values_list("stake", flat=True), ZERO))
+    if taken_total:
+        ledger_post(
+            kind=LedgerTransaction.Kind.BET_CANCEL,
+            currency=reduction.currency,
+            wallet_legs={},
+            system_legs={Account.Kind.BETS_IN_PLAY: -taken_total, Account.Kind.PATRON_CHIPS: taken_total},
+            coup=coup,
+            actor=actor,
+            reason="seed 000 §6.1.2: proportional reduction",
+        )
+        taken.update(state=Bet.State.CANCELLED)
+        stake_totals_move(coup=coup, currency=reduction.currency, changes={reduction.hand: -taken_total})
+    sessions = SeatSession.objects.select_related("seat", "player").in_bulk(reduction.stakes)
+    for session_id, (_, reduced) in reduction.stakes.items():
+        placing = {**(stakes if session_id == seat_session.pk else {}), reduction.hand: reduced}
+        placing = {bet_type: stake for bet_type, stake in placing.items() if stake}
+        if placing:
+            seat_bets_place(coup=coup, seat_session=sessions[session_id], bets=placing, actor=actor)
+    audit_record(
+        action="seat_bets_reduced",
+        actor=actor,
+        table=coup.table,
+        obj=coup,
+        after={
+            "hand": reduction.hand,
+            "over_by": str(reduction.over_by),
+            "seats": {
+                str(sessions[session_id].seat.number): [str(now), str(reduced)]
+                for session_id, (now, reduced) in reduction.stakes.items()
+            },
+        },
+        reason="seed 000 §6.1.2",
+    )
+    return reduction
+
+
+def _seated_on(*, coup: Coup, hand: str, currency: str) -> defaultdict[int, Decimal]:
+    """Each seat session's stake standing on the hand, in the currency."""
+    rows = (
+        Bet.objects.filter(
+            coup=coup,
+            seat_session__isnull=False,
+            bet_type=hand,
+            state=Bet.State.ACCEPTED,
+            stake_account__currency=currency,
+        )
+        .values_list("seat_session_id")
+        .annotate(total=Sum("stake"))
+        .order_by()
+    )
+    seated: defaultdict[int, Decimal] = defaultdict(lambda: ZERO)
+    for session_id, total in rows:
+        seated[session_id] = money(total)
+    return seated

@@ -204,19 +204,32 @@ def coup_bets(*, coup: Coup) -> QuerySet[Bet]:
     return Bet.objects.filter(coup=coup).select_related("user", "settlement").order_by("pk")
 
 
-def coup_top_bettors(*, coup: Coup) -> dict[str, User | None]:
-    """Who shows each hand (seed 000 §5.1): the highest total stake on it; the first to bet on equal stakes."""
+def coup_top_bettors(*, coup: Coup) -> dict[str, User | SeatSession | None]:
+    """Who shows each hand (seed 000 §5.1): the highest total stake on it among online players and seated
+    patrons (a seat session); the first to bet on equal stakes; nobody: the dealer (None)."""
     rows = (
         Bet.objects.filter(coup=coup, bet_type__in=(PLAYER, BANKER), state__in=(Bet.State.ACCEPTED, Bet.State.SETTLED))
-        .values("bet_type", "user_id")
+        .values("bet_type", "user_id", "seat_session_id")
         .annotate(total=Sum("stake"), first_bet=Min("pk"))
         .order_by("bet_type", "-total", "first_bet")
     )
-    top: dict[str, int] = {}
+    top: dict[str, dict] = {}
     for row in rows:
-        top.setdefault(row["bet_type"], row["user_id"])
-    users = get_user_model().objects.in_bulk(top.values())
-    return {hand: users.get(top.get(hand)) for hand in (PLAYER, BANKER)}
+        top.setdefault(row["bet_type"], row)
+    users = get_user_model().objects.in_bulk([row["user_id"] for row in top.values() if row["user_id"]])
+    seats = SeatSession.objects.select_related("seat").in_bulk(
+        [row["seat_session_id"] for row in top.values() if row["seat_session_id"]]
+    )
+    return {
+        hand: (users.get(top[hand]["user_id"]) or seats.get(top[hand]["seat_session_id"])) if hand in top else None
+        for hand in (PLAYER, BANKER)
+    }
+
+
+def coup_bettor_count(*, coup: Coup) -> int:
+    """How many customers (online players and seated patrons) have bets standing on the coup."""
+    bets = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED)
+    return len(set(bets.values_list("user_id", "seat_session_id")))
 
 
 def live_coup_bettor_counts(*, table_ids: Iterable[int]) -> dict[int, int]:

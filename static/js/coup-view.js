@@ -38,6 +38,7 @@ export class CoupView {
   show(coup) {
     this.clear();
     for (const card of coup.cards) this.addCard(card, { animate: false });
+    if (coup.shown_by) this.showShownBy(coup.shown_by);
     if (coup.winner) this.showResult(coup);
   }
 

@@ -178,6 +178,8 @@ export class RoadsPanel {
 
   enlarge() {
     this.dialog.showModal();
+    // Focus Close by script: an autofocus attribute is refused (and logged) inside a partner's cross-origin frame.
+    this.dialog.querySelector("form[method=dialog] button").focus();
     if (this.roadmap) this.enlarged.draw(this.roadmap);
   }
 }

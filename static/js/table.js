@@ -286,6 +286,10 @@ const handlers = {
     coupView.showShownBy(data.shown_by);
     beep("close");
   },
+  shown_by(data) {
+    if (!isCurrentRound(data)) return askSnapshot();
+    coupView.showShownBy(data.shown_by);
+  },
   coup_held(data) {
     if (!isCurrentRound(data)) return askSnapshot();
     state.coup.state = "held";

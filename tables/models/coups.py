@@ -47,6 +47,16 @@ class Coup(models.Model):
     banker_shown_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Seed 000 §5.1: a hand shown by a seated patron (the dealer hands them the cards); neither: the dealer.
+    player_shown_by_seat = models.ForeignKey(
+        "tables.SeatSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    banker_shown_by_seat = models.ForeignKey(
+        "tables.SeatSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    banker_shown_first = models.BooleanField(
+        default=False, help_text="seed 000 §5.1.4: the Banker hand is shown first (the lone player's choice)"
+    )
     dealer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="dealt_coups"
     )

@@ -11,15 +11,17 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import include, path
 
+from casino import lifecycle
 from casino.settlement import coup_settle
 from tables.models import AuditLog, SeatSession
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
 from tests.casino.test_console import live_coup, staff_client, step, url
-from tests.factories import SHUFFLED_AND_CUT
+from tests.factories import SHUFFLED_AND_CUT, CoupFactory
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Account, Bet
+from wagering.seated import seat_bets_place
 
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
@@ -191,3 +193,27 @@ def test_tray_steps_refuse_bad_input_and_change_nothing(dealer_table):
         assert message in step(boss, dealer_table, "tray_count", **data)
     assert not Account.objects.filter(kind=Account.Kind.CHIP_TRAY).exists()
     assert "No shift open" in boss.get(url(dealer_table)).content.decode()
+
+
+def test_the_console_says_who_shows_each_hand_and_takes_the_showing_steps(dealer, dealer_table, pit_boss):
+    """Seed 000 §5.1: "Player hand to seat 3"; §5.1.7 the dealer's step; §5.1.4 the pit's, for a lone customer."""
+    coup = CoupFactory(table=dealer_table)
+    session = patron_seat(table=dealer_table, seat_number=3, actor=pit_boss, guest_name="grey")
+    seat_bets_place(coup=coup, seat_session=session, bets={"player": "100.00"}, actor=pit_boss)
+    lifecycle.coup_close_betting(coup=coup)
+    page = dealer.get(url(dealer_table)).content.decode()
+    assert "Player hand to seat 3 (grey)" in page and "Banker hand: the dealer shows" in page
+    assert "The lone customer sees the Banker first" not in page  # the pit's to allow
+    assert (
+        dealer.post(url(dealer_table, "banker_shown_first"), {"round_id": coup.round_id, "hand": "banker"}).status_code
+        == 403
+    )
+
+    boss = staff_client("pia", PIT_BOSS)
+    page = step(boss, dealer_table, "banker_shown_first", round_id=coup.round_id, hand="banker")
+    assert "The Banker hand is shown first (seed 000 §5.1.4)." in page
+    assert page.index("Banker hand: the dealer shows") < page.index("Player hand to seat 3")
+    page = step(dealer, dealer_table, "hand_shown_by_dealer", round_id=coup.round_id, hand="player")
+    assert "The dealer shows the Player hand (seed 000 §5.1.7)" in page and "Player hand: the dealer shows" in page
+    page = step(dealer, dealer_table, "hand_shown_by_dealer", round_id="D1-STALE", hand="banker")
+    assert "the page was out of date" in page

@@ -263,6 +263,16 @@ def test_admin_reasons_are_kept_as_text_and_shown_escaped(floor_state, client_as
         ("coup_card", {"round_id": "A" * 5000, "card": "<b>", "hand": "banker"}),
         ("coup_close_betting", {"round_id": "' OR 1=1 --"}),
         ("coup_resolve", {"round_id": "\u202e"}),
+        ("patron_seat", {"seat": "11", "guest_name": "x"}),
+        ("patron_seat", {"seat": "2", "guest_name": "A" * 5000}),
+        ("patron_seat", {"seat": "2", "player": "' OR 1=1 --"}),
+        ("patron_move", {"session": "<b>", "seat": "3"}),
+        ("patron_unseat", {"session": "-1"}),
+        ("seat_bet", {"session": "1", "round_id": "x", "bet_type": "banker", "stake": "1e3"}),
+        ("seat_bet", {"session": "1", "round_id": "x", "bet_type": "<b>", "stake": "NaN"}),
+        ("seat_buy_in", {"session": "999999", "amount": "-5"}),
+        ("seat_bets_reduce", {"session": "1", "round_id": "\x00", "bet_type": "banker", "stake": "10"}),
+        ("hand_shown_by_dealer", {"round_id": "x", "hand": "tie"}),
     ],
 )
 def test_console_forms_refuse_hostile_input(floor_state, client_as, step, form):

@@ -252,36 +252,52 @@ def test_moving_money_in_the_admin(floor_state, client_as, role):
 
 # --- The dealer console ------------------------------------------------------------------------------
 
+PIT = frozenset({PIT_BOSS_ROLE, SUPERUSER})  # tables.operate_table (a superuser has every permission)
+CONSOLE_USERS = frozenset({DEALER_ROLE, *PIT})  # tables.deal
+TABLE_DEALER = frozenset({DEALER_ROLE})  # the one logged in at the staffed table: the only one whose steps act there
+DEALER_OR_PIT = TABLE_DEALER | PIT  # the seats' steps: the table's dealer or a pit boss
+# (method, URL name, per table, who may): a GET of the console's pages by whoever may, a step carried out (or
+# refused by the game) and back to the table.
 CONSOLE_STEPS = (
-    ("get", "tables", False),
-    ("get", "table", True),
-    ("post", "shoe_start", True),
-    ("post", "shoe_cut_start", True),
-    ("post", "shoe_cut_card_out", True),
-    ("post", "shoe_finish", True),
-    ("post", "coup_open", True),
-    ("post", "coup_close_betting", True),
-    ("post", "coup_card", True),
-    ("post", "coup_resolve", True),
+    ("get", "tables", False, CONSOLE_USERS),
+    ("get", "table", True, CONSOLE_USERS),
+    ("get", "pit", False, PIT),
+    ("post", "shoe_start", True, TABLE_DEALER),
+    ("post", "shoe_cut_start", True, TABLE_DEALER),
+    ("post", "shoe_cut_card_out", True, TABLE_DEALER),
+    ("post", "shoe_finish", True, TABLE_DEALER),
+    ("post", "coup_open", True, TABLE_DEALER),
+    ("post", "coup_close_betting", True, TABLE_DEALER),
+    ("post", "coup_card", True, TABLE_DEALER),
+    ("post", "coup_resolve", True, TABLE_DEALER),
+    ("post", "hand_shown_by_dealer", True, DEALER_OR_PIT),
+    ("post", "banker_shown_first", True, PIT),
+    ("post", "patron_seat", True, DEALER_OR_PIT),
+    ("post", "patron_move", True, DEALER_OR_PIT),
+    ("post", "patron_unseat", True, DEALER_OR_PIT),
+    ("post", "seat_bet", True, DEALER_OR_PIT),
+    ("post", "seat_buy_in", True, DEALER_OR_PIT),
+    ("post", "seat_bets_reduce", True, DEALER_OR_PIT),
+    ("post", "tray_count", True, PIT),
+    ("post", "tray_fill", True, PIT),
+    ("post", "tray_credit", True, PIT),
 )
-CONSOLE_USERS = frozenset({DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER})  # tables.deal (a superuser has every permission)
-TABLE_DEALER = DEALER_ROLE  # the one logged in at the staffed table: the only one whose steps act there
 
 
 def test_every_console_page_is_in_the_matrix():
     from casino.console_urls import urlpatterns
 
-    assert {pattern.name for pattern in urlpatterns} == {name for _, name, _ in CONSOLE_STEPS}
+    assert {pattern.name for pattern in urlpatterns} == {name for _, name, _, _ in CONSOLE_STEPS}
 
 
 @pytest.mark.parametrize("role", ROLES)
-@pytest.mark.parametrize(("method", "name", "per_table"), CONSOLE_STEPS)
-def test_dealer_console(floor_state, client_as, method, name, per_table, role):
+@pytest.mark.parametrize(("method", "name", "per_table", "allowed"), CONSOLE_STEPS)
+def test_dealer_console(floor_state, client_as, method, name, per_table, allowed, role):
     url = reverse(f"console:{name}", kwargs={"code": floor_state.staffed_dealer_table.code} if per_table else {})
     before = database_state()
     response = getattr(client_as(role), method)(url, {"shuffle_method": "table"} if method == "post" else None)
-    if role == TABLE_DEALER or (role in CONSOLE_USERS and method == "get"):
-        # the page, or the step carried out (or refused by the game) and back to the table
+    if role in allowed:
+        # the page, or the step carried out (or refused by the game, as these forms are) and back to the table
         assert response.status_code == (200 if method == "get" else 302)
         if method == "post":
             assert response["Location"] == reverse("console:table", kwargs={"code": "d1"})

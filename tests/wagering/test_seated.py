@@ -21,7 +21,7 @@ from wagering.checks import ledger_check, settlement_check
 from wagering.errors import BetRejected
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
 from wagering.placement import bet_batch_place
-from wagering.seated import seat_bets_place
+from wagering.seated import differential_reduction, seat_bets_place, seat_bets_reduce
 from wagering.selectors import coup_bet_totals, wallet_balance
 
 pytestmark = pytest.mark.django_db
@@ -152,3 +152,39 @@ def test_a_result_correction_resettles_the_seats_through_the_tray(coup, guest, p
     assert account(Account.Kind.CHIP_TRAY) == D("50.00")
     assert account(Account.Kind.PATRON_CHIPS) == D("-50.00")
     assert ledger_check().ok and not settlement_check().problems
+
+
+def test_seats_over_the_differential_are_offered_a_proportional_reduction(coup, pit_boss):
+    """Seed 000 §6.1.2: players are invited to lower their bets proportionately to within the differential."""
+    seats = [patron_seat(table=coup.table, seat_number=n, actor=pit_boss, guest_name=f"seat {n}") for n in (1, 2, 3)]
+    seat_bets_place(coup=coup, seat_session=seats[0], bets={"banker": "1000.00"}, actor=pit_boss)
+    seat_bets_place(coup=coup, seat_session=seats[1], bets={"banker": "400.00", "tie": "10.00"}, actor=pit_boss)
+    entry = {"banker": "600.00"}
+    rejected("max_differential", coup=coup, seat_session=seats[2], bets=entry, actor=pit_boss)
+
+    proposal = differential_reduction(coup=coup, seat_session=seats[2], bets=entry)
+    assert (proposal.hand, proposal.over_by) == ("banker", D("500.00"))  # 2,000 against a limit of 1,500
+    assert proposal.stakes == {
+        seats[0].pk: (D("1000.00"), D("750.00")),
+        seats[1].pk: (D("400.00"), D("300.00")),
+        seats[2].pk: (D("600.00"), D("450.00")),
+    }
+    seat_bets_reduce(coup=coup, seat_session=seats[2], bets=entry, actor=pit_boss)
+    assert coup_bet_totals(coup=coup, currency="EUR") == {"banker": D("1500.00"), "tie": D("10.00")}
+    standing = Bet.objects.filter(state=Bet.State.ACCEPTED, bet_type="banker").order_by("seat_session__seat__number")
+    assert [bet.stake for bet in standing] == [D("750.00"), D("300.00"), D("450.00")]
+    assert Bet.objects.get(bet_type="tie").state == Bet.State.ACCEPTED  # the other boxes stay as they were
+    assert account(Account.Kind.PATRON_CHIPS) == D("-1510.00")
+    assert ledger_check().ok and not settlement_check(finished=False).problems
+
+
+def test_no_reduction_when_online_bets_alone_break_the_differential(coup, pit_boss, online):
+    bet_batch_place(user=online, coup=coup, bets={"banker": "1000.00"})
+    other = get_user_model().objects.create_user(username="other_online")
+    fund(other, "1000.00")
+    bet_batch_place(user=other, coup=coup, bets={"banker": "500.00"})
+    seat = patron_seat(table=coup.table, seat_number=1, actor=pit_boss, guest_name="late")
+    assert differential_reduction(coup=coup, seat_session=seat, bets={"banker": "100.00"}) is None
+    with pytest.raises(BetRejected) as refusal:
+        seat_bets_reduce(coup=coup, seat_session=seat, bets={"banker": "100.00"}, actor=pit_boss)
+    assert refusal.value.code == "no_reduction"

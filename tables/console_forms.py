@@ -1,4 +1,5 @@
-"""The dealer console's seat forms: a patron seated, moved or unseated, and their chips entered."""
+"""The dealer console's forms beyond the coup's steps (``tables.forms``): a patron seated, moved or unseated,
+their chips and buy-ins, the tray, and who shows a hand."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from django import forms
 
 from casino.money import AmountField
 from tables.forms import POSITIVE_AMOUNT, CoupStepForm
-from tables.models import BET_TYPE_CHOICES, Seat, SeatSession
+from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, Seat, SeatSession
 
 SEAT_NUMBERS = [(number, f"Seat {number}") for number in range(1, Seat.SEATS_PER_TABLE + 1)]
 
@@ -65,3 +66,7 @@ class TrayForm(forms.Form):
         """``currencies``: the table's, offered in the form's list."""
         super().__init__(*args, **kwargs)
         self.fields["currency"].widget.choices = [(currency, currency) for currency in currencies or []]
+
+
+class HandForm(CoupStepForm):
+    hand = forms.ChoiceField(choices=HAND_CHOICES, widget=forms.HiddenInput)

@@ -1,0 +1,75 @@
+"""The pit screen: every table of the floor at a glance for the pit boss, refreshed every few seconds:
+its state, dealer, shoe and coup, the seated patrons, the shift's drop and win so far, and alerts (a
+coup held for the pit, a differential close to its limit), with links to where the pit boss acts."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from baccarat.coup import BANKER, PLAYER
+from tables.models import Coup, Table
+from tables.selectors import coup_rules, table_current_coup, table_dealer, table_seated, table_shoe_in_play
+from wagering.chip_reports import shift_report, table_open_shifts
+from wagering.selectors import coup_stake_totals, live_coup_bettor_counts
+
+# The share of the maximum differential from which the screen warns (seed 000 §6.1).
+DIFFERENTIAL_WARNING = Decimal("0.9")
+
+
+@require_GET
+def pit_screen(request: HttpRequest) -> HttpResponse:
+    """Pit bosses only (tables.operate_table): anonymous visitors go to the staff sign-in, others get 403."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
+    if not (request.user.is_staff and request.user.has_perm("tables.operate_table")):
+        raise PermissionDenied
+    tables = list(Table.objects.order_by("-is_open", "code"))
+    bettors = live_coup_bettor_counts(table_ids=[table.pk for table in tables])
+    rows = [_table_row(table, bettors.get(table.pk, 0)) for table in tables]
+    alerts = [alert for row in rows for alert in row["alerts"]]
+    return render(request, "console/pit.html", {"rows": rows, "alerts": alerts})
+
+
+def _table_row(table: Table, bettors: int) -> dict:
+    coup = table_current_coup(table=table)
+    alerts = []
+    if coup is not None and coup.state == Coup.State.HELD:
+        alerts.append(f"{table.code}: coup {coup.round_id} held for the pit: {coup.held_reason}")
+    differentials = _differentials(coup) if coup is not None and coup.state in Coup.LIVE_STATES else []
+    for each in differentials:
+        if each["near"]:
+            alerts.append(
+                f"{table.code}: differential {each['used']} of {each['limit']} {each['currency']} on {coup.round_id}"
+            )
+    return {
+        "table": table,
+        "dealer": table_dealer(table=table),
+        "shoe": table_shoe_in_play(table=table),
+        "coup": coup,
+        "bettors": bettors,
+        "seated": table_seated(table=table),
+        "shifts": [shift_report(opening=opening) for opening in table_open_shifts(table_id=table.pk)],
+        "differentials": differentials,
+        "alerts": alerts,
+    }
+
+
+def _differentials(coup: Coup) -> list[dict]:
+    """How much of the maximum differential the coup's Player and Banker stakes use, per currency."""
+    rules = coup_rules(coup=coup)
+    rows = []
+    for currency, totals in coup_stake_totals(coup=coup).items():
+        limits = rules.currencies.get(currency)
+        if limits is None:
+            continue
+        used = abs(totals.get(BANKER, Decimal(0)) - totals.get(PLAYER, Decimal(0)))
+        limit = limits.max_differential
+        rows.append({"currency": currency, "used": used, "limit": limit, "near": used >= limit * DIFFERENTIAL_WARNING})
+    return rows
