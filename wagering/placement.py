@@ -31,6 +31,7 @@ from wagering.placement_writers import BalanceBound, PartnerFunds, placement_wri
 from wagering.selectors import (
     PlayerMarkers,
     coup_bet_totals_with_own,
+    coup_bettor_counts,
     largest_return,
     open_bets_largest_return,
     personal_limit_marker,
@@ -287,9 +288,20 @@ def bets_changed_events(
     and the table's totals in the currency, on commit."""
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance)
+    table_totals_changed(coup=coup, currency=currency, table_totals=table_totals)
+
+
+def table_totals_changed(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal]) -> None:
+    """The table's ``bet_totals`` in the currency, on commit (throttled): the stakes per bet type and how many
+    bettors each has, read in the caller's transaction, under the coup's lock, so the two agree."""
     totals = amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total})
     table_totals_send(
         table_code=coup.table.code,
         currency=currency,
-        data={"round_id": coup.round_id, "currency": currency, "totals": totals},
+        data={
+            "round_id": coup.round_id,
+            "currency": currency,
+            "totals": totals,
+            "bettors": coup_bettor_counts(coup=coup, currency=currency),
+        },
     )

@@ -21,10 +21,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from casino.live import table_totals_send
 from tables.models import AuditLog, Coup
 from tables.selectors import coup_rules
-from wagering.amounts import amounts_as_strings
 from wagering.errors import BetRejected
 from wagering.ledger import balances_store, rows_insert, rows_insert_returning_ids
 from wagering.locks import system_accounts_locked, wallets_locked
@@ -35,6 +33,7 @@ from wagering.placement import (
     coup_betting_locked,
     placement_refusal,
     stakes_within_rules,
+    table_totals_changed,
 )
 from wagering.placement_writers import (
     BalanceBound,
@@ -126,12 +125,7 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
     placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
     for currency in {answer.currency for answer in accepted}:
-        totals = amounts_as_strings({bet_type: total for bet_type, total in table[currency].items() if total})
-        table_totals_send(
-            table_code=coup.table.code,
-            currency=currency,
-            data={"round_id": coup.round_id, "currency": currency, "totals": totals},
-        )
+        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency])
     return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
 
 

@@ -100,6 +100,19 @@ def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:
     return totals
 
 
+def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:
+    """How many bettors (players and seated patrons) have stakes in play on the coup in the currency, per bet
+    type: one query on the bets' (coup, state, bet_type) index."""
+    rows = (
+        Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED, stake_account__currency=currency)
+        .values("bet_type")
+        .annotate(players=Count("user", distinct=True), seats=Count("seat_session", distinct=True))
+        .order_by()
+        .values_list("bet_type", "players", "seats")
+    )
+    return {bet_type: players + seats for bet_type, players, seats in rows}
+
+
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:
     """Each player's stakes not yet settled (by user id, coup id and bet type), in one query."""
     stakes: dict[int, dict[int, dict[str, Decimal]]] = defaultdict(lambda: defaultdict(dict))

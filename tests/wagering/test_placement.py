@@ -55,9 +55,27 @@ def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, dja
             "round_id": coup.round_id,
             "currency": "EUR",
             "totals": {"banker": "100.00", "tie": "10.50", "banker_pair": "5.00"},
+            "bettors": {"banker": 1, "tie": 1, "banker_pair": 1},
         },
     ) in sent_events
     assert ledger_check().ok
+
+
+def test_the_table_totals_count_the_bettors_on_each_bet(player, coup, sent_events, django_capture_on_commit_callbacks):
+    """Each player counts once per bet type however many batches; an undo that empties it takes them off."""
+    other = funded()
+    with django_capture_on_commit_callbacks(execute=True):
+        bet_batch_place(user=player, coup=coup, bets={"banker": "10"})
+        bet_batch_place(user=player, coup=coup, bets={"banker": "5", "tie": "1"})
+        bet_batch_place(user=other, coup=coup, bets={"banker": "20"})
+        bet_batch_undo(user=player, coup=coup)
+    totals = [data for kind, event_type, data in sent_events if event_type == "bet_totals"]
+    assert [(data["totals"], data["bettors"]) for data in totals] == [
+        ({"banker": "10.00"}, {"banker": 1}),
+        ({"banker": "15.00", "tie": "1.00"}, {"banker": 1, "tie": 1}),
+        ({"banker": "35.00", "tie": "1.00"}, {"banker": 2, "tie": 1}),
+        ({"banker": "30.00"}, {"banker": 2}),
+    ]
 
 
 def test_a_failing_bet_rejects_the_whole_batch(player, coup):

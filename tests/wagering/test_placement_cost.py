@@ -26,8 +26,8 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # on every coup: what they could win must fit the wallet), then on PostgreSQL one statement for the
 # wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
-# savepoint or BEGIN/COMMIT around them.
-SERVICE_QUERIES = 7 if connection.vendor == "postgresql" else 15
+# savepoint or BEGIN/COMMIT around them, and the table's bettors per bet type for its ``bet_totals``.
+SERVICE_QUERIES = 8 if connection.vendor == "postgresql" else 16
 # session, user, the live coup with its table; then the intake's batch (casino.intake): its savepoint pair and
 # its own read of the live coup (the answer: from the service).
 UI_QUERIES = SERVICE_QUERIES + 6
