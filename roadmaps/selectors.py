@@ -7,7 +7,7 @@ from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
 from tables.players import dealer_display_name
-from tables.selectors import coup_public, table_coup_rules, table_current_coup, table_dealer
+from tables.selectors import coup_public, shoe_public, table_coup_rules, table_current_coup, table_dealer
 
 
 def shoe_roadmap(*, shoe: Shoe | None) -> dict:
@@ -54,6 +54,7 @@ def table_snapshot(*, table: Table) -> dict:
             "payouts": {bet: paytable.odds_label() for bet, paytable in paytables.items()},
         },
         "shoe": shoe.number if shoe is not None else None,
+        "shoe_info": shoe_public(shoe=shoe),
         "coup": coup_public(coup=coup) if coup is not None else None,
         "roads": shoe_roadmap(shoe=shoe),
     }

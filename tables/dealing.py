@@ -15,6 +15,7 @@ from tables.holds import coup_hold_for_card
 from tables.locks import coup_locked, shoe_locked
 from tables.models import Coup, DealtCard, HeldCard, Shoe
 from tables.selectors import coup_deal_state, shoe_dealer
+from tables.shoes import cut_card_out_send
 
 User = AbstractBaseUser
 
@@ -45,7 +46,10 @@ def coup_deal_card(
             raise TableError("an automatic table deals from its RNG shoe: no card is entered", code="rng_shoe")
         dealer = shoe_dealer(shoe, cards_in_coup=len(deal.order))
         drawn = dealer.draw()
+        cut_card_was_in = shoe.last_coup is None
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
+        if cut_card_was_in and shoe.last_coup is not None:
+            cut_card_out_send(shoe=shoe)
     else:
         if card is None:
             raise TableError("enter the card dealt", code="card_required")

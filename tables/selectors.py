@@ -12,7 +12,7 @@ from baccarat.cards import Card
 from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
-from baccarat.shoe import ShoeDealer, ShoeState
+from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from tables.models import Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
 from tables.players import default_display_name
 
@@ -164,6 +164,19 @@ def coup_public(*, coup: Coup) -> dict:
         "natural": coup.natural,
         "shown_by": None if coup.state in (Coup.State.BETTING, Coup.State.VOID) else coup_shown_by(coup=coup),
         "banker_shown_first": coup.banker_shown_first,
+    }
+
+
+def shoe_public(*, shoe: Shoe | None) -> dict | None:
+    """The shoe as players see it: its number, the burn card shown and how many cards it burned face down,
+    and once the cut card is out the number of the last coup (seed 000; never where the cut card lies)."""
+    if shoe is None:
+        return None
+    return {
+        "number": shoe.number,
+        "burn_shown": shoe.burn_shown or None,
+        "burned": burn_count(Card.parse(shoe.burn_shown)) if shoe.burn_shown else 0,
+        "last_coup": shoe.last_coup,
     }
 
 

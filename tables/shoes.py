@@ -218,4 +218,12 @@ def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
         shoe.last_coup = live.number + 1
     shoe.save(update_fields=["last_coup"])
     audit_record(action="cut_card_out", actor=actor, table=shoe.table, obj=shoe, after={"last_coup": shoe.last_coup})
+    cut_card_out_send(shoe=shoe)
     return shoe
+
+
+def cut_card_out_send(*, shoe: Shoe) -> None:
+    """The table is told, on commit, that the cut card is out and which coup is the shoe's last."""
+    table_event_send(
+        table_code=shoe.table.code, event_type="cut_card_out", data={"shoe": shoe.number, "last_coup": shoe.last_coup}
+    )

@@ -7,6 +7,7 @@
 import { countDown, syncServerClock } from "./countdown.js";
 import { connectTable } from "./live.js";
 import { renderBigRoad } from "./roads.js";
+import { cutCardNotice } from "./shoe.js";
 
 const RESULTS_SHOWN = 12;
 const ROAD_CELL = 12;
@@ -77,6 +78,14 @@ function followTable(card) {
     );
   }
 
+  let shoe = null;
+  const cutCard = card.querySelector("[data-cut-card]");
+  const showCutCard = (coup) => {
+    if (!cutCard) return;
+    cutCard.textContent = cutCardNotice(shoe, coup);
+    cutCard.hidden = !cutCard.textContent;
+  };
+
   const showDealer = (name) => {
     if (dealer) dealer.textContent = name ? `: ${name}` : "";
   };
@@ -84,14 +93,18 @@ function followTable(card) {
   const handlers = {
     snapshot(data) {
       bettingSeconds = data.table.rules.betting_seconds;
+      shoe = data.shoe_info;
       showDealer(data.table.dealer);
       showCoup(data.coup, data.table.is_open);
+      showCutCard(data.coup);
       showRoads(data.roads);
     },
     betting_open(coup) {
       bettors.hidden = true; // the count drawn by the server was the previous coup's
       showCoup(coup, true);
+      showCutCard(coup);
     },
+    cut_card_out: () => live.send({ type: "snapshot" }),
     dealer_changed: (data) => showDealer(data.dealer),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
     card: () => setStatus("Dealing", "dealing"),

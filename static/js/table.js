@@ -15,6 +15,7 @@ import { connectTable } from "./live.js";
 import { formatCents, formatMoney, toCents } from "./money.js";
 import { renderLimits, renderYourLimits } from "./panels.js";
 import { RoadsPanel } from "./roads-panel.js";
+import { burnText, cutCardNotice } from "./shoe.js";
 import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
 
 // A dealing error (or the pit boss) holds the coup: bets stand, nothing moves until the pit decides.
@@ -44,7 +45,7 @@ const CONNECTION_TEXT = {
 
 syncServerClock(app.dataset.serverNow);
 
-const state = { table: null, coup: null, busy: false, stopTimer: () => {} };
+const state = { table: null, shoe: null, coup: null, busy: false, stopTimer: () => {} };
 const coupView = new CoupView(app);
 const roads = new RoadsPanel(app);
 const board = new BetBoard($("[data-board]"), {
@@ -167,6 +168,16 @@ function bettingClosed() {
 
 function showRound(coup) {
   $('[data-info="round"]').textContent = coup?.round_id ?? "—";
+  showShoe(state.shoe, coup);
+}
+
+/** The shoe's number and burn card, and the cut card's notice for the coup in play (seed 000). */
+function showShoe(shoe, coup) {
+  const burn = burnText(shoe);
+  $('[data-info="shoe"]').textContent = shoe ? `${shoe.number}${burn ? ` · ${burn}` : ""}` : "—";
+  const notice = $("[data-cut-card]");
+  notice.textContent = cutCardNotice(shoe, coup);
+  notice.hidden = !notice.textContent;
 }
 
 /** Draw the coup of a snapshot, whatever its state. */
@@ -264,6 +275,7 @@ function applyAnswer(answer) {
 const handlers = {
   snapshot(data) {
     state.table = data.table;
+    state.shoe = data.shoe_info;
     tool("limits").disabled = false;
     board.build(offeredBets(data.table.rules), data.table.payouts);
     const automatic = data.table.dealing_mode === "automatic";
@@ -354,6 +366,7 @@ const handlers = {
     setPhase("Round void", "void");
   },
   shoe_change: askSnapshot,
+  cut_card_out: askSnapshot,
   table_opened: askSnapshot,
   table_closed() {
     state.table.is_open = false;

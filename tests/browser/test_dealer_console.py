@@ -151,6 +151,19 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     tray.get_by_role("button").click()
     said(pit, "Shift closed: 8990.00 EUR counted; win -10.00, variance 0.00.")
 
+    # Players see the burn card, and the cut card coming out (seed 000): on the table page and in the lobby.
+    expect(alice.locator('[data-info="shoe"]')).to_have_text("1 · Burn card 5H: 5 cards burned")
+    expect(alice.locator("[data-cut-card]")).to_be_hidden()
+    dealer.get_by_role("button", name="The cut card came out").click()
+    said(dealer, "Cut card out: coup 2 is the last of shoe 1.")
+    expect(alice.locator("[data-cut-card]")).to_have_text("Cut card out: the next coup is the last")
+    lobby = players[1].new_page()
+    lobby.goto("/")
+    expect(lobby.locator('[data-lobby-table="live3"] [data-cut-card]')).to_have_text(
+        "Cut card out: the next coup is the last"
+    )
+    errors += no_console_errors(lobby)
+
     # The ratings, in the admin: hands, average bet, theoretical win by the exact edge, actual win.
     pit.goto("/admin/tables/seatsession/")
     for patron, figures in (
