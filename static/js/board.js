@@ -1,7 +1,9 @@
 /**
  * The betting board: one area per bet the table offers, the chips the player puts on them
  * (pending until confirmed, seed 004: click adds the selected chip, right-click or a long
- * press takes that much off) and the stakes the server has confirmed.
+ * press takes that much off) and the stakes the server has confirmed, drawn as stacks of chips
+ * in their colours; along each area's top edge, the whole table's total on it, its share and
+ * its bettors; at settlement, the player's chips paid out or collected.
  * Amounts are integer cents here; `pendingBets()` gives the strings the server expects.
  */
 
@@ -9,11 +11,32 @@ import { MAIN_BETS, betLabel } from "./bets.js";
 import { formatCents, fromCents, toCents } from "./money.js";
 
 const LONG_PRESS_MS = 500;
+const STACK_MOST_CHIPS = 6; // drawn on one stack; more would climb out of the area
+// How long settled chips stay on the board (their animation's length in table.css) before they are gone.
+const SETTLED_CHIPS_MS = 1600;
+const PERSON_ICON =
+  '<svg class="spot-crowd-icon" viewBox="0 0 16 16" aria-hidden="true">' +
+  '<circle cx="8" cy="4.5" r="3.5"/><path d="M1 16c0-4.4 3.1-7 7-7s7 2.6 7 7z"/></svg>';
+
+/** The chips making up `cents`, largest first, from the chip values (cents, largest first). */
+export function chipsFor(cents, chipValues) {
+  const chips = [];
+  let left = cents;
+  for (const value of chipValues) {
+    while (left >= value && chips.length < STACK_MOST_CHIPS) {
+      chips.push(value);
+      left -= value;
+    }
+  }
+  return chips;
+}
 
 export class BetBoard {
-  constructor(element, { onChange }) {
+  /** `chipValues`: the chips on offer, in cents: stacks are drawn in their colours. */
+  constructor(element, { onChange, chipValues }) {
     this.element = element;
     this.onChange = onChange;
+    this.chipValues = [...chipValues].sort((a, b) => b - a);
     this.chip = 0;
     this.locked = true;
     this.layout = "";
@@ -22,7 +45,10 @@ export class BetBoard {
     this.placed = []; // the chips in the order they were put down: {betType, cents}, for Undo
     this.confirmed = new Map();
     this.tableTotals = new Map();
+    this.bettors = new Map();
     this.won = new Set();
+    this.settled = new Map(); // bet type: {cents, fate} while settled chips are paid out or collected
+    this.settledTimer = null;
   }
 
   /** Draw the areas of `betTypes` with their payouts (again only if they changed). */
@@ -51,8 +77,12 @@ export class BetBoard {
     spot.dataset.bet = betType;
     spot.setAttribute("aria-keyshortcuts", "Delete");
     spot.innerHTML =
+      '<span class="spot-crowd" aria-hidden="true"><span class="spot-crowd-total"></span>' +
+      `<span class="spot-crowd-share"></span><span class="spot-crowd-bettors">${PERSON_ICON}<span></span></span>` +
+      '<span class="spot-crowd-bar"><span class="spot-crowd-fill"></span></span></span>' +
       '<span class="spot-name"></span><span class="spot-pays"></span>' +
-      '<span class="spot-stake" hidden></span><span class="spot-table-total" aria-hidden="true"></span>';
+      '<span class="spot-stake" hidden><span class="chip-stack" aria-hidden="true"></span>' +
+      '<span class="spot-stake-amount"></span></span>';
     spot.querySelector(".spot-name").textContent = betLabel(betType);
     spot.querySelector(".spot-pays").textContent = pays;
     spot.dataset.pays = pays;
@@ -160,8 +190,33 @@ export class BetBoard {
     this.changed();
   }
 
-  setTableTotals(totals) {
+  /** The whole table's stakes (`totals`: {bet_type: "10.00"}) and bettors ({bet_type: 2}) on the coup. */
+  setTableTotals(totals, bettors = {}) {
     this.tableTotals = new Map(Object.entries(totals).map(([betType, amount]) => [betType, toCents(amount)]));
+    this.bettors = new Map(Object.entries(bettors));
+    this.render();
+  }
+
+  /** The player's settled bets ({bet_type, outcome, returned}): a win's chips grow by the payout and slide to
+   * the player, a push's slide back, a loss's are collected; then they are gone. */
+  payOut(bets) {
+    const fates = { win: "paid", push: "returned", lose: "collected" };
+    this.settled = new Map();
+    for (const bet of bets) {
+      // One area's bets (several batches) share an outcome: their chips go together.
+      const cents = toCents(bet.outcome === "lose" ? bet.stake : bet.returned);
+      const before = this.settled.get(bet.bet_type)?.cents ?? 0;
+      this.settled.set(bet.bet_type, { cents: before + cents, fate: fates[bet.outcome] ?? "returned" });
+    }
+    this.confirmed = new Map();
+    clearTimeout(this.settledTimer);
+    this.settledTimer = setTimeout(() => this.clearSettled(), SETTLED_CHIPS_MS);
+    this.changed();
+  }
+
+  clearSettled() {
+    clearTimeout(this.settledTimer);
+    this.settled = new Map();
     this.render();
   }
 
@@ -182,23 +237,66 @@ export class BetBoard {
     this.onChange();
   }
 
+  /** A bet type's share of the table, in whole percent: a main bet's of the main bets, a side bet's of all. */
+  tableShare(betType) {
+    const counted = [...this.tableTotals].filter(([other]) => !MAIN_BETS.includes(betType) || MAIN_BETS.includes(other));
+    const whole = counted.reduce((sum, [, cents]) => sum + cents, 0);
+    return whole ? Math.round(((this.tableTotals.get(betType) ?? 0) * 100) / whole) : 0;
+  }
+
   render() {
     for (const [betType, spot] of this.spots) {
       const confirmed = this.confirmed.get(betType) ?? 0;
       const pending = this.pending.get(betType) ?? 0;
-      const tableTotal = this.tableTotals.get(betType) ?? 0;
-      const stake = spot.querySelector(".spot-stake");
-      stake.hidden = !(confirmed || pending);
-      stake.textContent = formatCents(confirmed + pending, { short: true });
-      stake.classList.toggle("spot-stake--pending", pending > 0);
-      spot.querySelector(".spot-table-total").textContent =
-        tableTotal > confirmed ? `Table ${formatCents(tableTotal, { short: true })}` : "";
+      const settled = this.settled.get(betType);
+      this.renderStake(spot.querySelector(".spot-stake"), settled?.cents ?? confirmed + pending, {
+        pending: pending > 0,
+        fate: settled?.fate,
+      });
+      const crowd = this.renderCrowd(spot.querySelector(".spot-crowd"), betType);
       spot.classList.toggle("spot--won", this.won.has(betType));
+      spot.classList.toggle("spot--lost", this.won.size > 0 && !this.won.has(betType));
       spot.disabled = this.locked;
       let label = `${betLabel(betType)}, pays ${spot.dataset.pays}`;
+      if (this.won.has(betType)) label += ", wins";
       if (confirmed) label += `, your bet ${formatCents(confirmed)}`;
       if (pending) label += `, ${formatCents(pending)} to confirm`;
+      if (crowd) label += `, ${crowd}`;
       spot.setAttribute("aria-label", label);
     }
+  }
+
+  /** The player's chips on an area as a stack in the chips' colours, the amount on top. */
+  renderStake(stake, cents, { pending, fate }) {
+    stake.hidden = !cents;
+    stake.classList.toggle("spot-stake--pending", pending);
+    for (const each of ["paid", "returned", "collected"]) stake.classList.toggle(`spot-stake--${each}`, fate === each);
+    const chips = chipsFor(cents, this.chipValues);
+    const stack = stake.querySelector(".chip-stack");
+    stack.dataset.chips = String(chips.length);
+    stack.replaceChildren(
+      ...chips.map((value) => {
+        const chip = document.createElement("span");
+        chip.className = `stack-chip chip--${formatCents(value, { short: true }).replaceAll(",", "")}`;
+        return chip;
+      }),
+    );
+    stake.querySelector(".spot-stake-amount").textContent = formatCents(cents, { short: true });
+  }
+
+  /** Along the area's top edge: the table's total on it, its share and its bettors; their words, for the label. */
+  renderCrowd(crowd, betType) {
+    const total = this.tableTotals.get(betType) ?? 0;
+    const bettors = this.bettors.get(betType) ?? 0;
+    const share = this.tableShare(betType);
+    crowd.dataset.empty = String(!total);
+    crowd.querySelector(".spot-crowd-total").textContent = total ? formatCents(total, { short: true }) : "";
+    crowd.querySelector(".spot-crowd-share").textContent = total ? `${share}%` : "";
+    crowd.querySelector(".spot-crowd-bettors span").textContent = bettors ? String(bettors) : "";
+    crowd.querySelector(".spot-crowd-fill").style.width = `${share}%`;
+    if (!total) return "";
+    const whose = MAIN_BETS.includes(betType) ? "the main bets" : "all bets";
+    const people = bettors === 1 ? "1 bettor" : `${bettors} bettors`;
+    return `table ${formatCents(total)} from ${people}, ${share}% of ${whose}`;
   }
 }

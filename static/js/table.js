@@ -53,7 +53,10 @@ const board = new BetBoard($("[data-board]"), {
     updateControls();
     placeChipsAtOnce();
   },
+  chipValues: [...app.querySelectorAll("[data-chip]")].map((chip) => toCents(chip.dataset.chip)),
 });
+// The win moment: the player's chips stay on the board this long after the result, then are paid out.
+const RESULT_HOLD_MS = 1200;
 
 const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const isCurrentRound = (data) => Boolean(state.coup) && data.round_id === state.coup.round_id;
@@ -187,8 +190,10 @@ function showCoup(coup) {
   showRound(coup);
   if (!sameRound) {
     board.clearPending();
+    board.clearSettled();
     board.setConfirmed({});
     board.setTableTotals({});
+    clearMyResult();
   }
   board.showWinners(coup?.winner ? winningBets(coup) : []);
   hideTimer();
@@ -212,14 +217,22 @@ function showCoup(coup) {
   else setPhase(coup.state === "betting" ? "No-bet coup" : "Dealing", "dealing");
 }
 
-/** The player's own outcome of a round; it stays up until the next round opens. */
+/** The player's own outcome of a round, as a banner (`headline`: [words, amount with its currency]); it stays
+ * up until the next round opens. */
 function showMyResult({ outcome, round, headline, items }) {
   const box = $("[data-my-result]");
   box.dataset.outcome = outcome;
   box.dataset.round = round;
   const title = document.createElement("p");
   title.className = "my-result-headline";
-  title.textContent = headline;
+  const [words, amount] = headline;
+  const wordsPart = document.createElement("span");
+  wordsPart.className = "my-result-words";
+  wordsPart.textContent = words;
+  const amountPart = document.createElement("span");
+  amountPart.className = "my-result-amount";
+  amountPart.textContent = amount;
+  title.append(wordsPart, " ", amountPart);
   const list = document.createElement("ul");
   list.className = "my-result-bets";
   list.append(...items);
@@ -235,9 +248,10 @@ function clearMyResult() {
 
 function showMySettlement(data) {
   const net = toCents(data.returned) - toCents(data.staked);
-  let headline = `You broke even: ${formatMoney(data.returned)} back`;
-  if (net > 0) headline = `You won ${formatCents(net)}`;
-  if (net < 0) headline = `You lost ${formatCents(-net)}`;
+  const inCurrency = (text) => `${text} ${data.currency ?? currency}`;
+  let headline = ["You broke even:", inCurrency(`${formatMoney(data.returned)} back`)];
+  if (net > 0) headline = ["You won", inCurrency(formatCents(net))];
+  if (net < 0) headline = ["No win: you lost", inCurrency(formatCents(-net))];
   const outcomes = { win: "won", lose: "lost", push: "push" };
   const items = data.bets.map((bet) => {
     const item = document.createElement("li");
@@ -323,6 +337,7 @@ const handlers = {
   result(coup) {
     if (!isCurrentRound(coup)) return askSnapshot();
     state.coup = coup;
+    state.resultShownAt = performance.now();
     for (const card of coup.cards) coupView.addCard(card);
     coupView.showResult(coup);
     board.showWinners(winningBets(coup));
@@ -336,8 +351,11 @@ const handlers = {
     if (event.table || !data.round_id.startsWith(roundPrefix)) return;
     setBalance(data.balance);
     if (isCurrentRound(data)) {
-      board.setConfirmed({});
-      board.setTableTotals({});
+      const round = data.round_id;
+      const hold = Math.max(0, (state.resultShownAt ?? 0) + RESULT_HOLD_MS - performance.now());
+      setTimeout(() => {
+        if (isCurrentRound({ round_id: round })) board.payOut(data.bets);
+      }, hold);
     }
     showMySettlement(data);
   },
@@ -350,12 +368,12 @@ const handlers = {
     showMyResult({
       outcome: "even",
       round: data.round_id,
-      headline: `Round void: ${formatMoney(data.refunded)} refunded`,
+      headline: ["Round void:", `${formatMoney(data.refunded)} ${currency} refunded`],
       items: [],
     });
   },
   bet_totals(data) {
-    if (isCurrentRound(data) && data.currency === currency) board.setTableTotals(data.totals);
+    if (isCurrentRound(data) && data.currency === currency) board.setTableTotals(data.totals, data.bettors);
   },
   coup_void(data) {
     if (!isCurrentRound(data)) return askSnapshot();

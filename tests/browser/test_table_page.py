@@ -81,7 +81,8 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
     expect(alice.locator("[data-bet-message]")).to_have_text("Bets accepted: Player 10.00")
     expect(alice.locator("[data-balance]")).to_have_text("990.00")
     expect(alice.locator("[data-stake-total]")).to_have_text("10.00")
-    expect(bob.locator('[data-bet="player"] .spot-table-total')).to_have_text("Table 10")
+    crowd = bob.locator('[data-bet="player"] .spot-crowd')
+    expect(crowd.locator("> span:not(.spot-crowd-bar)")).to_have_text(["10", "100%", "1"])  # total, share, bettors
 
     bob.get_by_label("Message to the table").fill("<b>good luck</b>")
     bob.get_by_role("button", name="Send", exact=True).click()
@@ -110,9 +111,9 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
     lobby_status = {"player": "Player wins", "banker": "Banker wins", "tie": "Tie"}[winner] + f" {first}–{second}"
     expect(lobby.locator('[data-lobby-table="pb1"] [data-status]')).to_have_text(lobby_status)
     headline, balance = {
-        "player": ("You won 10.00", "1,010.00"),
-        "banker": ("You lost 10.00", "990.00"),
-        "tie": ("You broke even: 10.00 back", "1,000.00"),
+        "player": ("You won 10.00 EUR", "1,010.00"),
+        "banker": ("No win: you lost 10.00 EUR", "990.00"),
+        "tie": ("You broke even: 10.00 EUR back", "1,000.00"),
     }[winner]
     expect(alice.locator(".my-result-headline")).to_have_text(headline)
     screenshot(alice, "table-desktop-result")
@@ -153,7 +154,7 @@ def test_a_phone_bets_by_touch_and_sees_its_result(new_context):
     screenshot(page, "table-phone-betting")
 
     expect(page.locator("[data-result]")).to_have_text(RESULT, timeout=25_000)
-    expect(page.locator(".my-result-headline")).to_have_text(re.compile(r"^You (won|lost|broke even)"))
+    expect(page.locator(".my-result-headline")).to_have_text(re.compile(r"^(You won|No win|You broke even)"))
     expect(page.locator(".my-result-bets li")).to_have_count(2)
     screenshot(page, "table-phone-result")
 
