@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from tables import seating
 from tables.console_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.errors import TableError
+from tables.locks import table_locked
 from tables.models import Coup, Seat, SeatSession, Table
 from tables.selectors import coup_rules, table_live_coup, table_seated
 from wagering.amounts import bet_label
@@ -56,11 +57,10 @@ def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
     }
 
 
-def _session_here(table: Table, session_id: int) -> SeatSession:
+def _session_here(table: Table, session_id: int, *, for_update: bool = False) -> SeatSession:
     """The patron seated at this table now with that id: never another table's (a forged id is refused)."""
-    session = SeatSession.objects.select_related("seat", "player").filter(
-        pk=session_id, table=table, ended_at__isnull=True
-    )
+    sessions = SeatSession.objects.select_for_update(of=("self",)) if for_update else SeatSession.objects
+    session = sessions.select_related("seat", "player").filter(pk=session_id, table=table, ended_at__isnull=True)
     found = session.first()
     if found is None:
         raise TableError("that patron is not seated at this table: the page was out of date", code="not_seated")
@@ -93,8 +93,11 @@ def patron_move_step(request: HttpRequest, table: Table, data: dict) -> str:
 
 
 def patron_unseat_step(request: HttpRequest, table: Table, data: dict) -> str:
+    """The patron leaves, unless chips of theirs are in play: their session locked (after the table, as
+    ``tables.locks`` orders) while that is checked, so chips entered meanwhile wait and are then refused."""
     with transaction.atomic():
-        session = _session_here(table, data["session"])
+        table_locked(table.pk)
+        session = _session_here(table, data["session"], for_update=True)
         if seat_session_has_bets_in_play(seat_session=session):
             raise TableError(
                 f"{session.patron_name} has chips in play: they leave once the coup is settled",

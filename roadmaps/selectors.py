@@ -7,7 +7,14 @@ from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
 from tables.players import dealer_display_name
-from tables.selectors import coup_public, shoe_public, table_coup_rules, table_current_coup, table_dealer
+from tables.selectors import (
+    coup_public,
+    shoe_public,
+    table_coup_rules,
+    table_current_coup,
+    table_dealer,
+    table_seats_public,
+)
 
 
 def shoe_roadmap(*, shoe: Shoe | None) -> dict:
@@ -55,6 +62,7 @@ def table_snapshot(*, table: Table) -> dict:
         },
         "shoe": shoe.number if shoe is not None else None,
         "shoe_info": shoe_public(shoe=shoe),
+        "seats": table_seats_public(table=table) if table.dealing_mode == Table.DealingMode.DEALER else [],
         "coup": coup_public(coup=coup) if coup is not None else None,
         "roads": shoe_roadmap(shoe=shoe),
     }

@@ -106,6 +106,7 @@ def table_seats_public(*, table: Table) -> list[dict]:
         {
             "seat": session.seat.number,
             "patron": names[session.player_id] if session.player_id else f"Seat {session.seat.number} guest",
+            "guest": session.player_id is None,
         }
         for session in seated
     ]

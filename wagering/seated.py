@@ -51,20 +51,22 @@ def seat_bets_place(
     """The dealer enters a seated patron's chips (bet type -> stake) on the coup taking bets: all accepted,
     or none (``BetRejected``), in the chips' currency (the session's)."""
     stakes = bet_stakes_checked(bets)
-    seated = SeatSession.objects.select_related("seat", "player").filter(pk=seat_session.pk, ended_at__isnull=True)
-    seat_session = seated.filter(table_id=coup.table_id).first()
+    coup_betting_locked(coup)
+    # The patron's session after the coup (``tables.locks``): a patron leaving waits for these chips, or they
+    # for the patron to have left (then refused).
+    seated = SeatSession.objects.select_for_update(of=("self",)).select_related("seat", "player")
+    seat_session = seated.filter(pk=seat_session.pk, ended_at__isnull=True, table_id=coup.table_id).first()
     if seat_session is None:
         raise BetRejected(
             "not_seated", f"that patron is not seated at table {coup.table.code}", {"table": coup.table.code}
         )
+    betting_open_check(coup)
     currency = seat_session.currency
     marker = (
         personal_limit_marker(table_id=coup.table_id, user=seat_session.player, at=timezone.now())
         if seat_session.player_id
         else None
     )
-    coup_betting_locked(coup)
-    betting_open_check(coup)
     table_after, seat_after = stakes_within_rules(
         rules=coup_rules(coup=coup),
         round_id=coup.round_id,

@@ -174,6 +174,17 @@ function showRound(coup) {
   showShoe(state.shoe, coup);
 }
 
+/** Who sits at a dealer table's seats (seed 000 §1.1): a known player by display name, a guest by seat. */
+function showSeats(seats) {
+  const items = (seats ?? []).map(({ seat, patron, guest }) => {
+    const item = document.createElement("li");
+    item.textContent = guest ? patron : `Seat ${seat}: ${patron}`;
+    return item;
+  });
+  $("[data-seated-list]").replaceChildren(...items);
+  $("[data-seated]").hidden = items.length === 0;
+}
+
 /** The shoe's number and burn card, and the cut card's notice for the coup in play (seed 000). */
 function showShoe(shoe, coup) {
   const burn = burnText(shoe);
@@ -290,6 +301,7 @@ const handlers = {
   snapshot(data) {
     state.table = data.table;
     state.shoe = data.shoe_info;
+    showSeats(data.seats);
     tool("limits").disabled = false;
     board.build(offeredBets(data.table.rules), data.table.payouts);
     const automatic = data.table.dealing_mode === "automatic";
@@ -385,6 +397,7 @@ const handlers = {
   },
   shoe_change: askSnapshot,
   cut_card_out: askSnapshot,
+  seats: (data) => showSeats(data.seats),
   table_opened: askSnapshot,
   table_closed() {
     state.table.is_open = false;

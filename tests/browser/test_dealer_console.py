@@ -96,6 +96,11 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     # Two online players bet on the same coup from the table page.
     alice, bob = open_table(players[0], "alice", "live3"), open_table(players[1], "bob", "live3")
     errors += no_console_errors(alice) + no_console_errors(bob)
+    seated = alice.get_by_role("list", name="Seated patrons")
+    expect(seated).to_contain_text("Seat 5 guest")
+    expect(seated).to_contain_text("Seat 7 guest")
+    expect(seated).to_contain_text("Seat 3: ca***")  # a display name, never the username
+    expect(seated).not_to_contain_text("lady in red")  # the dealer's name for a guest stays with staff
     before = {"alice": balance(alice), "bob": balance(bob)}
     online_bet(alice, 25, "player")
     online_bet(bob, 10, "banker")

@@ -37,8 +37,8 @@ def test_a_known_player_and_a_guest_are_seated_and_players_see_who_sits_where(de
     assert guest.patron_name == "Mr Tanaka, red tie"
     # The name a dealer gives a guest stays with staff: players see the seat.
     assert table_seats_public(table=dealer_table) == [
-        {"seat": 3, "patron": "Lucia"},
-        {"seat": 7, "patron": "Seat 7 guest"},
+        {"seat": 3, "patron": "Lucia", "guest": False},
+        {"seat": 7, "patron": "Seat 7 guest", "guest": True},
     ]
     seated = AuditLog.objects.filter(action="patron_seated").order_by("pk")
     assert [(row.actor, row.after["seat"], row.after["patron"]) for row in seated] == [
