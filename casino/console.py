@@ -56,6 +56,7 @@ from tables.selectors import (
     table_current_coup,
     table_dealer,
     table_live_coup,
+    table_live_coup_named,
     table_shoe_in_play,
     table_shoe_shuffled,
 )
@@ -198,15 +199,6 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
     return redirect("console:table", code=table.code)
 
 
-def _coup_on_page(table: Table, round_id: str) -> Coup:
-    coup = table_live_coup(table=table)
-    if coup is None or coup.round_id != round_id:
-        raise TableError(
-            f"coup {round_id} is no longer the coup in progress: the page was out of date", code="page_out_of_date"
-        )
-    return coup
-
-
 def _shoe_in_play(table: Table) -> Shoe:
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
@@ -258,12 +250,12 @@ def _coup_open(request: HttpRequest, table: Table, data: dict) -> str:
 
 
 def _coup_close_betting(request: HttpRequest, table: Table, data: dict) -> str:
-    lifecycle.coup_close_betting(coup=_coup_on_page(table, data["round_id"]), actor=request.user)
+    lifecycle.coup_close_betting(coup=table_live_coup_named(table=table, round_id=data["round_id"]), actor=request.user)
     return "No more bets."
 
 
 def _coup_card(request: HttpRequest, table: Table, data: dict) -> str:
-    coup = _coup_on_page(table, data["round_id"])
+    coup = table_live_coup_named(table=table, round_id=data["round_id"])
     dealt = coup_deal_card(coup=coup, card=data["card"], hand=data["hand"], actor=request.user)
     if isinstance(dealt, HeldCard):
         messages.warning(
@@ -276,7 +268,7 @@ def _coup_card(request: HttpRequest, table: Table, data: dict) -> str:
 
 
 def _coup_resolve(request: HttpRequest, table: Table, data: dict) -> str:
-    coup = lifecycle.coup_resolve(coup=_coup_on_page(table, data["round_id"]))
+    coup = lifecycle.coup_resolve(coup=table_live_coup_named(table=table, round_id=data["round_id"]))
     return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
 
 

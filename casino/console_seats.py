@@ -12,7 +12,7 @@ from tables.console_forms import BuyInForm, PatronMoveForm, PatronSeatForm, Seat
 from tables.errors import TableError
 from tables.locks import table_locked
 from tables.models import Coup, Seat, SeatSession, Table
-from tables.selectors import coup_rules, table_live_coup, table_seated
+from tables.selectors import coup_rules, table_live_coup_named, table_seated
 from wagering.amounts import bet_label
 from wagering.chip_reports import seat_session_ratings
 from wagering.chips import seat_buy_in
@@ -113,18 +113,11 @@ def seat_buy_in_step(request: HttpRequest, table: Table, data: dict) -> str:
     return f"Seat {session.seat.number}: {movement.amount} {movement.currency} in chips for cash."
 
 
-def _coup_taking_bets(table: Table, round_id: str) -> Coup:
-    coup = table_live_coup(table=table)
-    if coup is None or coup.round_id != round_id:
-        raise TableError(f"coup {round_id} is no longer taking bets: the page was out of date", code="page_out_of_date")
-    return coup
-
-
 def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
     """A seat's chips; over the maximum differential, the refusal proposes the proportional reduction
     (seed 000 §6.1.2), which the console then offers to apply (``seat_bets_reduce_step``)."""
     session = _session_here(table, data["session"])
-    coup = _coup_taking_bets(table, data["round_id"])
+    coup = table_live_coup_named(table=table, round_id=data["round_id"])
     bets = {data["bet_type"]: data["stake"]}
     try:
         placed = seat_bets_place(coup=coup, seat_session=session, bets=bets, actor=request.user)
@@ -146,7 +139,7 @@ def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
 
 def seat_bets_reduce_step(request: HttpRequest, table: Table, data: dict) -> str:
     session = _session_here(table, data["session"])
-    coup = _coup_taking_bets(table, data["round_id"])
+    coup = table_live_coup_named(table=table, round_id=data["round_id"])
     reduction = seat_bets_reduce(
         coup=coup, seat_session=session, bets={data["bet_type"]: data["stake"]}, actor=request.user
     )

@@ -10,9 +10,8 @@ from django.http import HttpRequest
 
 from baccarat.coup import BANKER, PLAYER
 from tables.console_forms import HandForm
-from tables.errors import TableError
 from tables.models import Coup, Table
-from tables.selectors import table_live_coup
+from tables.selectors import table_live_coup_named
 from tables.showing import SHOWING_STATES, coup_banker_shown_first, coup_hand_shown_by_dealer
 from wagering.selectors import coup_bettor_count
 
@@ -55,15 +54,10 @@ def _who_shows(coup: Coup, hand: str) -> str:
     return f"{name} hand: the dealer shows"
 
 
-def _coup_on_page(table: Table, round_id: str) -> Coup:
-    coup = table_live_coup(table=table)
-    if coup is None or coup.round_id != round_id:
-        raise TableError(f"coup {round_id} is no longer in progress: the page was out of date", code="page_out_of_date")
-    return coup
-
-
 def hand_shown_by_dealer_step(request: HttpRequest, table: Table, data: dict) -> str:
-    coup = coup_hand_shown_by_dealer(coup=_coup_on_page(table, data["round_id"]), hand=data["hand"], actor=request.user)
+    coup = coup_hand_shown_by_dealer(
+        coup=table_live_coup_named(table=table, round_id=data["round_id"]), hand=data["hand"], actor=request.user
+    )
     return (
         f"The dealer shows the {data['hand'].capitalize()} hand (seed 000 §5.1.7); the coup goes on ({coup.round_id})."
     )
@@ -71,6 +65,6 @@ def hand_shown_by_dealer_step(request: HttpRequest, table: Table, data: dict) ->
 
 def banker_shown_first_step(request: HttpRequest, table: Table, data: dict) -> str:
     with transaction.atomic():
-        coup = _coup_on_page(table, data["round_id"])
+        coup = table_live_coup_named(table=table, round_id=data["round_id"])
         coup_banker_shown_first(coup=coup, actor=request.user, lone_customer=coup_bettor_count(coup=coup) == 1)
     return "The Banker hand is shown first (seed 000 §5.1.4)."

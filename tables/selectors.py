@@ -13,6 +13,7 @@ from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
+from tables.errors import TableError
 from tables.models import Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
 from tables.players import default_display_name
 
@@ -63,6 +64,17 @@ def table_currencies(*, table: Table) -> list[str]:
 
 def table_live_coup(*, table: Table) -> Coup | None:
     return table.coups.filter(state__in=Coup.LIVE_STATES).first()
+
+
+def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
+    """The coup in progress at the table, if it is the one a page showed (``round_id``): a stale page or a
+    double submit never acts on another coup (``TableError`` page_out_of_date)."""
+    coup = table_live_coup(table=table)
+    if coup is None or coup.round_id != round_id:
+        raise TableError(
+            f"coup {round_id} is no longer the coup in progress: the page was out of date", code="page_out_of_date"
+        )
+    return coup
 
 
 def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
