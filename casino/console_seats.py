@@ -137,6 +137,15 @@ def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
     return f"Seat {session.seat.number}: {money(data['stake'])} on {bet_label(data['bet_type'])} ({total} in all)."
 
 
+def seat_bet_override_step(request: HttpRequest, table: Table, data: dict) -> str:
+    """A pit boss accepts a seat's chips past the maximum differential, within their authority (§6.1.2)."""
+    session = _session_here(table, data["session"])
+    coup = table_live_coup_named(table=table, round_id=data["round_id"])
+    bets = {data["bet_type"]: data["stake"]}
+    seat_bets_place(coup=coup, seat_session=session, bets=bets, actor=request.user, differential_override=True)
+    return f"Seat {session.seat.number}: {money(data['stake'])} on {bet_label(data['bet_type'])}, accepted by the pit."
+
+
 def seat_bets_reduce_step(request: HttpRequest, table: Table, data: dict) -> str:
     session = _session_here(table, data["session"])
     coup = table_live_coup_named(table=table, round_id=data["round_id"])

@@ -20,6 +20,7 @@ STEP_ROUTES = {
     "seat_bet": "seats/bet/",
     "seat_buy_in": "seats/buy-in/",
     "seat_bets_reduce": "seats/reduce/",
+    "seat_bet_override": "seats/override/",
     "tray_count": "tray/count/",
     "tray_fill": "tray/fill/",
     "tray_credit": "tray/credit/",

@@ -156,6 +156,7 @@ def stakes_within_rules(
     marker: PlayerMarkers | None,
     table: Mapping[str, Decimal],
     own: Mapping[str, Decimal],
+    differential_override: bool = False,
 ) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
     """The table's and the player's stakes on the coup with these added (``table`` and ``own``: before),
     or ``BetRejected``: the currency and bet types on offer, Player and Banker together, the limits (of the
@@ -194,7 +195,10 @@ def stakes_within_rules(
             table=(table.get(bet_type, ZERO), table_after[bet_type]),
         )
     limit = rules.currencies[currency].max_differential
-    differential_check(limit=limit, currency=currency, before=table, after=table_after)
+    # A pit boss's override (seat chips only, ``wagering.seated``): within their authority, twice the limit.
+    differential_check(
+        limit=limit * (2 if differential_override else 1), currency=currency, before=table, after=table_after
+    )
     return table_after, own_after
 
 

@@ -46,10 +46,17 @@ class SeatBetsPlaced:
 
 @transaction.atomic
 def seat_bets_place(
-    *, coup: Coup, seat_session: SeatSession, bets: Mapping[str, Decimal | int | str], actor: User
+    *,
+    coup: Coup,
+    seat_session: SeatSession,
+    bets: Mapping[str, Decimal | int | str],
+    actor: User,
+    differential_override: bool = False,
 ) -> SeatBetsPlaced:
     """The dealer enters a seated patron's chips (bet type -> stake) on the coup taking bets: all accepted,
-    or none (``BetRejected``), in the chips' currency (the session's)."""
+    or none (``BetRejected``), in the chips' currency (the session's). ``differential_override``: a pit
+    boss accepts them past the maximum differential, within their authority (up to twice it; seed 000 §6.1.2
+    asks the players to lower their bets first), audited."""
     stakes = bet_stakes_checked(bets)
     coup_betting_locked(coup)
     # The patron's session after the coup (``tables.locks``): a patron leaving waits for these chips, or they
@@ -75,6 +82,7 @@ def seat_bets_place(
         marker=marker,
         table=coup_bet_totals(coup=coup, currency=currency),
         own=seat_bet_totals(coup=coup, seat_session=seat_session),
+        differential_override=differential_override,
     )
     total = money(sum(stakes.values()))
     placement = ledger_post(
@@ -111,6 +119,16 @@ def seat_bets_place(
             "patron": seat_session.patron_name,
         },
     )
+    if differential_override:
+        gap = abs(table_after.get(BANKER, ZERO) - table_after.get(PLAYER, ZERO))
+        audit_record(
+            action="differential_overridden",
+            actor=actor,
+            table=coup.table,
+            obj=batch,
+            after={"round_id": coup.round_id, "seat": seat_session.seat.number, "differential": str(gap)},
+            reason="seed 000 §6.1.2: the pit accepted the chips past the maximum differential",
+        )
     bets_changed_events(coup=coup, user_id=None, balance=None, currency=currency, table_totals=table_after)
     return SeatBetsPlaced(batch=batch, bets=placed, seat_totals=seat_after, currency=currency)
 

@@ -13,7 +13,7 @@ from django.urls import include, path
 
 from casino import lifecycle
 from casino.settlement import coup_settle
-from tables.models import AuditLog, SeatSession
+from tables.models import AuditLog, LimitSet, SeatSession
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
@@ -22,6 +22,7 @@ from tests.factories import SHUFFLED_AND_CUT, CoupFactory
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Account, Bet
 from wagering.seated import seat_bets_place
+from wagering.selectors import coup_bet_totals
 
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
@@ -217,3 +218,34 @@ def test_the_console_says_who_shows_each_hand_and_takes_the_showing_steps(dealer
     assert "The dealer shows the Player hand (seed 000 §5.1.7)" in page and "Player hand: the dealer shows" in page
     page = step(dealer, dealer_table, "hand_shown_by_dealer", round_id="D1-STALE", hand="banker")
     assert "the page was out of date" in page
+
+
+def test_over_the_differential_the_console_proposes_the_reduction_or_the_pits_override(dealer, dealer_table):
+    """Seed 000 §6.1.2: the console shows by how much and the proportional reduction per seat; the dealer
+    applies it, or a pit boss accepts the chips within their authority (twice the differential), audited."""
+    LimitSet.objects.filter(table=dealer_table).update(max_differential=D("1000.00"))
+    coup = CoupFactory(table=dealer_table)
+    boss = staff_client("pia", PIT_BOSS)
+    first = patron_seat(table=dealer_table, seat_number=1, actor=boss.user, guest_name="first")
+    second = patron_seat(table=dealer_table, seat_number=2, actor=boss.user, guest_name="second")
+    seat_bets_place(coup=coup, seat_session=first, bets={"banker": "800.00"}, actor=boss.user)
+    entry = {"session": second.pk, "round_id": coup.round_id, "bet_type": "banker", "stake": "700"}
+
+    page = step(dealer, dealer_table, "seat_bet", **entry)
+    assert "Proposed proportional reduction (seed 000 §6.1.2), 500.00 EUR too much on Banker: " in page
+    assert "seat 1 800.00 → 533.33, seat 2 700.00 → 466.66" in page and "Pit override" not in page
+    page = step(dealer, dealer_table, "seat_bets_reduce", **entry)
+    assert "Reduced (seed 000 §6.1.2): seat 1 800.00 → 533.33, seat 2 700.00 → 466.66." in page
+    assert coup_bet_totals(coup=coup, currency="EUR") == {"banker": D("999.99")}
+
+    third = patron_seat(table=dealer_table, seat_number=3, actor=boss.user, guest_name="third")
+    over = {"session": third.pk, "round_id": coup.round_id, "bet_type": "banker", "stake": "900"}
+    assert "Pit override: accept the chips as entered" in step(boss, dealer_table, "seat_bet", **over)
+    assert dealer.post(url(dealer_table, "seat_bet_override"), over).status_code == 403
+    page = step(boss, dealer_table, "seat_bet_override", **over)
+    assert "Seat 3: 900.00 on Banker, accepted by the pit." in page
+    assert AuditLog.objects.get(action="differential_overridden").after["differential"] == "1899.99"
+    too_far = {**over, "session": first.pk, "stake": "200"}  # past twice the differential: beyond the pit's authority
+    assert "over the table&#x27;s maximum differential of 2000.00" in step(
+        boss, dealer_table, "seat_bet_override", **too_far
+    )

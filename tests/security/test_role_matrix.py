@@ -278,6 +278,7 @@ CONSOLE_STEPS = (
     ("post", "seat_bet", True, DEALER_OR_PIT),
     ("post", "seat_buy_in", True, DEALER_OR_PIT),
     ("post", "seat_bets_reduce", True, DEALER_OR_PIT),
+    ("post", "seat_bet_override", True, PIT),
     ("post", "tray_count", True, PIT),
     ("post", "tray_fill", True, PIT),
     ("post", "tray_credit", True, PIT),
