@@ -17,6 +17,15 @@ from tests.browser.test_lobby import no_console_errors
 from tests.browser.test_table_page import chip
 
 TABLET = {"width": 1024, "height": 768}
+ONLINE = ("dana", "erin")  # players of this test's own: the demo's keep their balances for the other tests
+ONLINE_PLAYERS = (
+    "from decimal import Decimal; from django.contrib.auth import get_user_model; "
+    "from wagering.wallets import wallet_deposit\n"
+    "for name in {names!r}:\n"
+    "    user, _ = get_user_model().objects.get_or_create(username=name)\n"
+    "    user.set_password({password!r}); user.save()\n"
+    "    wallet_deposit(user=user, amount=Decimal('1000.00'), idempotency_key=f'browser-{{name}}', reason='test')\n"
+)
 TOTP_NOW = (
     "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
     "from tests.factories import totp_code; "
@@ -94,16 +103,17 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     said(dealer, "bets, please.")
 
     # Two online players bet on the same coup from the table page.
-    alice, bob = open_table(players[0], "alice", "live3"), open_table(players[1], "bob", "live3")
-    errors += no_console_errors(alice) + no_console_errors(bob)
-    seated = alice.get_by_role("list", name="Seated patrons")
+    server.manage("shell", "-c", ONLINE_PLAYERS.format(names=ONLINE, password=PASSWORD))
+    dana, erin = (open_table(context, name, "live3") for context, name in zip(players, ONLINE, strict=True))
+    errors += no_console_errors(dana) + no_console_errors(erin)
+    seated = dana.get_by_role("list", name="Seated patrons")
     expect(seated).to_contain_text("Seat 5 guest")
     expect(seated).to_contain_text("Seat 7 guest")
     expect(seated).to_contain_text("Seat 3: ca***")  # a display name, never the username
     expect(seated).not_to_contain_text("lady in red")  # the dealer's name for a guest stays with staff
-    before = {"alice": balance(alice), "bob": balance(bob)}
-    online_bet(alice, 25, "player")
-    online_bet(bob, 10, "banker")
+    before = {"dana": balance(dana), "erin": balance(erin)}
+    online_bet(dana, 25, "player")
+    online_bet(erin, 10, "banker")
 
     dealer.reload()
     for number, box, chips in ((3, "Banker", "100"), (5, "Player", "50"), (7, "Player", "30"), (7, "Tie", "5")):
@@ -115,10 +125,10 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     screenshot(dealer, "console-seats-betting-tablet")
 
     dealer.get_by_role("button", name="No more bets").click()
-    # Seed 000 §5.1: the highest bettor on each hand: seat 5's 50 on Player over alice's 25, seat 3's 100 on Banker.
+    # Seed 000 §5.1: the highest bettor on each hand: seat 5's 50 on Player over dana's 25, seat 3's 100 on Banker.
     expect(dealer.locator(".showing")).to_contain_text("Player hand to seat 5 (lady in red)")
     expect(dealer.locator(".showing")).to_contain_text("Banker hand to seat 3 (carol)")
-    for page in (alice, bob):
+    for page in (dana, erin):
         expect(page.locator('[data-shown-by="player"]')).to_have_text("Shown by Seat 5")
         expect(page.locator('[data-shown-by="banker"]')).to_have_text("Shown by Seat 3")
     for card, hand in (("2S", "player"), ("9H", "banker"), ("3D", "player"), ("KC", "banker")):
@@ -136,8 +146,8 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     expect(seat(dealer, 7).locator(".seat-bets")).to_contain_text("Tie 5.00: lose")
     screenshot(dealer, "console-seats-settled-tablet")
     dealer.locator('section[aria-labelledby="seats-heading"]').screenshot(path=SCREENSHOTS / "console-seats-tablet.png")
-    expect(alice.locator("[data-balance]")).to_have_text(f"{before['alice'] - 25:,.2f}")
-    expect(bob.locator("[data-balance]")).to_have_text(f"{before['bob'] + Decimal('9.50'):,.2f}")
+    expect(dana.locator("[data-balance]")).to_have_text(f"{before['dana'] - 25:,.2f}")
+    expect(erin.locator("[data-balance]")).to_have_text(f"{before['erin'] + Decimal('9.50'):,.2f}")
 
     # The shift: drop 1,000; the seats staked 185 and got 195 back (the tray is 10 down); online 35 staked, 19.50 back.
     pit.reload()
@@ -157,11 +167,11 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     said(pit, "Shift closed: 8990.00 EUR counted; win -10.00, variance 0.00.")
 
     # Players see the burn card, and the cut card coming out (seed 000): on the table page and in the lobby.
-    expect(alice.locator('[data-info="shoe"]')).to_have_text("1 · Burn card 5H: 5 cards burned")
-    expect(alice.locator("[data-cut-card]")).to_be_hidden()
+    expect(dana.locator('[data-info="shoe"]')).to_have_text("1 · Burn card 5H: 5 cards burned")
+    expect(dana.locator("[data-cut-card]")).to_be_hidden()
     dealer.get_by_role("button", name="The cut card came out").click()
     said(dealer, "Cut card out: coup 2 is the last of shoe 1.")
-    expect(alice.locator("[data-cut-card]")).to_have_text("Cut card out: the next coup is the last")
+    expect(dana.locator("[data-cut-card]")).to_have_text("Cut card out: the next coup is the last")
     lobby = players[1].new_page()
     lobby.goto("/")
     expect(lobby.locator('[data-lobby-table="live3"] [data-cut-card]')).to_have_text(
