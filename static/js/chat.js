@@ -1,8 +1,35 @@
-/** The table chat: messages go out over the table's WebSocket; every message is shown as text, never HTML. */
+/** The table chat: messages go out over the table's WebSocket; every message is shown as text, never HTML.
+ * On a phone the chat is collapsed to the tools' Chat button (shown by the CSS on phones only), which counts
+ * the messages come meanwhile and opens it over the page; Close or Escape folds it back. */
 
 const KEEP_MESSAGES = 100;
 
-export function setupChat({ form, input, log, error, send, me }) {
+export function setupChat({ form, input, log, error, send, me, panel, toggle, close, unread }) {
+  let unseen = 0;
+  const isOpen = () => toggle.getAttribute("aria-expanded") === "true";
+  const collapsible = () => toggle.offsetParent !== null;
+
+  function setOpen(open) {
+    toggle.setAttribute("aria-expanded", String(open));
+    panel.toggleAttribute("data-open", open);
+    if (open) {
+      unseen = 0;
+      unread.hidden = true;
+      input.focus();
+    } else {
+      toggle.focus();
+    }
+  }
+
+  toggle.addEventListener("click", () => setOpen(!isOpen()));
+  close.addEventListener("click", () => setOpen(false));
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && collapsible() && isOpen()) {
+      event.preventDefault();
+      setOpen(false);
+    }
+  });
+
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = input.value.trim();
@@ -29,6 +56,11 @@ export function setupChat({ form, input, log, error, send, me }) {
       log.append(item);
       while (log.childElementCount > KEEP_MESSAGES) log.firstElementChild.remove();
       log.scrollTop = log.scrollHeight;
+      if (collapsible() && !isOpen()) {
+        unseen += 1;
+        unread.textContent = unseen > 9 ? "9+" : String(unseen);
+        unread.hidden = false;
+      }
     },
     refuse(message) {
       error.textContent = message.charAt(0).toUpperCase() + message.slice(1);

@@ -440,6 +440,10 @@ const chat = setupChat({
   error: $("[data-chat-error]"),
   send: live.send,
   me,
+  panel: $("[data-chat]"),
+  toggle: tool("chat"),
+  close: $("[data-chat-close]"),
+  unread: $("[data-chat-unread]"),
 });
 
 // --- The player's actions -----------------------------------------------------------------
