@@ -148,6 +148,22 @@ def new_context(browser: Browser, server_url: str) -> Iterator:
         context.close()
 
 
+PLAYERS_CREATED = (
+    "from decimal import Decimal; from django.contrib.auth import get_user_model; "
+    "from wagering.wallets import wallet_deposit\n"
+    "for name in {names!r}:\n"
+    "    user, _ = get_user_model().objects.get_or_create(username=name)\n"
+    "    user.set_password({password!r}); user.save()\n"
+    "    wallet_deposit(user=user, amount=Decimal('1000.00'), idempotency_key=f'browser-{{name}}', reason='test')\n"
+)
+
+
+def players_created(server: Server, *names: str) -> None:
+    """Players of a test's own, with 1,000.00 each: the server is shared, and the demo players' balances are
+    what other tests count on."""
+    server.manage("shell", "-c", PLAYERS_CREATED.format(names=names, password=PASSWORD))
+
+
 def sign_in(page: Page, username: str, next_path: str = "/") -> None:
     page.goto(f"/accounts/login/?next={next_path}")
     page.get_by_label("Username").fill(username)

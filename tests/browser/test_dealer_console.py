@@ -12,20 +12,12 @@ from decimal import Decimal
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.conftest import PASSWORD, SCREENSHOTS, open_table, screenshot
+from tests.browser.conftest import PASSWORD, SCREENSHOTS, open_table, players_created, screenshot
 from tests.browser.test_lobby import no_console_errors
 from tests.browser.test_table_page import chip
 
 TABLET = {"width": 1024, "height": 768}
 ONLINE = ("dana", "erin")  # players of this test's own: the demo's keep their balances for the other tests
-ONLINE_PLAYERS = (
-    "from decimal import Decimal; from django.contrib.auth import get_user_model; "
-    "from wagering.wallets import wallet_deposit\n"
-    "for name in {names!r}:\n"
-    "    user, _ = get_user_model().objects.get_or_create(username=name)\n"
-    "    user.set_password({password!r}); user.save()\n"
-    "    wallet_deposit(user=user, amount=Decimal('1000.00'), idempotency_key=f'browser-{{name}}', reason='test')\n"
-)
 TOTP_NOW = (
     "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
     "from tests.factories import totp_code; "
@@ -103,7 +95,7 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     said(dealer, "bets, please.")
 
     # Two online players bet on the same coup from the table page.
-    server.manage("shell", "-c", ONLINE_PLAYERS.format(names=ONLINE, password=PASSWORD))
+    players_created(server, *ONLINE)
     dana, erin = (open_table(context, name, "live3") for context, name in zip(players, ONLINE, strict=True))
     errors += no_console_errors(dana) + no_console_errors(erin)
     seated = dana.get_by_role("list", name="Seated patrons")

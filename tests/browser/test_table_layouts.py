@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import SCREENSHOTS, open_table, screenshot, wait_for_betting
+from tests.browser.conftest import SCREENSHOTS, open_table, players_created, screenshot, wait_for_betting
 from tests.browser.test_table_page import chip
 
 pytestmark = pytest.mark.browser
@@ -37,18 +37,23 @@ ON_SCREEN = {
 }
 
 
+LAYOUT_PLAYER = "gina"
+
+
 @pytest.fixture
-def sized_page(browser: Browser, server_url: str) -> Iterator:
-    """``sized_page(size)``: alice's pb1 table page in a browser of that size, and its console errors."""
+def sized_page(browser: Browser, server) -> Iterator:
+    """``sized_page(size)``: a player's pb1 table page in a browser of that size, and its console errors. The
+    player is the test's own (its bets must not move the demo players' balances other tests count on)."""
+    players_created(server, LAYOUT_PLAYER)
     contexts = []
 
     def make(size: str) -> tuple[Page, list[str]]:
-        context = browser.new_context(base_url=server_url, **SIZES[size])
+        context = browser.new_context(base_url=server.url, **SIZES[size])
         contexts.append(context)
         errors: list[str] = []  # from the first page load on: a CSP violation is a console error
         context.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         context.on("weberror", lambda error: errors.append(str(error.error)))
-        return open_table(context, "alice", "pb1"), errors
+        return open_table(context, LAYOUT_PLAYER, "pb1"), errors
 
     yield make
     for context in contexts:
