@@ -29,6 +29,7 @@ def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
     ratings = seat_session_ratings(sessions=seated.values())
     bets = coup_seat_bets(coup=coup) if coup is not None else {}
     betting = acting and coup is not None and coup.state == Coup.State.BETTING and not coup.no_bet
+    rules = coup_rules(coup=coup) if betting else None
     free = [number for number in range(1, Seat.SEATS_PER_TABLE + 1) if number not in seated]
     seats = []
     for number in range(1, Seat.SEATS_PER_TABLE + 1):
@@ -47,7 +48,7 @@ def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
             if betting:
                 seat["bet_form"] = SeatBetForm(
                     initial={"session": session.pk, "round_id": coup.round_id},
-                    offered=list(coup_rules(coup=coup).offered_limits(session.currency)),
+                    offered=list(rules.offered_limits(session.currency)),
                     auto_id=f"bet-{number}-%s",
                 )
         seats.append(seat)
