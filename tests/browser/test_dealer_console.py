@@ -153,6 +153,13 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     ):
         expect(shift.locator("tr", has=pit.get_by_role("rowheader", name=row)).locator("td")).to_have_text(value)
     screenshot(pit, "console-tray-tablet")
+    # The pit screen: every table, live3's seats and shift among them.
+    pit.goto("/console/floor/pit/")
+    live3 = pit.locator('[data-pit-table="live3"]')
+    expect(live3).to_contain_text("3: carol, 5: lady in red, 7: gentleman in grey")
+    expect(live3).to_contain_text("drop 1000.00, win 5.50 (seated -10.00, online 15.50)")
+    screenshot(pit, "pit-screen-tablet")
+    pit.goto("/console/live3/")
     tray = pit.locator("form", has=pit.get_by_role("button", name=re.compile("^Count the tray")))
     tray.get_by_label("Amount").fill("8990")
     tray.get_by_role("button").click()
