@@ -260,7 +260,7 @@ function clearMyResult() {
 function showMySettlement(data) {
   const net = toCents(data.returned) - toCents(data.staked);
   const inCurrency = (text) => `${text} ${data.currency ?? currency}`;
-  let headline = ["You broke even:", inCurrency(`${formatMoney(data.returned)} back`)];
+  let headline = ["You broke even:", `${inCurrency(formatMoney(data.returned))} back`];
   if (net > 0) headline = ["You won", inCurrency(formatCents(net))];
   if (net < 0) headline = ["No win: you lost", inCurrency(formatCents(-net))];
   const outcomes = { win: "won", lose: "lost", push: "push" };
