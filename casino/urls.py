@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.views import LoginView
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from casino import launch, views
 from casino.two_factor import PlayerAuthenticationForm
@@ -11,6 +12,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("metrics", views.metrics, name="metrics"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language menu
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # gettext() for static/js
     path("admin/", admin.site.urls),
     path("console/surveillance/", include("casino.surveillance_urls")),
     path("console/", include("casino.console_urls")),

@@ -20,10 +20,8 @@ from partners.seamless import seamless_balance
 from partners.selectors import player_currency
 from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.models import Table
-from tables.selectors import player_display_name
+from tables.selectors import player_display_name, table_chips
 from wagering.selectors import player_personal_limits, wallet_balance
-
-CHIPS = (1, 5, 10, 25, 100)  # seed 004
 
 
 @require_GET
@@ -68,7 +66,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     currency = player_currency(user=request.user)
     context = {
         "table": table,
-        "chips": CHIPS,
+        "chips": table_chips(table=table, currency=currency),
         "balance": _balance(request),
         "currency": currency,
         # The player's own personal limit markers (seed 000 glossary): this page only, never the table's events.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Max
 
 from baccarat.cards import Card
 from baccarat.coup import CoupDeal
@@ -14,7 +15,7 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from tables.errors import TableError
-from tables.models import Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
+from tables.models import BetLimit, Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
 from tables.players import default_display_name
 
 
@@ -60,6 +61,17 @@ def rules_from_snapshot(snapshot: dict) -> CoupRules:
 def table_currencies(*, table: Table) -> list[str]:
     """The currencies the table takes bets in: those it has limits for."""
     return list(table.limit_sets.values_list("currency", flat=True))
+
+
+def table_chips(*, table: Table, currency: str) -> list[int]:
+    """The chips offered to a player betting in ``currency``: the table's up to its highest maximum stake
+    there (the smallest chip at least)."""
+    highest = BetLimit.objects.filter(limit_set__table=table, limit_set__currency=currency).aggregate(
+        highest=Max("maximum")
+    )["highest"]
+    if highest is None:
+        return list(table.chip_values)
+    return [value for value in table.chip_values if value <= highest] or table.chip_values[:1]
 
 
 def table_live_coup(*, table: Table) -> Coup | None:

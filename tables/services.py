@@ -40,6 +40,7 @@ RULE_FIELDS = (
     "side_bets",
     "forbid_player_and_banker",
     "betting_seconds",
+    "chip_values",
     "dealing_mode",
     "name",
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -25,6 +26,29 @@ HAND_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker")]
 
 
 WINNER_CHOICES = [(PLAYER, "Player"), (BANKER, "Banker"), (TIE, "Tie")]
+
+
+# The chips a player picks from (seed 004's five, and those a higher table maximum calls for): a table offers
+# those up to its highest maximum in the player's currency (``tables.selectors.table_chips``).
+DEFAULT_CHIP_VALUES = (1, 5, 10, 25, 100, 500, 1000)
+MOST_CHIP_VALUES = 8
+
+
+def default_chip_values() -> list[int]:
+    return list(DEFAULT_CHIP_VALUES)
+
+
+def chip_values_validator(values: object) -> None:
+    if (
+        not isinstance(values, list)
+        or not 1 <= len(values) <= MOST_CHIP_VALUES
+        or not all(type(value) is int and 0 < value <= 1_000_000 for value in values)
+        or values != sorted(set(values))
+    ):
+        raise ValidationError(
+            f"Chip values are 1 to {MOST_CHIP_VALUES} whole amounts, each from 1 to 1,000,000, smallest first, "
+            "none twice: [1, 5, 25, 100]."
+        )
 
 
 BET_TYPE_CHOICES = [(bet, bet.replace("_", " ").capitalize()) for bet in game_rules.MAIN_BETS + game_rules.SIDE_BETS]
@@ -60,6 +84,13 @@ class Table(models.Model):
     side_bets = models.JSONField(default=list, blank=True)
     forbid_player_and_banker = models.BooleanField(default=True)
     betting_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
+    chip_values = models.JSONField(
+        default=default_chip_values,
+        validators=[chip_values_validator],
+        help_text="The chips players pick from, smallest first; those above the table's maximum are not offered.",
+    )
+    # A dealer table's live video (docs/live.md, Video): an HLS playlist the pit boss sets; empty, no video.
+    video_url = models.URLField(max_length=500, blank=True)
     # Limits: a LimitSet per currency the table takes bets in.
     no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
 
