@@ -10,6 +10,7 @@ from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_supported_language_variant
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -54,4 +55,24 @@ def launch(request: HttpRequest, token: str) -> HttpResponse:
     destination = reverse("play:table", args=[opened.table_code]) if opened.table_code else reverse("home")
     response = redirect(destination)
     response.headers["Referrer-Policy"] = "no-referrer"  # the token stays out of the next page's Referer
+    language_choose(response, opened.language)
     return response
+
+
+def language_choose(response: HttpResponse, language: str) -> None:
+    """The launch's language (``zh``, ``zh-CN``, ``en-GB``...), if the site speaks it, as the language cookie
+    (the header's menu changes it); else the browser's language stays."""
+    try:
+        code = get_supported_language_variant(language.lower())
+    except LookupError:
+        return
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        code,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
