@@ -220,6 +220,7 @@ LOGOUT_REDIRECT_URL = "/"
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["casino.formats"]  # amounts grouped by thousands in Chinese too (1,016.00)
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -248,6 +249,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # No inline script or style anywhere (the API docs' Swagger UI is served from here: drf-spectacular-sidecar).
+# A dealer table's video URL may be http:// (not only https://) where this is on: development and tests.
+VIDEO_URL_ALLOW_HTTP = env.bool("VIDEO_URL_ALLOW_HTTP", default=DEBUG)
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
