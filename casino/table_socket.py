@@ -15,14 +15,17 @@ import asyncio
 import json
 
 from channels.db import database_sync_to_async
+from django.contrib.auth.models import AnonymousUser
 
 from casino.bet_requests import KINDS
 from casino.intake import IntakeRequest, bet_request_submit, queued
 from casino.security import LAUNCH_SESSION_KEY
 from partners.models import PartnerPlayer
-from partners.selectors import seamless_player
+from partners.selectors import player_currency, seamless_player
 from roadmaps.consumers import TableConsumer, TokenBucket
+from tables.selectors import table_with_live_coup
 from wagering.errors import BetRejected, WageringError
+from wagering.selectors import coup_totals_public
 
 # A socket's bet requests: a burst, then a steady rate (a person taps a few times a second; more is a
 # script flooding the table's intake).
@@ -39,6 +42,16 @@ class PlayerTableConsumer(TableConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated and not user.is_staff:
             self.seamless = await database_sync_to_async(self._seamless_player)(user)
+
+    def snapshot(self) -> dict:
+        """The viewer's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
+        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet)."""
+        snapshot = super().snapshot()
+        _, coup = table_with_live_coup(code=self.table_code)
+        if coup is not None:
+            currency = player_currency(user=self.scope.get("user") or AnonymousUser())
+            snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=currency)
+        return snapshot
 
     def _seamless_player(self, user) -> PartnerPlayer | None:
         """A partner's player launched into a seamless-wallet session (read once: the session is the socket's)."""

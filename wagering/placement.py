@@ -18,7 +18,7 @@ from casino.live import table_totals_send
 from casino.money import MAX_AMOUNT
 from tables.models import Coup
 from tables.selectors import coup_rules
-from wagering.amounts import amount_checked, amounts_as_strings, bet_label
+from wagering.amounts import amount_checked, bet_label
 from wagering.errors import BetRejected
 from wagering.limits import bet_limits_check, differential_check
 from wagering.models import (
@@ -31,7 +31,7 @@ from wagering.placement_writers import BalanceBound, PartnerFunds, placement_wri
 from wagering.selectors import (
     PlayerMarkers,
     coup_bet_totals_with_own,
-    coup_bettor_counts,
+    coup_totals_public,
     largest_return,
     open_bets_largest_return,
     personal_limit_marker,
@@ -298,14 +298,8 @@ def bets_changed_events(
 def table_totals_changed(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal]) -> None:
     """The table's ``bet_totals`` in the currency, on commit (throttled): the stakes per bet type and how many
     bettors each has, read in the caller's transaction, under the coup's lock, so the two agree."""
-    totals = amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total})
     table_totals_send(
         table_code=coup.table.code,
         currency=currency,
-        data={
-            "round_id": coup.round_id,
-            "currency": currency,
-            "totals": totals,
-            "bettors": coup_bettor_counts(coup=coup, currency=currency),
-        },
+        data=coup_totals_public(coup=coup, currency=currency, table_totals=table_totals),
     )

@@ -18,6 +18,7 @@ from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
 from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
+from wagering.amounts import amounts_as_strings
 from wagering.models import (
     ZERO,
     Account,
@@ -98,6 +99,20 @@ def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:
     for currency, bet_type, total in rows:
         totals[currency][bet_type] = money(total)
     return totals
+
+
+def coup_totals_public(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal] | None = None) -> dict:
+    """The data of the table's ``bet_totals`` event in the currency: the stakes per bet type and how many
+    bettors each has. ``table_totals`` as a placement read them under the coup's lock; else read now (for a
+    page opening mid-window)."""
+    if table_totals is None:
+        table_totals = coup_stake_totals(coup=coup).get(currency, {})
+    return {
+        "round_id": coup.round_id,
+        "currency": currency,
+        "totals": amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total}),
+        "bettors": coup_bettor_counts(coup=coup, currency=currency),
+    }
 
 
 def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:

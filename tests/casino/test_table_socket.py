@@ -215,3 +215,31 @@ async def test_bet_requests_are_forgotten_after_their_retention(coup, settings):
     again = await ask(ws, {"type": "bet", "request_id": "old", "round_id": coup.round_id, "bets": {"player": "1"}})
     assert again["type"] == "bet_accepted" and again["balance"] == "97.00"  # a new request now
     await ws.disconnect()
+
+
+async def snapshot_of(cookie: bytes | None = None, code: str = "ws1") -> dict:
+    headers = [(b"origin", b"http://127.0.0.1")] + ([(b"cookie", cookie)] if cookie else [])
+    ws = WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=headers)
+    assert (await ws.connect())[0]
+    snapshot = await ws.receive_json_from()
+    await ws.disconnect()
+    return snapshot["data"]
+
+
+async def test_a_socket_opened_mid_window_gets_the_tables_stakes_so_far_in_its_snapshot(coup):
+    _, ann = await in_thread(player)("ann")
+    _, bob = await in_thread(player)("bob")
+    ws = await join(ann)
+    bet = {"type": "bet", "request_id": str(uuid.uuid4()), "round_id": coup.round_id}
+    assert (await ask(ws, {**bet, "bets": {"banker": "25.00", "tie": "5.00"}}))["type"] == "bet_accepted"
+    await ws.disconnect()
+    expected = {
+        "round_id": coup.round_id,
+        "currency": "EUR",
+        "totals": {"banker": "25.00", "tie": "5.00"},
+        "bettors": {"banker": 1, "tie": 1},
+    }
+    assert (await snapshot_of(bob))["bet_totals"] == expected
+    assert (await snapshot_of())["bet_totals"] == expected  # anonymous viewers: the house's currency
+    await in_thread(TableFactory)(code="ws2")
+    assert "bet_totals" not in await snapshot_of(bob, code="ws2")  # no coup, no totals
