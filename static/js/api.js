@@ -24,8 +24,8 @@ async function answer(response) {
   if (body?.error) throw new ApiError(body.error);
   const message =
     response.status === 403
-      ? "Your session has expired: reload the page and sign in again."
-      : `The server could not answer (${response.status}). Try again.`;
+      ? gettext("Your session has expired: reload the page and sign in again.")
+      : interpolate(gettext("The server could not answer (%(status)s). Try again."), { status: response.status }, true);
   throw new ApiError({ code: `http_${response.status}`, message });
 }
 
@@ -34,7 +34,7 @@ async function request(url, options) {
   try {
     response = await fetch(url, { credentials: "same-origin", ...options });
   } catch {
-    throw new ApiError({ code: "offline", message: "The server cannot be reached. Check your connection." });
+    throw new ApiError({ code: "offline", message: gettext("The server cannot be reached. Check your connection.") });
   }
   return answer(response);
 }

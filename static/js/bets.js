@@ -1,17 +1,17 @@
 /** The bet types a table offers, in board order, with the names players see. */
 
 const LABELS = {
-  player: "Player",
-  banker: "Banker",
-  tie: "Tie",
-  player_pair: "Player Pair",
-  banker_pair: "Banker Pair",
-  either_pair: "Either Pair",
-  perfect_pair: "Perfect Pair",
-  player_bonus: "Player Bonus",
-  banker_bonus: "Banker Bonus",
-  small: "Small",
-  big: "Big",
+  player: pgettext("bet", "Player"),
+  banker: pgettext("bet", "Banker"),
+  tie: pgettext("bet", "Tie"),
+  player_pair: pgettext("bet", "Player Pair"),
+  banker_pair: pgettext("bet", "Banker Pair"),
+  either_pair: pgettext("bet", "Either Pair"),
+  perfect_pair: pgettext("bet", "Perfect Pair"),
+  player_bonus: pgettext("bet", "Player Bonus"),
+  banker_bonus: pgettext("bet", "Banker Bonus"),
+  small: pgettext("bet", "Small"),
+  big: pgettext("bet", "Big"),
 };
 export const MAIN_BETS = ["player", "tie", "banker"];
 

@@ -257,12 +257,12 @@ export class BetBoard {
       spot.classList.toggle("spot--won", this.won.has(betType));
       spot.classList.toggle("spot--lost", this.won.size > 0 && !this.won.has(betType));
       spot.disabled = this.locked;
-      let label = `${betLabel(betType)}, pays ${spot.dataset.pays}`;
-      if (this.won.has(betType)) label += ", wins";
-      if (confirmed) label += `, your bet ${formatCents(confirmed)}`;
-      if (pending) label += `, ${formatCents(pending)} to confirm`;
-      if (crowd) label += `, ${crowd}`;
-      spot.setAttribute("aria-label", label);
+      const parts = [interpolate(gettext("%(bet)s, pays %(pays)s"), { bet: betLabel(betType), pays: spot.dataset.pays }, true)];
+      if (this.won.has(betType)) parts.push(gettext("wins"));
+      if (confirmed) parts.push(interpolate(gettext("your bet %(amount)s"), { amount: formatCents(confirmed) }, true));
+      if (pending) parts.push(interpolate(gettext("%(amount)s to confirm"), { amount: formatCents(pending) }, true));
+      if (crowd) parts.push(crowd);
+      spot.setAttribute("aria-label", parts.join(pgettext("between the items of a list", ", ")));
     }
   }
 
@@ -295,8 +295,17 @@ export class BetBoard {
     crowd.querySelector(".spot-crowd-bettors span").textContent = bettors ? String(bettors) : "";
     crowd.querySelector(".spot-crowd-fill").style.width = `${share}%`;
     if (!total) return "";
-    const whose = MAIN_BETS.includes(betType) ? "the main bets" : "all bets";
-    const people = bettors === 1 ? "1 bettor" : `${bettors} bettors`;
-    return `table ${formatCents(total)} from ${people}, ${share}% of ${whose}`;
+    const text = MAIN_BETS.includes(betType)
+      ? ngettext(
+          "table %(total)s from %(count)s bettor, %(share)s of the main bets",
+          "table %(total)s from %(count)s bettors, %(share)s of the main bets",
+          bettors,
+        )
+      : ngettext(
+          "table %(total)s from %(count)s bettor, %(share)s of all bets",
+          "table %(total)s from %(count)s bettors, %(share)s of all bets",
+          bettors,
+        );
+    return interpolate(text, { total: formatCents(total), count: bettors, share: `${share}%` }, true);
   }
 }

@@ -2,10 +2,14 @@
 
 const SUITS = { S: ["♠", "spades"], H: ["♥", "hearts"], D: ["♦", "diamonds"], C: ["♣", "clubs"] };
 const FACES = { A: ["A", "Ace"], T: ["10", "Ten"], J: ["J", "Jack"], Q: ["Q", "Queen"], K: ["K", "King"] };
+// The cards' names for screen readers, in the page's language (SUITS' names are the CSS classes' too).
+const SUIT_NAMES = { S: gettext("spades"), H: gettext("hearts"), D: gettext("diamonds"), C: gettext("clubs") };
+const RANK_NAMES = { A: gettext("Ace"), T: gettext("Ten"), J: gettext("Jack"), Q: gettext("Queen"), K: gettext("King") };
 
 const rankOf = (code) => FACES[code[0]] ?? [code[0], code[0]];
 
-const cardName = (code) => `${rankOf(code)[1]} of ${SUITS[code[1]][1]}`;
+const cardName = (code) =>
+  interpolate(gettext("%(rank)s of %(suit)s"), { rank: RANK_NAMES[code[0]] ?? code[0], suit: SUIT_NAMES[code[1]] }, true);
 
 /** "TH" -> "10♥". */
 export const cardText = (code) => `${rankOf(code)[0]}${SUITS[code[1]][0]}`;

@@ -35,7 +35,7 @@ export function setupChat({ form, input, log, error, send, me, panel, toggle, cl
     const text = input.value.trim();
     if (!text) return;
     if (!send({ type: "chat", text })) {
-      error.textContent = "Not connected: the message was not sent.";
+      error.textContent = gettext("Not connected: the message was not sent.");
       return;
     }
     error.textContent = "";

@@ -1,9 +1,10 @@
 /** The coup on the table: the two hands as their cards are dealt, their totals, who shows them, the result. */
 
 import { cardElement, handTotal } from "./cards.js";
+import { DealingScene } from "./scene.js";
 
 const HANDS = ["player", "banker"];
-const WINNER_NAMES = { player: "Player wins", banker: "Banker wins", tie: "Tie" };
+const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 
 export class CoupView {
   constructor(root) {
@@ -20,10 +21,12 @@ export class CoupView {
     );
     this.result = root.querySelector("[data-result]");
     this.dealt = new Map(); // position -> {hand, card}
+    this.scene = DealingScene.attach(root, this.hands); // an automatic table's dealing scene, else null
   }
 
   clear() {
     this.dealt.clear();
+    this.scene?.clear();
     for (const hand of Object.values(this.hands)) {
       hand.cards.replaceChildren();
       hand.total.textContent = "";
@@ -47,6 +50,10 @@ export class CoupView {
     if (this.dealt.has(position)) return false;
     this.dealt.set(position, { hand, card });
     const element = cardElement(card, { third: position >= 4 });
+    if (this.scene) {
+      this.scene.deal(element, { position, hand, card, animate });
+      return true;
+    }
     if (animate) element.classList.add("card--dealt");
     this.hands[hand].cards.append(element);
     this.hands[hand].total.textContent = handTotal(this.cardsOf(hand));
@@ -67,33 +74,41 @@ export class CoupView {
   }
 
   showShownBy(shownBy) {
+    this.scene?.setShownBy(shownBy);
     for (const hand of HANDS) {
       const who = shownBy[hand];
-      this.hands[hand].shownBy.textContent = who ? `Shown by ${who === "dealer" ? "the dealer" : who}` : "";
+      const text = who === "dealer" ? gettext("Shown by the dealer") : gettext("Shown by %(name)s");
+      this.hands[hand].shownBy.textContent = who ? interpolate(text, { name: who }, true) : "";
     }
   }
 
   showResult(coup) {
     this.showNext(null);
+    this.scene?.revealAll();
     for (const hand of HANDS) {
       this.hands[hand].box.classList.toggle("hand--won", coup.winner === hand);
       this.hands[hand].total.textContent = coup[`${hand}_total`];
     }
     const extras = [];
-    if (coup.natural) extras.push("natural");
-    if (coup.player_pair) extras.push("player pair");
-    if (coup.banker_pair) extras.push("banker pair");
-    const score =
-      coup.winner === "player"
-        ? `${coup.player_total} to ${coup.banker_total}`
-        : `${coup.banker_total} to ${coup.player_total}`;
+    if (coup.natural) extras.push(gettext("natural"));
+    if (coup.player_pair) extras.push(gettext("player pair"));
+    if (coup.banker_pair) extras.push(gettext("banker pair"));
+    const [high, low] =
+      coup.winner === "player" ? [coup.player_total, coup.banker_total] : [coup.banker_total, coup.player_total];
+    const text = interpolate(
+      gettext("%(winner)s %(high)s to %(low)s"),
+      { winner: WINNER_NAMES[coup.winner], high, low },
+      true,
+    );
     this.result.dataset.winner = coup.winner;
-    this.result.textContent = `${WINNER_NAMES[coup.winner]} ${score}${extras.length ? ` · ${extras.join(", ")}` : ""}`;
+    this.result.textContent = extras.length
+      ? `${text} · ${extras.join(pgettext("between the items of a list", ", "))}`
+      : text;
   }
 
   showVoid(reason) {
     this.showNext(null);
     this.result.dataset.winner = "void";
-    this.result.textContent = `Round void: ${reason}. Bets are refunded.`;
+    this.result.textContent = interpolate(gettext("Round void: %(reason)s. Bets are refunded."), { reason }, true);
   }
 }

@@ -7,9 +7,10 @@
 
 import { betLabel } from "./bets.js";
 import { miniCardElement } from "./cards.js";
-import { formatMoney } from "./money.js";
+import { formatMoney, withCurrency } from "./money.js";
 
-const WINNERS = { player: "Player", banker: "Banker", tie: "Tie" };
+const WINNERS = { player: pgettext("hand", "Player"), banker: pgettext("hand", "Banker"), tie: pgettext("result", "Tie") };
+const LOCALE = document.documentElement.lang || "en";
 const SET_ASIDE = ["cancelled", "refunded"]; // undone or removed by the player, or refunded by a void
 
 function element(tag, className, text) {
@@ -19,7 +20,8 @@ function element(tag, className, text) {
   return made;
 }
 
-const amount = (value, currency) => `${formatMoney(value)} ${currency}`;
+const amount = (value, currency) => withCurrency(formatMoney(value), currency);
+const say = (text, values) => interpolate(text, values, true);
 
 function timeElement(iso) {
   const when = new Date(iso);
@@ -27,7 +29,7 @@ function timeElement(iso) {
   const time = element(
     "time",
     "history-time",
-    sameDay ? when.toLocaleTimeString() : when.toLocaleString([], { dateStyle: "short", timeStyle: "medium" }),
+    sameDay ? when.toLocaleTimeString(LOCALE) : when.toLocaleString(LOCALE, { dateStyle: "short", timeStyle: "medium" }),
   );
   time.dateTime = iso;
   return time;
@@ -35,11 +37,12 @@ function timeElement(iso) {
 
 /** "Player 9–5" in the winner's colour, or what became of a coup without a result. */
 function outcomeElement(coup) {
-  if (coup.state === "void" || coup.coup_state === "void") return element("span", "winner winner--void", "Voided");
-  if (!coup.winner) return element("span", "winner", "In play");
+  if (coup.state === "void" || coup.coup_state === "void") return element("span", "winner winner--void", gettext("Voided"));
+  if (!coup.winner) return element("span", "winner", gettext("In play"));
   const [own, other] =
     coup.winner === "banker" ? [coup.banker_total, coup.player_total] : [coup.player_total, coup.banker_total];
-  return element("span", `winner winner--${coup.winner}`, `${WINNERS[coup.winner]} ${own}–${other}`);
+  const text = say(gettext("%(winner)s %(high)s–%(low)s"), { winner: WINNERS[coup.winner], high: own, low: other });
+  return element("span", `winner winner--${coup.winner}`, text);
 }
 
 /** Each hand's cards as small faces in their suits' colours. */
@@ -56,13 +59,13 @@ function handsElement(cards) {
 }
 
 function betText(bet, currency) {
-  const stake = `${betLabel(bet.bet_type)} ${amount(bet.stake, currency)}`;
-  if (bet.state === "cancelled") return `${stake}: cancelled`;
-  if (bet.state === "refunded" || bet.outcome === "refund") return `${stake}: refunded`;
-  if (bet.outcome === "win") return `${stake}: won, ${amount(bet.returned, currency)} paid`;
-  if (bet.outcome === "push") return `${stake}: push, ${amount(bet.returned, currency)} back`;
-  if (bet.outcome === "lose") return `${stake}: lost`;
-  return `${stake}: in play`;
+  const values = { bet: betLabel(bet.bet_type), stake: amount(bet.stake, currency), returned: bet.returned == null ? "" : amount(bet.returned, currency) };
+  if (bet.state === "cancelled") return say(gettext("%(bet)s %(stake)s: cancelled"), values);
+  if (bet.state === "refunded" || bet.outcome === "refund") return say(gettext("%(bet)s %(stake)s: refunded"), values);
+  if (bet.outcome === "win") return say(gettext("%(bet)s %(stake)s: won, %(returned)s paid"), values);
+  if (bet.outcome === "push") return say(gettext("%(bet)s %(stake)s: push, %(returned)s back"), values);
+  if (bet.outcome === "lose") return say(gettext("%(bet)s %(stake)s: lost"), values);
+  return say(gettext("%(bet)s %(stake)s: in play"), values);
 }
 
 function betList(bets, currency) {
@@ -77,9 +80,9 @@ function sums(round) {
   const list = element("dl", "history-sums");
   const settled = round.coup_state === "settled";
   for (const [term, value] of [
-    ["Stake", amount(round.staked, round.currency)],
-    ["Win", settled ? amount(round.returned, round.currency) : "—"],
-    ["Balance after", round.balance_after === null ? null : amount(round.balance_after, round.currency)],
+    [gettext("Stake"), amount(round.staked, round.currency)],
+    [gettext("Win"), settled ? amount(round.returned, round.currency) : "—"],
+    [gettext("Balance after"), round.balance_after === null ? null : amount(round.balance_after, round.currency)],
   ]) {
     if (value === null) continue; // a partner's seamless wallet holds the balance
     const pair = element("div");
@@ -108,14 +111,19 @@ function roundElement(round) {
   const setAside = round.bets.filter((bet) => SET_ASIDE.includes(bet.state));
   if (!standing.length) {
     item.classList.add("history-round--set-aside");
-    const summary = round.coup_state === "void" ? "voided, bets refunded" : "all bets cancelled";
+    const summary =
+      round.coup_state === "void"
+        ? gettext("%(round)s: voided, bets refunded")
+        : gettext("%(round)s: all bets cancelled");
     const content = [roundHead(round), handsElement(round.cards), betList(setAside, round.currency), sums(round)];
-    item.append(folded(`${round.round_id}: ${summary}`, ...content));
+    item.append(folded(say(summary, { round: round.round_id }), ...content));
     return item;
   }
   item.append(roundHead(round), handsElement(round.cards), betList(standing, round.currency), sums(round));
   if (setAside.length) {
-    const count = `${setAside.length} cancelled bet${setAside.length === 1 ? "" : "s"}`;
+    const count = say(ngettext("%(count)s cancelled bet", "%(count)s cancelled bets", setAside.length), {
+      count: setAside.length,
+    });
     item.append(folded(count, betList(setAside, round.currency)));
   }
   return item;
@@ -147,7 +155,12 @@ function section(id, title, items, emptyText) {
 
 export function renderHistory(container, { results, rounds }) {
   container.replaceChildren(
-    section("history-yours", "Your bets", rounds.map(roundElement), "You have not bet at this table yet."),
-    section("history-results", "Latest results", results.map(resultElement), "No results yet at this table."),
+    section("history-yours", gettext("Your bets"), rounds.map(roundElement), gettext("You have not bet at this table yet.")),
+    section(
+      "history-results",
+      gettext("Latest results"),
+      results.map(resultElement),
+      gettext("No results yet at this table."),
+    ),
   );
 }

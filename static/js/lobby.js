@@ -6,13 +6,13 @@
 
 import { countDown, syncServerClock } from "./countdown.js";
 import { connectTable } from "./live.js";
-import { renderBigRoad } from "./roads.js";
+import { BEAD_LETTERS, renderBigRoad } from "./roads.js";
 import { cutCardNotice } from "./shoe.js";
 
 const RESULTS_SHOWN = 12;
 const ROAD_CELL = 12;
-const WINNER_NAMES = { player: "Player wins", banker: "Banker wins", tie: "Tie" };
-const RESULT_NAMES = { B: "Banker", P: "Player", T: "Tie" };
+const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
+const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
 
 const list = document.querySelector(".lobby-tables");
 if (list) {
@@ -39,27 +39,33 @@ function followTable(card) {
     stopTimer();
     timer.hidden = true;
     if (!coup || !["betting", "no_more_bets", "dealing", "held"].includes(coup.state)) {
-      if (!isOpen) setStatus("Closed", "closed");
+      if (!isOpen) setStatus(pgettext("table", "Closed"), "closed");
       else if (coup?.winner) showResult(coup);
-      else setStatus("Next coup soon", "idle");
+      else setStatus(gettext("Next coup soon"), "idle");
       return;
     }
     if (coup.state !== "betting" || coup.no_bet) {
-      setStatus(coup.state === "held" ? "Held by the pit" : "Dealing", "dealing");
+      setStatus(coup.state === "held" ? gettext("Held by the pit") : gettext("Dealing"), "dealing");
       return;
     }
     timer.hidden = false;
     stopTimer = countDown(coup.betting_closes_at, (left) => {
       bar.style.width = `${Math.min(100, (left / bettingSeconds) * 100)}%`;
-      if (left > 0) setStatus(`Place your bets · ${Math.ceil(left)} s`, "betting");
-      else setStatus("No more bets", "dealing");
+      const seconds = Math.ceil(left);
+      if (left > 0) setStatus(interpolate(gettext("Place your bets · %(seconds)s s"), { seconds }, true), "betting");
+      else setStatus(gettext("No more bets"), "dealing");
     });
   }
 
   function showResult(coup) {
     const [winnerTotal, loserTotal] =
       coup.winner === "player" ? [coup.player_total, coup.banker_total] : [coup.banker_total, coup.player_total];
-    setStatus(`${WINNER_NAMES[coup.winner]} ${winnerTotal}–${loserTotal}`, `result-${coup.winner}`);
+    const text = interpolate(
+      gettext("%(winner)s %(high)s–%(low)s"),
+      { winner: WINNER_NAMES[coup.winner], high: winnerTotal, low: loserTotal },
+      true,
+    );
+    setStatus(text, `result-${coup.winner}`);
   }
 
   function showRoads(roads) {
@@ -71,7 +77,7 @@ function followTable(card) {
       ...results.map((bead) => {
         const item = document.createElement("li");
         item.className = `bead bead--${bead.result}`;
-        item.textContent = bead.result;
+        item.textContent = BEAD_LETTERS[bead.result] ?? bead.result;
         item.setAttribute("aria-label", RESULT_NAMES[bead.result]);
         return item;
       }),
@@ -87,7 +93,7 @@ function followTable(card) {
   };
 
   const showDealer = (name) => {
-    if (dealer) dealer.textContent = name ? `: ${name}` : "";
+    if (dealer) dealer.textContent = name ? pgettext("before a name", ": ") + name : "";
   };
 
   const handlers = {
@@ -107,20 +113,20 @@ function followTable(card) {
     cut_card_out: () => live.send({ type: "snapshot" }),
     dealer_changed: (data) => showDealer(data.dealer),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
-    card: () => setStatus("Dealing", "dealing"),
+    card: () => setStatus(gettext("Dealing"), "dealing"),
     coup_held: () => showCoup({ state: "held" }, true),
     coup_resumed: () => live.send({ type: "snapshot" }),
     result: showResult,
     roads: showRoads,
     shoe_change: () => live.send({ type: "snapshot" }),
     table_opened: () => live.send({ type: "snapshot" }),
-    table_closed: () => setStatus("Closed", "closed"),
+    table_closed: () => setStatus(pgettext("table", "Closed"), "closed"),
   };
 
   live = connectTable(card.dataset.socket, {
     onMessage: (message) => handlers[message.type]?.(message.data),
     onStatus: (state) => {
-      if (state === "reconnecting") setStatus("Reconnecting…", "idle");
+      if (state === "reconnecting") setStatus(gettext("Reconnecting…"), "idle");
     },
   });
 }

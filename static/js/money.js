@@ -18,12 +18,25 @@ export function fromCents(cents) {
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
 }
 
+// Amounts as the page's language writes numbers (its <html lang>): "1,000.00" in English and in Chinese.
+const LOCALE = document.documentElement.lang || "en";
+const WITH_CENTS = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const WHOLE = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 });
+
 /** 100000 -> "1,000.00", for display; `short` drops whole cents ("1,000"), as chips show amounts. */
 export function formatCents(cents, { short = false } = {}) {
-  const [whole, fraction] = fromCents(cents).split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return short && fraction === "00" ? grouped : `${grouped}.${fraction}`;
+  // The whole units and the cents formatted apart: no floating point, whatever the amount.
+  const whole = Math.trunc(Math.abs(cents) / 100);
+  const fraction = Math.abs(cents) % 100;
+  const sign = cents < 0 ? "-" : "";
+  if (short && fraction === 0) return `${sign}${WHOLE.format(whole)}`;
+  const decimal = WITH_CENTS.formatToParts(0.5).find((part) => part.type === "decimal")?.value ?? ".";
+  return `${sign}${WHOLE.format(whole)}${decimal}${String(fraction).padStart(2, "0")}`;
 }
+
+/** An amount with its currency, in the page's language's order: "1,000.00 EUR". */
+export const withCurrency = (amount, currency) =>
+  interpolate(pgettext("amount with its currency", "%(amount)s %(currency)s"), { amount, currency }, true);
 
 /** "1000.00" -> "1,000.00". */
 export const formatMoney = (amount) => formatCents(toCents(amount));

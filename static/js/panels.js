@@ -21,7 +21,8 @@ export function renderLimits(tbody, note, table, currency) {
   const inCurrency = rules.currencies[currency];
   if (!inCurrency) {
     tbody.replaceChildren();
-    note.textContent = `This table takes no bets in ${currency}: it plays in ${Object.keys(rules.currencies).join(", ")}.`;
+    const text = gettext("This table takes no bets in %(currency)s: it plays in %(currencies)s.");
+    note.textContent = interpolate(text, { currency, currencies: Object.keys(rules.currencies).join(", ") }, true);
     return;
   }
   tbody.replaceChildren(
@@ -39,10 +40,15 @@ export function renderLimits(tbody, note, table, currency) {
       }),
   );
   const rulesText = [
-    `All amounts in ${currency}. Maximum difference between Banker and Player bets at the table: ` +
-      `${formatMoney(inCurrency.max_differential)}.`,
-    rules.forbid_player_and_banker ? "Player and Banker cannot both be bet in one coup." : "",
-    rules.commission ? "Banker wins pay 0.95:1 (5% commission)." : "No commission: a Banker win with 6 pays 1:2.",
+    interpolate(
+      gettext("All amounts in %(currency)s. Maximum difference between Banker and Player bets at the table: %(amount)s."),
+      { currency, amount: formatMoney(inCurrency.max_differential) },
+      true,
+    ),
+    rules.forbid_player_and_banker ? gettext("Player and Banker cannot both be bet in one coup.") : "",
+    rules.commission
+      ? interpolate(gettext("Banker wins pay 0.95:1 (%(commission)s commission)."), { commission: "5%" }, true)
+      : gettext("No commission: a Banker win with 6 pays 1:2."),
   ];
   note.textContent = rulesText.filter(Boolean).join(" ");
 }

@@ -3,17 +3,17 @@
  * ("Banker?" / "Player?" blink the next mark of every road) and the shoe's statistics.
  */
 
-import { DERIVED_ROADS, ROAD_NAMES, askSpots, drawAskMark, renderRoad, scrollToLatest } from "./roads.js";
+import { DERIVED_ROADS, MARK_COLOURS, ROAD_NAMES, askSpots, drawAskMark, renderRoad, scrollToLatest } from "./roads.js";
 
 const ASK_SHOWN_MS = 3000; // as long as the blinking of .road-ask in roads.css
-const SIDE_NAMES = { banker: "Banker", player: "Player" };
+const SIDE_NAMES = { banker: pgettext("result", "Banker"), player: pgettext("result", "Player") };
 const STATS = [
-  ["banker", "Banker"],
-  ["player", "Player"],
-  ["tie", "Tie"],
-  ["banker_pair", "B pair"],
-  ["player_pair", "P pair"],
-  ["natural", "Natural"],
+  ["banker", pgettext("result", "Banker")],
+  ["player", pgettext("result", "Player")],
+  ["tie", pgettext("result", "Tie")],
+  ["banker_pair", gettext("B pair")],
+  ["player_pair", gettext("P pair")],
+  ["natural", gettext("Natural")],
 ];
 const RESULT_SHARES = ["banker", "player", "tie"];
 
@@ -106,7 +106,7 @@ class RoadsView {
 
   drawStats(stats) {
     const items = STATS.map(([key, label]) => statItem(key, label, stats[key], percent(stats[key], stats.coups)));
-    this.stats.replaceChildren(...items, statItem("coups", "Coups", stats.coups), shareBar(stats));
+    this.stats.replaceChildren(...items, statItem("coups", gettext("Coups"), stats.coups), shareBar(stats));
   }
 
   /** Blink, for a few seconds, the mark each road would get if the next coup went to `side`. */
@@ -118,8 +118,15 @@ class RoadsView {
       drawAskMark(this.boards[name], name, spot);
       scrollToLatest(this.scrollers[name]);
     }
-    const derived = DERIVED_ROADS.map((name) => `${ROAD_NAMES[name]} ${spots[name]?.color ?? "no mark"}`);
-    this.askStatus.textContent = `If ${SIDE_NAMES[side]} wins next: ${derived.join(", ")}`;
+    const derived = DERIVED_ROADS.map((name) =>
+      interpolate(
+        pgettext("a road and its mark", "%(road)s %(mark)s"),
+        { road: ROAD_NAMES[name], mark: MARK_COLOURS[spots[name]?.color] ?? gettext("no mark") },
+        true,
+      ),
+    );
+    const marks = derived.join(pgettext("between the items of a list", ", "));
+    this.askStatus.textContent = interpolate(gettext("If %(side)s wins next: %(marks)s"), { side: SIDE_NAMES[side], marks }, true);
     this.askTimer = setTimeout(() => this.clearAsk(), ASK_SHOWN_MS);
   }
 
@@ -166,7 +173,7 @@ export class RoadsPanel {
 
   show(roadmap, shoe) {
     this.roadmap = roadmap;
-    for (const number of this.shoeNumbers) number.textContent = shoe ? `· shoe ${shoe}` : "";
+    for (const number of this.shoeNumbers) number.textContent = shoe ? interpolate(gettext("· shoe %(number)s"), { number: shoe }, true) : "";
     this.draw();
   }
 

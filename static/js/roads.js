@@ -8,17 +8,25 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const ROWS = 6;
 export const COLOURS = { B: "#d0021b", P: "#1656c9", T: "#17923a", red: "#d0021b", blue: "#1656c9" };
-const RESULT_NAMES = { B: "Banker", P: "Player", T: "Tie" };
+const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
+// A bead's letter: B, P, T in English; 庄, 闲, 和 at a Chinese table.
+export const BEAD_LETTERS = {
+  B: pgettext("bead letter: Banker", "B"),
+  P: pgettext("bead letter: Player", "P"),
+  T: pgettext("bead letter: Tie", "T"),
+};
 const SIDE_RESULTS = { banker: "B", player: "P" };
 /** The roads in the order they are shown, by their players' names. */
 export const ROAD_NAMES = {
-  big_road: "Big Road",
-  bead_plate: "Bead Plate",
-  big_eye_road: "Big Eye Boy",
-  small_road: "Small Road",
-  cockroach_road: "Cockroach Pig",
+  big_road: gettext("Big Road"),
+  bead_plate: gettext("Bead Plate"),
+  big_eye_road: gettext("Big Eye Boy"),
+  small_road: gettext("Small Road"),
+  cockroach_road: gettext("Cockroach Pig"),
 };
 export const DERIVED_ROADS = ["big_eye_road", "small_road", "cockroach_road"];
+/** A derived road's marks by their colour, as players say them. */
+export const MARK_COLOURS = { red: pgettext("road mark", "red"), blue: pgettext("road mark", "blue") };
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG_NS, name);
@@ -72,7 +80,7 @@ function tieStripe(parent, cell, ties) {
 function bead(parent, cell) {
   const [x, y] = centre(cell);
   el("circle", { cx: x, cy: y, r: 0.44, fill: COLOURS[cell.result] }, parent);
-  el("text", { class: "road-bead-letter", x, y }, parent).textContent = cell.result;
+  el("text", { class: "road-bead-letter", x, y }, parent).textContent = BEAD_LETTERS[cell.result] ?? cell.result;
 }
 
 /** A Big Road circle, hollow, in its result's colour. */
@@ -97,9 +105,22 @@ function count(items, key, value) {
 /** Bead Plate: one filled circle per coup with its letter (Banker B red, Player P blue, Tie T green) and pair dots. */
 export function renderBeadPlate(cells, options) {
   const label = cells.length
-    ? `${ROAD_NAMES.bead_plate}: ${cells.length} coups, Banker ${count(cells, "result", "B")}, ` +
-      `Player ${count(cells, "result", "P")}, Tie ${count(cells, "result", "T")}`
-    : `${ROAD_NAMES.bead_plate}: no coups`;
+    ? interpolate(
+        ngettext(
+          "%(road)s: %(count)s coup, Banker %(banker)s, Player %(player)s, Tie %(tie)s",
+          "%(road)s: %(count)s coups, Banker %(banker)s, Player %(player)s, Tie %(tie)s",
+          cells.length,
+        ),
+        {
+          road: ROAD_NAMES.bead_plate,
+          count: cells.length,
+          banker: count(cells, "result", "B"),
+          player: count(cells, "result", "P"),
+          tie: count(cells, "result", "T"),
+        },
+        true,
+      )
+    : interpolate(gettext("%(road)s: no coups"), { road: ROAD_NAMES.bead_plate }, true);
   const svg = board(cells, label, options);
   for (const cell of cells) {
     bead(svg, cell);
@@ -112,9 +133,22 @@ export function renderBeadPlate(cells, options) {
 export function renderBigRoad(road, options) {
   const { cells, columns, leading_ties: leadingTies } = road;
   const last = columns.at(-1);
-  let label = `${ROAD_NAMES.big_road}: ${columns.length} columns`;
-  if (last) label += `, latest ${RESULT_NAMES[last[0].result]} ${last.length} in a row`;
-  if (leadingTies && !last) label += `, ${leadingTies} ties`;
+  const say = (text, values) => interpolate(text, values, true);
+  let label = say(ngettext("%(road)s: %(count)s column", "%(road)s: %(count)s columns", columns.length), {
+    road: ROAD_NAMES.big_road,
+    count: columns.length,
+  });
+  if (last) {
+    const streak = say(gettext("latest %(result)s %(count)s in a row"), {
+      result: RESULT_NAMES[last[0].result],
+      count: last.length,
+    });
+    label += pgettext("between the items of a list", ", ") + streak;
+  }
+  if (leadingTies && !last) {
+    const ties = say(ngettext("%(count)s tie", "%(count)s ties", leadingTies), { count: leadingTies });
+    label += pgettext("between the items of a list", ", ") + ties;
+  }
   const svg = board(cells, label, options);
   if (leadingTies && !cells.length) tieStripe(svg, { col: 0, row: 0 }, leadingTies);
   for (const cell of cells) {
@@ -128,9 +162,22 @@ export function renderBigRoad(road, options) {
 function renderDerivedRoad(name, road, options) {
   const { cells } = road;
   const label = cells.length
-    ? `${ROAD_NAMES[name]}: ${cells.length} marks, ${count(cells, "color", "red")} red, ` +
-      `${count(cells, "color", "blue")} blue, latest ${cells.at(-1).color}`
-    : `${ROAD_NAMES[name]}: no marks yet`;
+    ? interpolate(
+        ngettext(
+          "%(road)s: %(count)s mark, %(red)s red, %(blue)s blue, latest %(latest)s",
+          "%(road)s: %(count)s marks, %(red)s red, %(blue)s blue, latest %(latest)s",
+          cells.length,
+        ),
+        {
+          road: ROAD_NAMES[name],
+          count: cells.length,
+          red: count(cells, "color", "red"),
+          blue: count(cells, "color", "blue"),
+          latest: MARK_COLOURS[cells.at(-1).color] ?? cells.at(-1).color,
+        },
+        true,
+      )
+    : interpolate(gettext("%(road)s: no marks yet"), { road: ROAD_NAMES[name] }, true);
   const svg = board(cells, label, options);
   for (const cell of cells) MARKS[name](svg, centre(cell), COLOURS[cell.color]);
   return svg;

@@ -6,7 +6,12 @@ const LIVE_STATES = ["betting", "no_more_bets", "dealing", "held"];
 /** "Burn card 7H: 7 cards burned" (or nothing before a shoe, or for a shoe burned by no-bet coups). */
 export function burnText(shoe) {
   if (!shoe?.burn_shown) return "";
-  return `Burn card ${shoe.burn_shown}: ${shoe.burned} card${shoe.burned === 1 ? "" : "s"} burned`;
+  const text = ngettext(
+    "Burn card %(card)s: %(count)s card burned",
+    "Burn card %(card)s: %(count)s cards burned",
+    shoe.burned,
+  );
+  return interpolate(text, { card: shoe.burn_shown, count: shoe.burned }, true);
 }
 
 /** What the cut card means for the coup in play (or the next one, between coups); "" while it is in. */
@@ -14,7 +19,7 @@ export function cutCardNotice(shoe, coup) {
   if (shoe?.last_coup == null) return "";
   const live = coup != null && LIVE_STATES.includes(coup.state);
   const played = coup?.number ?? 0; // the coup in play, or the last one played
-  if (live && played === shoe.last_coup) return "Cut card out: this is the last coup";
-  if (played < shoe.last_coup) return "Cut card out: the next coup is the last";
-  return "Cut card out: the shoe is finished";
+  if (live && played === shoe.last_coup) return gettext("Cut card out: this is the last coup");
+  if (played < shoe.last_coup) return gettext("Cut card out: the next coup is the last");
+  return gettext("Cut card out: the shoe is finished");
 }

@@ -11,15 +11,17 @@ import { setupChat } from "./chat.js";
 import { countDown, secondsUntil, syncServerClock } from "./countdown.js";
 import { CoupView } from "./coup-view.js";
 import { renderHistory } from "./history.js";
+import { reasonText } from "./errors.js";
 import { connectTable } from "./live.js";
-import { formatCents, formatMoney, toCents } from "./money.js";
+import { formatCents, formatMoney, toCents, withCurrency } from "./money.js";
 import { renderLimits, renderYourLimits } from "./panels.js";
 import { RoadsPanel } from "./roads-panel.js";
 import { burnText, cutCardNotice } from "./shoe.js";
 import { beep, setSound, soundIsOn, unlockSound } from "./sounds.js";
+import { TableVideo } from "./video.js";
 
 // A dealing error (or the pit boss) holds the coup: bets stand, nothing moves until the pit decides.
-const HELD_TEXT = "Held: the pit boss is checking the coup";
+const HELD_TEXT = gettext("Held: the pit boss is checking the coup");
 
 const app = document.getElementById("table-app");
 const $ = (selector) => app.querySelector(selector);
@@ -37,10 +39,10 @@ const urls = {
   history: app.dataset.historyUrl,
 };
 const CONNECTION_TEXT = {
-  connecting: "Connecting…",
-  live: "Live",
-  reconnecting: "Reconnecting…",
-  gone: "This table does not exist",
+  connecting: gettext("Connecting…"),
+  live: gettext("Live"),
+  reconnecting: gettext("Reconnecting…"),
+  gone: gettext("This table does not exist"),
 };
 
 syncServerClock(app.dataset.serverNow);
@@ -48,6 +50,8 @@ syncServerClock(app.dataset.serverNow);
 const state = { table: null, shoe: null, coup: null, busy: false, stopTimer: () => {} };
 const coupView = new CoupView(app);
 const roads = new RoadsPanel(app);
+const videoBox = $("[data-video]"); // a dealer table's (docs/ui.md, Live video)
+const video = videoBox ? new TableVideo(videoBox, { soundOn: soundIsOn }) : null;
 const board = new BetBoard($("[data-board]"), {
   onChange() {
     updateControls();
@@ -100,8 +104,13 @@ function updateControls() {
   disable("remove", !open || !(pending || confirmed));
   disable("rebet", !open);
   disable("rebet-double", !open);
-  $("[data-stake-total]").textContent =
-    formatCents(confirmed) + (pending ? ` + ${formatCents(pending)} to confirm` : "");
+  $("[data-stake-total]").textContent = pending
+    ? interpolate(
+        gettext("%(confirmed)s + %(pending)s to confirm"),
+        { confirmed: formatCents(confirmed), pending: formatCents(pending) },
+        true,
+      )
+    : formatCents(confirmed);
 }
 
 function lockBoard(locked) {
@@ -123,6 +132,7 @@ function showTimer(coup) {
     $("[data-timer-bar]").style.width = `${(left / total) * 100}%`;
     timer.classList.toggle("timer--ending", left <= 3);
     if (whole !== lastWhole && whole > 0 && whole <= 3) beep("tick");
+    if (whole !== lastWhole && whole > 0 && (lastWhole === null || whole === 10 || whole === 5)) announceTime(whole);
     lastWhole = whole;
     autoSendTick(left);
     if (left <= 0) bettingClosed();
@@ -154,18 +164,28 @@ function placeChipsAtOnce() {
   if (instantBets() && board.pendingTotal() > 0 && !state.busy && bettingOpen()) actions.confirm();
 }
 
+/** Screen readers hear the time left as betting opens, then at 10 and 5 seconds (the bar and digits are silent). */
+function announceTime(seconds) {
+  const text = ngettext("%s second left to bet", "%s seconds left to bet", seconds);
+  $("[data-timer-status]").textContent = interpolate(text, [seconds]);
+}
+
 function hideTimer() {
   state.stopTimer();
   $("[data-timer]").hidden = true;
+  $("[data-timer-status]").textContent = "";
 }
 
 /** The board locks at the deadline; unconfirmed chips go back to the player. */
 function bettingClosed() {
   hideTimer();
   lockBoard(true);
-  if (state.coup?.state === "betting") setPhase("No more bets", "closed");
+  if (state.coup?.state === "betting") setPhase(gettext("No more bets"), "closed");
   const dropped = board.clearPending();
-  if (dropped) showBetMessage(`No more bets: ${formatCents(dropped)} in unconfirmed chips was not placed.`, "error");
+  if (dropped) {
+    const text = gettext("No more bets: %(amount)s in unconfirmed chips was not placed.");
+    showBetMessage(interpolate(text, { amount: formatCents(dropped) }, true), "error");
+  }
   else if ($("[data-bet-message]").dataset.kind === "ok") showBetMessage("");
 }
 
@@ -178,7 +198,7 @@ function showRound(coup) {
 function showSeats(seats) {
   const items = (seats ?? []).map(({ seat, patron, guest }) => {
     const item = document.createElement("li");
-    item.textContent = guest ? patron : `Seat ${seat}: ${patron}`;
+    item.textContent = guest ? patron : interpolate(gettext("Seat %(seat)s: %(patron)s"), { seat, patron }, true);
     return item;
   });
   $("[data-seated-list]").replaceChildren(...items);
@@ -210,22 +230,22 @@ function showCoup(coup) {
   hideTimer();
   if (!coup) {
     coupView.clear();
-    setPhase(state.table.is_open ? "Waiting for the next coup" : "The table is closed", "idle");
+    setPhase(state.table.is_open ? gettext("Waiting for the next coup") : gettext("The table is closed"), "idle");
     lockBoard(true);
     return;
   }
   coupView.show(coup);
   if (coup.state === "betting" && !coup.no_bet) {
-    setPhase("Place your bets", "betting");
+    setPhase(gettext("Place your bets"), "betting");
     lockBoard(false);
     showTimer(coup);
     return;
   }
   lockBoard(true);
-  if (coup.state === "void") setPhase("Round void", "void");
+  if (coup.state === "void") setPhase(gettext("Round void"), "void");
   else if (coup.state === "held") setPhase(HELD_TEXT, "dealing");
-  else if (coup.winner) setPhase(state.table.is_open ? "Next coup soon" : "The table is closed", "result");
-  else setPhase(coup.state === "betting" ? "No-bet coup" : "Dealing", "dealing");
+  else if (coup.winner) setPhase(state.table.is_open ? gettext("Next coup soon") : gettext("The table is closed"), "result");
+  else setPhase(coup.state === "betting" ? gettext("No-bet coup") : gettext("Dealing"), "dealing");
 }
 
 /** The player's own outcome of a round, as a banner (`headline`: [words, amount with its currency]); it stays
@@ -259,17 +279,21 @@ function clearMyResult() {
 
 function showMySettlement(data) {
   const net = toCents(data.returned) - toCents(data.staked);
-  const inCurrency = (text) => `${text} ${data.currency ?? currency}`;
-  let headline = ["You broke even:", `${inCurrency(formatMoney(data.returned))} back`];
-  if (net > 0) headline = ["You won", inCurrency(formatCents(net))];
-  if (net < 0) headline = ["No win: you lost", inCurrency(formatCents(-net))];
-  const outcomes = { win: "won", lose: "lost", push: "push" };
+  const inCurrency = (text) => withCurrency(text, data.currency ?? currency);
+  const back = interpolate(gettext("%(amount)s back"), { amount: inCurrency(formatMoney(data.returned)) }, true);
+  let headline = [gettext("You broke even:"), back];
+  if (net > 0) headline = [gettext("You won"), inCurrency(formatCents(net))];
+  if (net < 0) headline = [gettext("No win: you lost"), inCurrency(formatCents(-net))];
+  const outcomes = {
+    win: gettext("%(bet)s %(stake)s won, %(returned)s back"),
+    lose: gettext("%(bet)s %(stake)s lost"),
+    push: gettext("%(bet)s %(stake)s push, %(returned)s back"),
+  };
   const items = data.bets.map((bet) => {
     const item = document.createElement("li");
     item.dataset.outcome = bet.outcome;
-    item.textContent =
-      `${betLabel(bet.bet_type)} ${formatMoney(bet.stake)} ${outcomes[bet.outcome] ?? bet.outcome}` +
-      (bet.outcome === "lose" ? "" : `, ${formatMoney(bet.returned)} back`);
+    const values = { bet: betLabel(bet.bet_type), stake: formatMoney(bet.stake), returned: bet.returned == null ? "" : formatMoney(bet.returned) };
+    item.textContent = interpolate(outcomes[bet.outcome] ?? `%(bet)s %(stake)s ${bet.outcome}`, values, true);
     return item;
   });
   showMyResult({ outcome: net > 0 ? "win" : net < 0 ? "lose" : "even", round: data.round_id, headline, items });
@@ -288,7 +312,7 @@ async function refreshMine() {
     applyAnswer(await getJSON(urls.bets));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    showBetMessage(error.message, "error");
+    showBetMessage(reasonText(error), "error");
   }
 }
 
@@ -302,11 +326,13 @@ const handlers = {
     state.table = data.table;
     state.shoe = data.shoe_info;
     showSeats(data.seats);
+    video?.show(data.table.video_url ?? "");
     tool("limits").disabled = false;
     board.build(offeredBets(data.table.rules), data.table.payouts);
     const automatic = data.table.dealing_mode === "automatic";
-    $('[data-info="dealer"]').textContent = data.table.dealer ?? (automatic ? "Auto" : "—");
+    $('[data-info="dealer"]').textContent = data.table.dealer ?? (automatic ? gettext("Auto") : "—");
     showCoup(data.coup);
+    if (data.bet_totals) handlers.bet_totals(data.bet_totals); // the table's stakes so far: a page opened mid-window
     roads.show(data.roads, data.shoe);
     refreshMine();
   },
@@ -320,7 +346,7 @@ const handlers = {
     if (!isCurrentRound(data)) return askSnapshot();
     state.coup.state = "no_more_bets";
     bettingClosed();
-    setPhase("No more bets", "closed");
+    setPhase(gettext("No more bets"), "closed");
     coupView.showShownBy(data.shown_by);
     beep("close");
   },
@@ -340,7 +366,7 @@ const handlers = {
     if (state.coup.state !== "dealing") {
       bettingClosed();
       state.coup.state = "dealing";
-      setPhase("Dealing", "dealing");
+      setPhase(gettext("Dealing"), "dealing");
     }
     coupView.addCard(data);
     coupView.showNext(data.next);
@@ -353,7 +379,7 @@ const handlers = {
     for (const card of coup.cards) coupView.addCard(card);
     coupView.showResult(coup);
     board.showWinners(winningBets(coup));
-    setPhase(state.table.is_open ? "Next coup soon" : "The table is closed", "result");
+    setPhase(state.table.is_open ? gettext("Next coup soon") : gettext("The table is closed"), "result");
   },
   roads(data) {
     roads.show(data, data.shoe);
@@ -380,7 +406,10 @@ const handlers = {
     showMyResult({
       outcome: "even",
       round: data.round_id,
-      headline: ["Round void:", `${formatMoney(data.refunded)} ${currency} refunded`],
+      headline: [
+        gettext("Round void:"),
+        interpolate(gettext("%(amount)s refunded"), { amount: withCurrency(formatMoney(data.refunded), currency) }, true),
+      ],
       items: [],
     });
   },
@@ -393,7 +422,7 @@ const handlers = {
     bettingClosed();
     board.setConfirmed({});
     coupView.showVoid(data.reason);
-    setPhase("Round void", "void");
+    setPhase(gettext("Round void"), "void");
   },
   shoe_change: askSnapshot,
   cut_card_out: askSnapshot,
@@ -402,8 +431,11 @@ const handlers = {
   table_closed() {
     state.table.is_open = false;
     if (!state.coup || !["betting", "no_more_bets", "dealing", "held"].includes(state.coup.state)) {
-      setPhase("The table is closed", "idle");
+      setPhase(gettext("The table is closed"), "idle");
     }
+  },
+  video(data) {
+    video?.show(data.url);
   },
   dealer_changed(data) {
     $('[data-info="dealer"]').textContent = data.dealer ?? "—";
@@ -412,7 +444,7 @@ const handlers = {
     chat.receive(data);
   },
   error(data) {
-    if (data.code.startsWith("chat_")) chat.refuse(data.message);
+    if (data.code.startsWith("chat_")) chat.refuse(reasonText(data));
   },
 };
 
@@ -459,7 +491,7 @@ async function sendBets(kind, body, acceptedText) {
     return true;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    showBetMessage(error.message, "error");
+    showBetMessage(reasonText(error), "error");
     beep("error");
     return false;
   } finally {
@@ -470,24 +502,27 @@ async function sendBets(kind, body, acceptedText) {
 
 const betsText = (bets) =>
   Object.entries(bets)
-    .map(([betType, amount]) => `${betLabel(betType)} ${formatMoney(amount)}`)
-    .join(", ");
+    .map(([betType, amount]) =>
+      interpolate(pgettext("a bet and its stake", "%(bet)s %(amount)s"), { bet: betLabel(betType), amount: formatMoney(amount) }, true),
+    )
+    .join(pgettext("between the items of a list", ", "));
 
 const actions = {
   async confirm() {
     const bets = board.pendingBets();
-    if (await sendBets("bet", { bets }, `Bets accepted: ${betsText(bets)}`)) board.clearPending();
+    const accepted = interpolate(gettext("Bets accepted: %(bets)s"), { bets: betsText(bets) }, true);
+    if (await sendBets("bet", { bets }, accepted)) board.clearPending();
   },
   async undo() {
     if (board.undoChip()) return;
-    await sendBets("undo", {}, "Your last confirmed bets are cancelled and refunded");
+    await sendBets("undo", {}, gettext("Your last confirmed bets are cancelled and refunded"));
   },
   async remove() {
     board.clearPending();
-    if (board.confirmedTotal()) await sendBets("remove", {}, "All your bets are removed and refunded");
+    if (board.confirmedTotal()) await sendBets("remove", {}, gettext("All your bets are removed and refunded"));
   },
-  rebet: () => sendBets("rebet", { multiplier: 1 }, "Your last bets are placed again"),
-  "rebet-double": () => sendBets("rebet", { multiplier: 2 }, "Your last bets are placed again, doubled"),
+  rebet: () => sendBets("rebet", { multiplier: 1 }, gettext("Your last bets are placed again")),
+  "rebet-double": () => sendBets("rebet", { multiplier: 2 }, gettext("Your last bets are placed again, doubled")),
 };
 
 for (const button of app.querySelectorAll("[data-action]")) {
@@ -528,13 +563,13 @@ tool("limits").addEventListener("click", () => {
 
 tool("history").addEventListener("click", async () => {
   const container = $("[data-history]");
-  container.textContent = "Loading…";
+  container.textContent = gettext("Loading…");
   dialog("history").showModal();
   try {
     renderHistory(container, await getJSON(urls.history));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    container.textContent = error.message;
+    container.textContent = reasonText(error);
   }
 });
 
@@ -544,7 +579,10 @@ instantButton.addEventListener("click", () => {
   const on = !instantBets();
   localStorage.setItem(INSTANT_KEY, on ? "on" : "off");
   instantButton.setAttribute("aria-pressed", String(on));
-  showBetMessage(on ? "Instant bets: each chip is placed as you put it down" : "Instant bets off: confirm your chips", "ok");
+  const text = on
+    ? gettext("Instant bets: each chip is placed as you put it down")
+    : gettext("Instant bets off: confirm your chips");
+  showBetMessage(text, "ok");
   placeChipsAtOnce();
 });
 
@@ -554,8 +592,16 @@ soundButton.addEventListener("click", () => {
   const on = !soundIsOn();
   setSound(on);
   soundButton.setAttribute("aria-pressed", String(on));
+  video?.setSound(on);
 });
-app.addEventListener("pointerdown", unlockSound, { once: true });
+app.addEventListener(
+  "pointerdown",
+  () => {
+    unlockSound();
+    video?.setSound(soundIsOn()); // the first gesture lets the video play aloud, if the player's sound is on
+  },
+  { once: true },
+);
 
 const fullscreenButton = tool("fullscreen");
 fullscreenButton.hidden = !document.fullscreenEnabled;
