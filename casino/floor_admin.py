@@ -112,7 +112,7 @@ class TableAdmin(FloorAdmin):
         "log_dealer_in",
         "log_dealer_out",
     )
-    rules_fields = tuple(field for field in RULE_FIELDS if field not in ("dealing_mode", "name"))
+    rules_fields = tuple(field for field in RULE_FIELDS if field not in ("dealing_mode", "name", "video_url"))
 
     @admin.display(description="dealer")
     def current_dealer(self, table: Table) -> str:
@@ -146,10 +146,11 @@ class TableAdmin(FloorAdmin):
 
     def get_fieldsets(self, request: HttpRequest, obj=None) -> list:
         if obj is None:
-            return [(None, {"fields": ("code", "name", "dealing_mode", *self.rules_fields)})]
+            return [(None, {"fields": ("code", "name", "dealing_mode", *self.rules_fields, "video_url")})]
         fieldsets = [
             (None, {"fields": ("code", "name", "dealing_mode", "is_open", "current_dealer", "no_bet_coups_ordered")}),
             ("Rules and limits", {"fields": self.rules_fields, "description": RULES_TAKE_EFFECT}),
+            ("Live video", {"fields": ("video_url",), "description": "Players' pages switch to it at once."}),
         ]
         if self.has_change_permission(request, obj):
             fieldsets.append(("Reason for the change", {"fields": ("reason",)}))

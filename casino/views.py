@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 from casino.launch import launched_seamless_player
 from casino.lobby import lobby_cards
 from casino.metrics import metrics_allowed, metrics_response
+from casino.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
 from partners.selectors import player_currency
 from roadmaps.consumers import CHAT_MAX_LENGTH
@@ -78,4 +79,11 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         "chat_max_length": CHAT_MAX_LENGTH,
         "display_name": player_display_name(user=request.user),  # as the table's events name this player
     }
-    return render(request, "table.html", context)
+    stream = table.video_url if table.dealing_mode == Table.DealingMode.DEALER else ""
+    context["video_origin"] = url_origin(stream) if stream else ""
+    response = render(request, "table.html", context)
+    if stream:
+        # The dealer's video: <video> plays hls.js's MediaSource (a blob: URL); hls.js fetches the stream.
+        origin = context["video_origin"]
+        csp_sources_add(response, {"media-src": ["blob:", origin], "connect-src": [origin]})
+    return response

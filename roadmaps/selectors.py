@@ -57,6 +57,7 @@ def table_snapshot(*, table: Table) -> dict:
             "is_open": table.is_open,
             "dealing_mode": table.dealing_mode,
             "dealer": dealer_display_name(session.dealer) if session else None,
+            "video_url": table.video_url,
             "rules": rules.to_json(),
             "payouts": {bet: paytable.odds_label() for bet, paytable in paytables.items()},
         },

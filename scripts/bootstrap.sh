@@ -14,3 +14,5 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   echo "$wanted" > "$stamp"
 fi
+# The front-end packages (static-vendor.lock: pinned npm tarballs, integrity checked) into static/vendor/.
+.venv/bin/python scripts/vendor.py

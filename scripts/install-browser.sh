@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium; it never downloads a browser).
+# Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium; it never downloads a browser),
+# and Debian's ffmpeg, which makes the live video stream of tests/browser/test_video.py.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/ffmpeg ] || missing+=(ffmpeg)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  echo "install Debian's chromium package (apt-get install -y chromium) to run the browser tests" >&2
+  echo "install Debian's ${missing[*]} package(s) (apt-get install -y ${missing[*]}) to run the browser tests" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq chromium >/dev/null
+apt-get install -y -qq "${missing[@]}" >/dev/null

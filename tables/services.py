@@ -41,6 +41,7 @@ RULE_FIELDS = (
     "forbid_player_and_banker",
     "betting_seconds",
     "chip_values",
+    "video_url",
     "dealing_mode",
     "name",
 )
@@ -127,6 +128,8 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
         after=_rules_of(table),
         reason=reason,
     )
+    if table.video_url != before["video_url"]:
+        table_event_send(table_code=table.code, event_type="video", data={"url": table.video_url})
     return table
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -36,6 +37,13 @@ MOST_CHIP_VALUES = 8
 
 def default_chip_values() -> list[int]:
     return list(DEFAULT_CHIP_VALUES)
+
+
+def video_url_validator(url: str) -> None:
+    """Players' pages play the stream: https only (http too where ``VIDEO_URL_ALLOW_HTTP``, development and tests)."""
+    scheme = urlsplit(url).scheme
+    if scheme != "https" and not (scheme == "http" and settings.VIDEO_URL_ALLOW_HTTP):
+        raise ValidationError("The video URL must start with https:// (an HLS playlist, .m3u8, served over https).")
 
 
 def chip_values_validator(values: object) -> None:
@@ -90,7 +98,12 @@ class Table(models.Model):
         help_text="The chips players pick from, smallest first; those above the table's maximum are not offered.",
     )
     # A dealer table's live video (docs/live.md, Video): an HLS playlist the pit boss sets; empty, no video.
-    video_url = models.URLField(max_length=500, blank=True)
+    video_url = models.URLField(
+        max_length=500,
+        blank=True,
+        validators=[video_url_validator],
+        help_text="The table's live stream, an HLS playlist (https://…/live.m3u8) players watch; empty: no video.",
+    )
     # Limits: a LimitSet per currency the table takes bets in.
     no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
 

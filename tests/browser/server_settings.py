@@ -4,3 +4,4 @@ hash passwords; PBKDF2's million rounds would add seconds to every run and nothi
 from casino.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+VIDEO_URL_ALLOW_HTTP = True  # test_video.py streams from a server of its own on http://127.0.0.1

@@ -1,0 +1,107 @@
+"""A dealer table's live video (issue 19): the pit boss sets it (https only, audited, players told live), the
+table page plays it under a CSP that allows that stream's origin and nothing more."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from roadmaps.selectors import table_snapshot
+from tables.errors import TableError
+from tables.models import AuditLog, Table
+from tables.roles import PIT_BOSS, roles_ensure
+from tables.services import table_rules_update
+from tests.factories import staff_login
+from tests.tables.test_admin import change_form_data
+
+pytestmark = pytest.mark.django_db
+
+STREAM = "https://cdn.example.com:8443/live3/live.m3u8"
+
+
+def policy_of(text: str) -> dict[str, str]:
+    return dict(directive.strip().split(" ", 1) for directive in text.split(";"))
+
+
+@pytest.fixture
+def events(monkeypatch) -> list[tuple[str, dict]]:
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr(
+        "tables.services.table_event_send",
+        lambda *, table_code, event_type, data: sent.append((event_type, data)),
+    )
+    return sent
+
+
+@pytest.fixture
+def player_client(client):
+    client.force_login(get_user_model().objects.create_user(username="viewer", password="x"))
+    return client
+
+
+def test_the_pit_boss_sets_and_clears_the_video_audited_and_players_told_live(dealer_table, pit_boss, events):
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": STREAM}, reason="camera 3 on")
+    assert Table.objects.get(pk=dealer_table.pk).video_url == STREAM
+    entry = AuditLog.objects.filter(action="rules_changed").latest("pk")
+    assert (entry.before["video_url"], entry.after["video_url"], entry.reason) == ("", STREAM, "camera 3 on")
+    assert events == [("video", {"url": STREAM})]
+    assert table_snapshot(table=Table.objects.get(pk=dealer_table.pk))["table"]["video_url"] == STREAM
+
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"betting_seconds": 20}, reason="slower")
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": ""}, reason="camera 3 off")
+    assert events == [("video", {"url": STREAM}), ("video", {"url": ""})]  # only when the video changes
+
+
+@pytest.mark.parametrize("url", ["http://cdn.example.com/live.m3u8", "ftp://cdn.example.com/live.m3u8", "not a url"])
+def test_a_video_url_must_be_https(dealer_table, pit_boss, events, url):
+    with pytest.raises(TableError, match="invalid rules"):
+        table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": url}, reason="camera")
+    assert Table.objects.get(pk=dealer_table.pk).video_url == ""
+    assert events == []
+
+
+def test_http_is_allowed_where_the_setting_says_so(dealer_table, pit_boss, events, settings):
+    settings.VIDEO_URL_ALLOW_HTTP = True
+    table_rules_update(
+        table=dealer_table, actor=pit_boss, changes={"video_url": "http://127.0.0.1:8090/live.m3u8"}, reason="dev"
+    )
+    assert Table.objects.get(pk=dealer_table.pk).video_url == "http://127.0.0.1:8090/live.m3u8"
+
+
+def test_the_table_admin_refuses_an_http_video_with_a_clear_error(dealer_table, client):
+    user = get_user_model().objects.create_user(username="video-boss", password="x", is_staff=True)
+    user.groups.add(roles_ensure()[PIT_BOSS])
+    boss = staff_login(client, user)
+    url = reverse("admin:tables_table_change", args=[dealer_table.pk])
+    page = boss.get(url)
+    assert "Live video" in page.content.decode()
+    refused = boss.post(url, change_form_data(page, video_url="http://cdn.example.com/x.m3u8", reason="camera"))
+    assert refused.status_code == 200
+    assert "must start with https://" in str(refused.context["adminform"].form.errors["video_url"])
+    assert Table.objects.get(pk=dealer_table.pk).video_url == ""
+    assert boss.post(url, change_form_data(page, video_url=STREAM, reason="camera 3 on")).status_code == 302
+    assert Table.objects.get(pk=dealer_table.pk).video_url == STREAM
+
+
+def test_the_table_page_allows_the_stream_origin_and_nothing_more(player_client, dealer_table, pit_boss):
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": STREAM}, reason="camera 3 on")
+    response = player_client.get(f"/tables/{dealer_table.code}/")
+    policy = policy_of(response["Content-Security-Policy"])
+    assert policy["media-src"] == "'self' blob: https://cdn.example.com:8443"
+    assert policy["connect-src"] == "'self' https://cdn.example.com:8443"
+    assert "worker-src" not in policy  # hls.js runs without its worker
+    unchanged = policy_of(settings.CONTENT_SECURITY_POLICY)
+    unchanged |= {"media-src": policy["media-src"], "connect-src": policy["connect-src"]}
+    assert policy == unchanged
+    assert "*" not in response["Content-Security-Policy"]
+    page = response.content.decode()
+    assert f'data-video-url="{STREAM}"' in page and 'data-video-origin="https://cdn.example.com:8443"' in page
+
+
+def test_no_video_no_change_to_the_policy(player_client, dealer_table, auto_table):
+    for table in (dealer_table, auto_table):
+        response = player_client.get(f"/tables/{table.code}/")
+        assert response["Content-Security-Policy"] == settings.CONTENT_SECURITY_POLICY
+    assert "data-video" not in player_client.get(f"/tables/{auto_table.code}/").content.decode()
