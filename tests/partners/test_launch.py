@@ -111,3 +111,11 @@ def test_a_disabled_partners_launch_is_refused(api, partner, table, launch_body)
     response = Client().get(url)
     assert response.status_code == 403
     assert "_auth_user_id" not in Client().session
+
+
+@pytest.mark.parametrize(("language", "page_language"), [("zh-CN", "zh-hans"), ("zh", "zh-hans"), ("en-GB", "en")])
+def test_a_launch_opens_the_pages_in_its_language(api, partner, table, launch_body, language, page_language):
+    browser = Client(HTTP_ACCEPT_LANGUAGE="fr-FR" if page_language == "zh-hans" else "zh-CN")
+    opened = browser.get(launch_url(api, {**launch_body, "language": language}))
+    assert opened.cookies["django_language"].value == page_language
+    assert f'<html lang="{page_language}">'.encode() in browser.get("/tables/pb1/").content
