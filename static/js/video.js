@@ -32,6 +32,7 @@ export class TableVideo {
   show(url) {
     if (url === this.url) return;
     this.url = url;
+    this.box.dataset.videoUrl = url;
     this.stop();
     this.failures = 0;
     const on = Boolean(url);
