@@ -59,7 +59,7 @@ function handsElement(cards) {
 }
 
 function betText(bet, currency) {
-  const values = { bet: betLabel(bet.bet_type), stake: amount(bet.stake, currency), returned: bet.returned == null ? "" : amount(bet.returned, currency) };
+  const values = { bet: betLabel(bet.bet_type), stake: amount(bet.stake, currency), returned: bet.returned ? amount(bet.returned, currency) : "" };
   if (bet.state === "cancelled") return say(gettext("%(bet)s %(stake)s: cancelled"), values);
   if (bet.state === "refunded" || bet.outcome === "refund") return say(gettext("%(bet)s %(stake)s: refunded"), values);
   if (bet.outcome === "win") return say(gettext("%(bet)s %(stake)s: won, %(returned)s paid"), values);
