@@ -8,6 +8,7 @@ back. No console error (a CSP violation is one)."""
 from __future__ import annotations
 
 import functools
+import json
 import re
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from tests.browser.conftest import Server, open_table, players_created, screenshot
 from tests.browser.test_dealer_console import staff_sign_in
@@ -45,6 +46,29 @@ ENCODE = (
     "-f hls -hls_time 1 -hls_list_size 6 -hls_flags delete_segments+omit_endlist+independent_segments "
     "-hls_start_number_source epoch"
 )
+# A resolved coup for the snapshot (no dealer deals at live3 here): the cards over the video, readable.
+DEALT = {
+    "round_id": "LIVE3-VIDEO",
+    "number": 1,
+    "shoe": 1,
+    "state": "resolved",
+    "no_bet": False,
+    "betting_closes_at": None,
+    "cards": [
+        {"position": position, "hand": hand, "card": card}
+        for position, (hand, card) in enumerate(
+            [("player", "KH"), ("banker", "7S"), ("player", "4D"), ("banker", "QC"), ("player", "3C")]
+        )
+    ],
+    "player_total": 7,
+    "banker_total": 7,
+    "winner": "tie",
+    "player_pair": False,
+    "banker_pair": False,
+    "natural": False,
+    "shown_by": {"player": "dealer", "banker": "dealer"},
+    "banker_shown_first": False,
+}
 PLAYING = """() => {
     const video = document.querySelector("[data-video] video");
     return video?.closest("[data-video]").dataset.state === "playing" && video.readyState >= 2;
@@ -118,6 +142,20 @@ def stream(tmp_path: Path, server: Server) -> Iterator[LiveStream]:
         live.close()
 
 
+def with_cards(socket: WebSocketRoute) -> None:
+    """The table's socket, its snapshots carrying DEALT as the coup."""
+    server = socket.connect_to_server()
+
+    def pass_on(message: str | bytes) -> None:
+        event = json.loads(message)
+        if event.get("type") == "snapshot":
+            event["data"]["coup"] = DEALT
+            message = json.dumps(event)
+        socket.send(message)
+
+    server.on_message(pass_on)
+
+
 def video_state(page: Page) -> dict:
     return page.evaluate("""() => {
         const video = document.querySelector("[data-video] video");
@@ -158,6 +196,7 @@ def test_the_dealer_table_video_plays_survives_its_stream_going_down_and_recover
         context = browser.new_context(base_url=server.url, **options)
         context.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.route_web_socket(re.compile(r"/ws/tables/live3/$"), with_cards)
         pages[size] = open_table(context, VIEWER, "live3")
     try:
         for size, page in pages.items():
