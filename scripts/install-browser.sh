@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium; it never downloads a browser),
-# and Debian's ffmpeg, which makes the live video stream of tests/browser/test_video.py.
+# Debian's ffmpeg, which makes the live video stream of tests/browser/test_video.py, and a font with Chinese
+# characters (the pages in Simplified Chinese: tests/browser/test_languages.py and the docs' screenshots).
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/ffmpeg ] || missing+=(ffmpeg)
+[ -d /usr/share/fonts/opentype/noto ] || missing+=(fonts-noto-cjk)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
