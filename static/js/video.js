@@ -66,7 +66,10 @@ export class TableVideo {
     video.disablePictureInPicture = true;
     video.setAttribute("aria-label", gettext("The dealer's live video"));
     video.title = gettext("Click for full screen");
-    video.addEventListener("click", () => this.toggleFullscreen());
+    video.addEventListener("click", () => {
+      if (video.paused) video.play().catch(() => {}); // where autoplay was refused, a tap starts it
+      this.toggleFullscreen();
+    });
     video.addEventListener("error", () => this.fail());
     video.addEventListener("ended", () => this.fail()); // a live stream that ends has stopped
     const status = document.createElement("p");
@@ -94,9 +97,9 @@ export class TableVideo {
     this.active = true;
     if (!this.failures) this.setState("loading"); // after a failure, "unavailable" stays until it plays again
     if ("MediaSource" in window || "ManagedMediaSource" in window) {
-      const { default: Hls } = await import(this.hlsUrl);
+      const { default: Hls } = await import(this.hlsUrl).catch(() => ({})); // none: the native player tries
       if (url !== this.url) return;
-      if (Hls.isSupported()) {
+      if (Hls?.isSupported()) {
         // No worker: the page's CSP allows none (transmuxing a 1 s segment on the page's thread is cheap).
         this.hls = new Hls({ enableWorker: false, lowLatencyMode: true, backBufferLength: 10 });
         this.hls.on(Hls.Events.ERROR, (_event, data) => {
@@ -120,7 +123,9 @@ export class TableVideo {
     let playedFrom = null;
     this.watchdog = setInterval(() => {
       const now = performance.now();
-      if (video.currentTime !== last) {
+      if (video.paused) {
+        stillSince = now; // paused by the browser (off screen, power saving) or refused autoplay: no failure
+      } else if (video.currentTime !== last) {
         last = video.currentTime;
         stillSince = now;
         playedFrom ??= video.currentTime;
