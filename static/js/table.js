@@ -292,7 +292,7 @@ function showMySettlement(data) {
   const items = data.bets.map((bet) => {
     const item = document.createElement("li");
     item.dataset.outcome = bet.outcome;
-    const values = { bet: betLabel(bet.bet_type), stake: formatMoney(bet.stake), returned: bet.returned == null ? "" : formatMoney(bet.returned) };
+    const values = { bet: betLabel(bet.bet_type), stake: formatMoney(bet.stake), returned: bet.returned ? formatMoney(bet.returned) : "" };
     item.textContent = interpolate(outcomes[bet.outcome] ?? `%(bet)s %(stake)s ${bet.outcome}`, values, true);
     return item;
   });
