@@ -48,7 +48,7 @@ def package_fetch(name: str, spec: dict) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(source.read())
     stamp.write_text(wanted + "\n")
-    print(f"vendor: {name} {spec['version']} installed in {VENDOR.relative_to(ROOT)}")
+    print(f"vendor: {name} {spec['version']} installed in {VENDOR}")
 
 
 def main() -> None:
