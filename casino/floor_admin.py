@@ -150,7 +150,7 @@ class TableAdmin(FloorAdmin):
         fieldsets = [
             (None, {"fields": ("code", "name", "dealing_mode", "is_open", "current_dealer", "no_bet_coups_ordered")}),
             ("Rules and limits", {"fields": self.rules_fields, "description": RULES_TAKE_EFFECT}),
-            ("Live video", {"fields": ("video_url",), "description": "Players' pages switch to it at once."}),
+            ("Live video", {"fields": ("video_url",), "description": "Dealer tables: players' pages switch at once."}),
         ]
         if self.has_change_permission(request, obj):
             fieldsets.append(("Reason for the change", {"fields": ("reason",)}))
