@@ -51,7 +51,7 @@ const state = { table: null, shoe: null, coup: null, busy: false, stopTimer: () 
 const coupView = new CoupView(app);
 const roads = new RoadsPanel(app);
 const videoBox = $("[data-video]"); // a dealer table's (docs/ui.md, Live video)
-const video = videoBox ? new TableVideo(videoBox, { soundOn: soundIsOn }) : null;
+const video = videoBox ? new TableVideo(videoBox) : null;
 const board = new BetBoard($("[data-board]"), {
   onChange() {
     updateControls();

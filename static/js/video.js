@@ -10,11 +10,11 @@ const RECOVERED_SECONDS = 4; // after a failure, this much steady play (more tha
 const RETRY_SECONDS = [1, 2, 4, 8, 10]; // then every 10 s
 
 export class TableVideo {
-  /** `box`: the stage's [data-video]; `soundOn()`: the player's sound choice. */
-  constructor(box, { soundOn }) {
+  /** `box`: the stage's [data-video], with the stream's URL and the origin the page's CSP allows. */
+  constructor(box) {
     this.box = box;
     this.stage = box.closest(".stage");
-    this.soundOn = soundOn;
+    this.muted = true; // until a gesture and the player's sound allow it
     this.allowedOrigin = box.dataset.videoOrigin; // the page's CSP lets the media come from it only
     this.hlsUrl = box.dataset.hlsUrl;
     this.url = "";
@@ -54,13 +54,14 @@ export class TableVideo {
 
   /** Called from a user gesture (the Sound button, a first tap): only then may a video play aloud. */
   setSound(on) {
-    if (this.video) this.video.muted = !on;
+    this.muted = !on;
+    if (this.video) this.video.muted = this.muted;
   }
 
   build() {
     const video = document.createElement("video");
     video.className = "video-player";
-    video.muted = true;
+    video.muted = this.muted; // a new stream keeps the sound the player gave the last
     video.autoplay = true;
     video.playsInline = true;
     video.disablePictureInPicture = true;
