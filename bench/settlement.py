@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+import time
 from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
@@ -209,14 +210,51 @@ def coup_resolve(coup, cards: str) -> None:
     )
 
 
-def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float]:
-    """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes."""
-    from casino.settlement import coup_settle
+class DatabaseTime:
+    """The seconds a settlement waits for PostgreSQL: its statements (the longest named) and its commit
+    (the deferred foreign-key checks and ledger triggers). COPY goes past Django's cursor: not counted."""
 
+    def __init__(self) -> None:
+        self.statements: list[tuple[float, str]] = []
+        self.commit = 0.0
+
+    def statement(self, execute, sql, params, many, context):
+        start = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.statements.append((time.perf_counter() - start, " ".join(sql.split())[:60]))
+
+    def settle(self, coup_id: int) -> None:
+        from django.db import connection
+
+        from casino.settlement import coup_settle
+
+        commit = connection.commit
+
+        def timed_commit() -> None:
+            self.commit += timed(commit)
+
+        connection.commit = timed_commit
+        try:
+            with connection.execute_wrapper(self.statement):
+                coup_settle(coup_id=coup_id)
+        finally:
+            del connection.commit
+
+    @property
+    def total(self) -> float:
+        return sum(seconds for seconds, _ in self.statements) + self.commit
+
+
+def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float, DatabaseTime]:
+    """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes, and the
+    database's part of them."""
     coup = coup_create(table, index=index)
     bets = bets_place(coup, user_ids)
     coup_resolve(coup, CARDS[index % len(CARDS)])
-    return bets, timed(lambda: coup_settle(coup_id=coup.pk))
+    database = DatabaseTime()
+    return bets, timed(lambda: database.settle(coup.pk)), database
 
 
 def ledger_problems() -> list[str]:
@@ -256,17 +294,24 @@ def main() -> int:
     settlement_time(table, user_ids[:10], index=0)  # warm-up: opens the house account, the connections
     medians, index = {}, 1
     for bets, players in SIZES:
-        times = []
+        times, database = [], []
         for _ in range(REPETITIONS[bets]):
-            written, seconds = settlement_time(table, user_ids[:players], index=index)
+            written, seconds, in_database = settlement_time(table, user_ids[:players], index=index)
             assert written == bets, (written, bets)
             times.append(seconds)
+            database.append(in_database)
             index += 1
         medians[bets] = median = statistics.median(times)
         print(
             f"{bets:>6,} bets from {players:,} players: median {median * 1e3:.1f} ms "
             f"({', '.join(f'{t * 1e3:.1f}' for t in times)} ms), {median / bets * 1e3:.4f} ms per bet, "
             f"{median / unit:.1f} x baseline"
+        )
+        fastest = min(database, key=lambda each: each.total)
+        longest = ", ".join(f"{sql} {seconds:.2f} s" for seconds, sql in sorted(fastest.statements, reverse=True)[:2])
+        print(
+            f"        of which PostgreSQL (its fastest run): {fastest.total:.2f} s, statements "
+            f"{fastest.total - fastest.commit:.2f} s (longest: {longest}), commit {fastest.commit:.2f} s"
         )
     ratios = {(small, large): medians[large] / medians[small] for (small, _), (large, _) in pairwise(SIZES)}
     for (small, large), ratio in ratios.items():

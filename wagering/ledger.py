@@ -133,7 +133,19 @@ def balances_store(accounts: list[Account]) -> None:
 
 
 def _balances_store(ledger_transaction: LedgerTransaction) -> None:
-    """Each account of the transaction takes the balance after its leg: one statement for any number of legs."""
+    """Each account of the transaction takes the balance after its leg: one statement for any number of legs.
+    On PostgreSQL a join (one pass over the legs; a settlement has one per player), elsewhere a subquery
+    per account."""
+    if connection.vendor == "postgresql":
+        table = connection.ops.quote_name(Account._meta.db_table)
+        entries = connection.ops.quote_name(LedgerEntry._meta.db_table)
+        sql = (
+            f"UPDATE {table} SET balance = entry.balance_after FROM {entries} entry "  # noqa: S608
+            f"WHERE entry.transaction_id = %s AND entry.account_id = {table}.id"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [ledger_transaction.pk])
+        return
     balance_after = LedgerEntry.objects.filter(transaction=ledger_transaction, account=OuterRef("pk"))
     Account.objects.filter(entries__transaction=ledger_transaction).update(
         balance=Subquery(balance_after.values("balance_after"))

@@ -11,6 +11,8 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
+from django.utils import timezone
 
 from baccarat.coup import CoupResult
 from casino.live import table_event_send, user_events_send
@@ -144,9 +146,13 @@ def returns_by_account(closed: list[ClosedBet]) -> dict[int, Decimal]:
 def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
     """Pay the bets by the coup's paytables: a settlement transaction per currency staked in."""
     paytables = coup_rules(coup=coup).table.paytables()
+    paid_by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]] = {}  # a coup's bets share a few (type, stake)
     closed = []
     for bet in bets:
-        closed.append(ClosedBet(bet, *bet_paid(paytables[bet.bet_type], bet.stake, result)))
+        kind = (bet.bet_type, bet.stake)
+        if kind not in paid_by_kind:
+            paid_by_kind[kind] = bet_paid(paytables[bet.bet_type], bet.stake, result)
+        closed.append(ClosedBet(bet, *paid_by_kind[kind]))
     by_user = bets_by_user(closed)
     returned_by_account = returns_by_account(closed)
     accounts = stake_accounts_locked(set(returned_by_account))
@@ -172,10 +178,15 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
         paid_by_currency[currency] = money(paid)
     bets_close(coup=coup, closed=closed, transactions=transactions, state=Bet.State.SETTLED)
     wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
+    bet_views = {  # each (type, stake) once: the players' events share them
+        kind: {"bet_type": kind[0], "stake": str(kind[1]), "outcome": outcome, "returned": str(returned)}
+        for kind, (outcome, returned) in paid_by_kind.items()
+    }
     user_events_send(
         event_type="settlement",
         data_by_user={
-            user_id: _settlement_event(coup, result, mine, wallets, withheld) for user_id, mine in by_user.items()
+            user_id: _settlement_event(coup, result, mine, wallets, withheld, bet_views)
+            for user_id, mine in by_user.items()
         },
     )
     from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
@@ -188,6 +199,7 @@ def _settlement_event(
     mine: list[ClosedBet],
     wallets: Mapping[int, Account],
     withheld: Mapping[int, Decimal],
+    bet_views: Mapping[tuple[str, Decimal], dict],
 ) -> dict:
     """A player's settlement; the balance is their wallet's (None when a partner's wallet holds it)."""
     wallet = wallets.get(mine[0].bet.user_id)
@@ -200,15 +212,7 @@ def _settlement_event(
         "staked": str(money(sum(each.bet.stake for each in mine))),
         "returned": str(returned),
         "withheld": str(withheld.get(wallet.pk, ZERO) if wallet is not None else ZERO),
-        "bets": [
-            {
-                "bet_type": each.bet.bet_type,
-                "stake": str(each.bet.stake),
-                "outcome": each.outcome,
-                "returned": str(each.returned),
-            }
-            for each in mine
-        ],
+        "bets": [bet_views[each.bet.bet_type, each.bet.stake] for each in mine],
     }
 
 
@@ -253,10 +257,50 @@ def bets_close(
     *, coup: Coup, closed: list[ClosedBet], transactions: Mapping[str, LedgerTransaction], state: str
 ) -> None:
     """Record each bet's settlement (unique per bet: a second attempt fails) with the transaction of its
-    currency, and its final state."""
+    currency, and its final state: the coup's open bets, which the caller's lock on the coup keeps as read."""
+    if connection.vendor == "postgresql":
+        _bets_close_set_wise(coup=coup, closed=closed, transactions=transactions, state=state)
+        return
     rows_insert(
         BetSettlement,
         ("bet", "outcome", "returned", "transaction"),
         [(each.bet.pk, each.outcome, each.returned, transactions[each.bet.currency].pk) for each in closed],
     )
     Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).update(state=state)
+
+
+def _bets_close_set_wise(
+    *, coup: Coup, closed: list[ClosedBet], transactions: Mapping[str, LedgerTransaction], state: str
+) -> None:
+    """``bets_close`` in one statement on PostgreSQL: the bets' states updated, and their settlements
+    inserted from what the update returns, joined to the outcome and return of each (type, stake,
+    currency), a few rows, rather than sent a row per bet. Every bet of a kind closes alike; the
+    statement must close exactly the bets read, or the transaction fails."""
+    kinds: dict[tuple[str, Decimal, str], tuple[str, Decimal]] = {}
+    for each in closed:
+        paid = (each.outcome, each.returned)
+        if kinds.setdefault((each.bet.bet_type, each.bet.stake, each.bet.currency), paid) != paid:
+            raise ValueError(f"bets of one kind closed differently on coup {coup.round_id}: {each}")
+    if not kinds:
+        return
+    values = ", ".join(["(%s, %s::numeric, %s, %s, %s::numeric, %s::bigint)"] * len(kinds))
+    sql = f"""
+        WITH kind (bet_type, stake, currency, outcome, returned, transaction_id) AS (VALUES {values}),
+        closed AS (
+            UPDATE wagering_bet bet SET state = %s FROM wagering_account account
+            WHERE bet.coup_id = %s AND bet.state = %s AND account.id = bet.stake_account_id
+            RETURNING bet.id, bet.bet_type, bet.stake, account.currency
+        )
+        INSERT INTO wagering_betsettlement (bet_id, outcome, returned, transaction_id, created_at)
+        SELECT closed.id, kind.outcome, kind.returned, kind.transaction_id, %s
+        FROM closed JOIN kind USING (bet_type, stake, currency)
+    """  # noqa: S608
+    params = [
+        value
+        for (bet_type, stake, currency), (outcome, returned) in kinds.items()
+        for value in (bet_type, stake, currency, outcome, returned, transactions[currency].pk)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, state, coup.pk, Bet.State.ACCEPTED, timezone.now()])
+        if cursor.rowcount != len(closed):
+            raise ValueError(f"coup {coup.round_id}: {cursor.rowcount} bets closed, {len(closed)} read")
