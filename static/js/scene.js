@@ -189,6 +189,10 @@ export class DealingScene {
   /** Turn a card face up: `how` is "shown" (drawn at once), "auto" or "squeeze". */
   turnUp(entry, how) {
     if (entry.up) return;
+    if (how === "auto" && entry.peeling) {
+      entry.turnOnRelease = true; // never pulled from under the player's finger: it turns when let go
+      return;
+    }
     entry.up = true;
     clearTimeout(entry.timer);
     entry.stopSqueeze?.();
@@ -241,6 +245,7 @@ export class DealingScene {
       };
       slot.setPointerCapture?.(event.pointerId);
       slot.classList.add("scene-card--peeling");
+      entry.peeling = true;
     };
     const move = (event) => {
       if (!drag || event.pointerId !== drag.id) return;
@@ -253,9 +258,11 @@ export class DealingScene {
       if (!drag || event.pointerId !== drag.id) return;
       const amount = drag.amount;
       slot.classList.remove("scene-card--peeling");
-      if (amount >= PEEL_THRESHOLD) this.turnUp(entry, "squeeze");
-      else peel(0);
+      entry.peeling = false;
       drag = null;
+      if (amount >= PEEL_THRESHOLD) this.turnUp(entry, "squeeze");
+      else if (entry.turnOnRelease) this.turnUp(entry, "auto");
+      else peel(0);
     };
     const key = (event) => {
       if (event.key !== "Enter" && event.key !== " ") return;
