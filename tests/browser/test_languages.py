@@ -28,6 +28,14 @@ ALLOWED_LATIN = {"Punto", "Banco", "PB", "EUR", "English"}
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 SIZES = {"1440x900": (1440, 900), "390x844": (390, 844), "844x390": (844, 390)}
 LANGUAGES = {"en": "en-GB", "zh": "zh-CN"}
+PLACE_BETS = """() => {
+    const click = (selector) => document.querySelector(selector).click();
+    click('[data-chip="10"]');
+    click('[data-bet="banker"]');
+    click('[data-chip="5"]');
+    click('[data-bet="player_pair"]');
+    click('[data-action="confirm"]');
+}"""
 
 
 class Problems:
@@ -212,18 +220,15 @@ def test_doc_screenshots(contexts, server):
     }
     first = next(iter(pages.values()))
     for _attempt in range(6):
-        wait_for_betting(first, seconds_left=6)
-        for page in pages.values():
-            chip(page, 10).click()
-            page.locator('[data-bet="banker"]').click()
-            chip(page, 5).click()
-            page.locator('[data-bet="player_pair"]').click()
-            page.locator('[data-action="confirm"]').click()
+        wait_for_betting(first, seconds_left=7)
+        for page in pages.values():  # six players in one betting window: clicks in the page, at once
+            page.evaluate(PLACE_BETS)
         for (size, lang), page in pages.items():
             expect(page.locator("[data-bet-message]")).to_have_attribute("data-kind", "ok")
             _save(page, f"betting-{size}-{lang}")
         first.wait_for_function(
-            "() => document.querySelectorAll('[data-cards] .card, .scene [data-card]').length >= 3", timeout=40_000
+            "() => document.querySelectorAll('[data-cards] .card, .scene-card[data-face=\"up\"]').length >= 3",
+            timeout=40_000,
         )
         for (size, lang), page in pages.items():
             _save(page, f"dealing-{size}-{lang}")
