@@ -213,7 +213,7 @@ def _save(page: Page, name: str) -> None:
 def test_doc_screenshots(contexts, server):
     """docs/screenshots/{betting,dealing,win}-<size>-<en|zh>.jpg: one player per size and language, all in the
     same coups, betting on Banker until a coup they win."""
-    names = {(size, lang): f"shot_{lang}_{size.replace('x', '_')}" for size in SIZES for lang in LANGUAGES}
+    names = {(size, lang): f"{lang}{size.split('x')[0]}" for size in SIZES for lang in LANGUAGES}  # "zh390"
     players_created(server, *names.values())
     pages = {
         key: open_table(contexts(locale=LANGUAGES[key[1]], size=SIZES[key[0]]), name) for key, name in names.items()
@@ -232,14 +232,16 @@ def test_doc_screenshots(contexts, server):
         )
         for (size, lang), page in pages.items():
             _save(page, f"dealing-{size}-{lang}")
-        for page in pages.values():
+        for (size, lang), page in pages.items():  # each page as its banner shows, before the next coup clears it
             expect(page.locator("[data-my-result]")).to_have_attribute("data-outcome", re.compile("."), timeout=40_000)
+            _save(page, f"result-{size}-{lang}")
         if first.locator("[data-my-result]").get_attribute("data-outcome") == "win":
-            for (size, lang), page in pages.items():
-                page.wait_for_timeout(300)
-                _save(page, f"win-{size}-{lang}")
+            for size, lang in pages:
+                (DOC_SCREENSHOTS / f"result-{size}-{lang}.jpg").replace(DOC_SCREENSHOTS / f"win-{size}-{lang}.jpg")
             break
     else:
         pytest.fail("no coup won by Banker in six")
+    for lost in DOC_SCREENSHOTS.glob("result-*.jpg"):  # a coup not won left these
+        lost.unlink()
     assert all(Path(DOC_SCREENSHOTS / f"win-{size}-{lang}.jpg").exists() for size, lang in names)
     assert not contexts.problems.found, contexts.problems.found
