@@ -50,7 +50,8 @@ export function renderLimits(tbody, note, table, currency) {
       ? interpolate(gettext("Banker wins pay 0.95:1 (%(commission)s commission)."), { commission: "5%" }, true)
       : gettext("No commission: a Banker win with 6 pays 1:2."),
   ];
-  note.textContent = rulesText.filter(Boolean).join(" ");
+  // In Chinese the sentences follow one another with no space (a zero-width one).
+  note.textContent = rulesText.filter(Boolean).join(pgettext("between sentences", " "));
 }
 
 /** Seed 000 "personal limit marker": the player's own limits, for the bet types their marker covers (in the

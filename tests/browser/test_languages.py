@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
 
-from tests.browser.conftest import PASSWORD, ROOT, players_created, wait_for_betting
+from tests.browser.conftest import PASSWORD, ROOT, players_created, screenshot, wait_for_betting
 
 pytestmark = pytest.mark.browser
 
@@ -118,6 +118,7 @@ def test_a_chinese_browser_plays_in_chinese_then_english_by_the_menu(contexts, s
         re.compile(r"请下注|停止下注|发牌中|下一局即将开始|闲赢|庄赢|和")
     )
     expect(lobby.get_by_role("button", name="English")).to_be_visible()
+    screenshot(lobby, "languages-lobby-zh")
 
     page = open_table(context, "lang_mei")
     expect(page.locator("[data-connection]")).to_have_text("直播中")
@@ -169,6 +170,7 @@ def test_a_chinese_browser_plays_in_chinese_then_english_by_the_menu(contexts, s
     # Nothing untranslated visible: only data, the currency, card faces and the menu's "English" in Latin letters.
     page.locator('[data-tool="limits"]').click()
     expect(page.get_by_role("dialog", name="限红")).to_contain_text("所有金额以 EUR 计")
+    screenshot(page, "languages-limits-zh")
     untranslated = latin_words(page) - ALLOWED_LATIN - {"lang", "mei"}  # the username, in the header
     assert not untranslated, f"untranslated on the table page: {sorted(untranslated)}"
     page.get_by_role("dialog", name="限红").get_by_role("button", name="关闭").click()
