@@ -73,7 +73,7 @@ class LaunchedSessionMiddleware:
             return response
         frame_ancestors_allow(response, launched.get("frame_origins") or [])
         if request.is_secure():
-            for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME):
+            for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, settings.LANGUAGE_COOKIE_NAME):
                 if name in response.cookies:
                     response.cookies[name]["samesite"] = "None"
                     response.cookies[name]["secure"] = True
