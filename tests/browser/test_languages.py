@@ -28,6 +28,9 @@ ALLOWED_LATIN = {"Punto", "Banco", "PB", "EUR", "English"}
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 SIZES = {"1440x900": (1440, 900), "390x844": (390, 844), "844x390": (844, 390)}
 LANGUAGES = {"en": "en-GB", "zh": "zh-CN"}
+# The banner's animation in (0.35 s) over: the screenshot shows it whole.
+BANNER_IN = """() => document.querySelector("[data-my-result]").getAnimations({subtree: true})
+    .every((animation) => animation.playState !== "running")"""
 PLACE_BETS = """() => {
     const click = (selector) => document.querySelector(selector).click();
     click('[data-chip="10"]');
@@ -236,6 +239,7 @@ def test_doc_screenshots(contexts, server):
             _save(page, f"dealing-{size}-{lang}")
         for (size, lang), page in pages.items():  # each page as its banner shows, before the next coup clears it
             expect(page.locator("[data-my-result]")).to_have_attribute("data-outcome", re.compile("."), timeout=40_000)
+            page.wait_for_function(BANNER_IN, timeout=2_000)
             _save(page, f"result-{size}-{lang}")
         if first.locator("[data-my-result]").get_attribute("data-outcome") == "win":
             for size, lang in pages:
