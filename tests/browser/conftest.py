@@ -90,6 +90,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         DEBUG="false",
         LOG_LEVEL="WARNING",
         WEBHOOK_ALLOW_PRIVATE_TARGETS="true",  # a partner's wallet in the tests listens on 127.0.0.1
+        BROWSER_TESTS_STATIC_ROOT=str(folder / "static"),
     )
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "shell", "-c", PREPARE], env=env, cwd=ROOT, check=True, capture_output=True)
