@@ -17,6 +17,7 @@ import json
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
 
+from baccarat.coup import BANKER, PLAYER
 from casino.bet_requests import KINDS
 from casino.intake import IntakeRequest, bet_request_submit, queued
 from casino.security import LAUNCH_SESSION_KEY
@@ -45,12 +46,14 @@ class PlayerTableConsumer(TableConsumer):
 
     def snapshot(self) -> dict:
         """The viewer's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
-        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet)."""
+        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet) and the
+        hands the viewer shows (``you_show``, as their private event says)."""
         snapshot = super().snapshot()
         _, coup = table_with_live_coup(code=self.table_code)
         if coup is not None:
-            currency = player_currency(user=self.scope.get("user") or AnonymousUser())
-            snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=currency)
+            user = self.scope.get("user") or AnonymousUser()
+            snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
+            snapshot["you_show"] = [hand for hand in (PLAYER, BANKER) if _shows(coup, hand, user)]
         return snapshot
 
     def _seamless_player(self, user) -> PartnerPlayer | None:
@@ -99,3 +102,7 @@ class PlayerTableConsumer(TableConsumer):
         else:
             future = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
         return await asyncio.wrap_future(future)
+
+
+def _shows(coup, hand: str, user) -> bool:
+    return user.is_authenticated and getattr(coup, f"{hand}_shown_by_id") == user.pk

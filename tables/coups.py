@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from baccarat.cards import hand_total
 from baccarat.coup import BANKER, PLAYER, CoupDeal
-from casino.live import table_event_send
+from casino.live import table_event_send, user_events_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, shoe_locked, table_locked
@@ -89,6 +89,20 @@ def coup_close_betting(
         event_type="no_more_bets",
         data={"round_id": coup.round_id, "shown_by": coup_shown_by(coup=coup)},
     )
+    hands_shown: dict[int, list[str]] = {}
+    for hand in (PLAYER, BANKER):
+        user_id = getattr(coup, f"{hand}_shown_by_id")
+        if user_id is not None:
+            hands_shown.setdefault(user_id, []).append(hand)
+    # Privately, to each online player who shows a hand: the public ``shown_by`` names them only by a display
+    # name, which two players may share; their page offers them the squeeze.
+    if hands_shown:
+        user_events_send(
+            event_type="you_show",
+            data_by_user={
+                user_id: {"round_id": coup.round_id, "hands": hands} for user_id, hands in hands_shown.items()
+            },
+        )
     return coup
 
 

@@ -73,8 +73,12 @@ export class CoupView {
     for (const [name, view] of Object.entries(this.hands)) view.box.classList.toggle("hand--next", name === hand);
   }
 
+  /** The hands the viewer shows: an automatic table's scene lets them squeeze those cards. */
+  showMine(hands) {
+    this.scene?.setMine(hands);
+  }
+
   showShownBy(shownBy) {
-    this.scene?.setShownBy(shownBy);
     for (const hand of HANDS) {
       const who = shownBy[hand];
       const text = who === "dealer" ? gettext("Shown by the dealer") : gettext("Shown by %(name)s");

@@ -107,32 +107,31 @@ export class DealingScene {
   /** The scene of an automatic table's page (its stage carries `data-scene`), else null. */
   static attach(root, hands) {
     const stage = root.querySelector("[data-scene]");
-    return stage ? new DealingScene(stage, hands, root.dataset.user ?? "") : null;
+    return stage ? new DealingScene(stage, hands) : null;
   }
 
-  constructor(stage, hands, me) {
+  constructor(stage, hands) {
     this.stage = stage;
     this.hands = hands; // hand -> {cards, total}
-    this.me = me;
     this.shoe = stage.querySelector("[data-scene-shoe]");
-    this.shownBy = {};
+    this.mine = new Set(); // the hands the viewer shows (their private `you_show` event)
     this.cards = new Map(); // position -> {hand, code, slot, up, timer}
   }
 
   clear() {
     for (const card of this.cards.values()) clearTimeout(card.timer);
     this.cards.clear();
-    this.shownBy = {};
+    this.mine.clear();
     for (const hand of Object.values(this.hands)) hand.cards.replaceChildren();
   }
 
-  setShownBy(shownBy) {
-    this.shownBy = shownBy ?? {};
+  /** The hands the player viewing the page shows (the public `shown_by` names them only by display name). */
+  setMine(hands) {
+    this.mine = new Set(hands);
   }
 
-  /** Does the player viewing the page show this hand? (The public `shown_by` names them by display name.) */
   squeezes(hand) {
-    return Boolean(this.me) && this.shownBy[hand] === this.me;
+    return this.mine.has(hand);
   }
 
   /** Put a dealt card's face (an element of cards.js) on its hand's spot. */

@@ -333,6 +333,7 @@ const handlers = {
     $('[data-info="dealer"]').textContent = data.table.dealer ?? (automatic ? gettext("Auto") : "—");
     showCoup(data.coup);
     if (data.bet_totals) handlers.bet_totals(data.bet_totals); // the table's stakes so far: a page opened mid-window
+    coupView.showMine(data.you_show ?? []);
     roads.show(data.roads, data.shoe);
     refreshMine();
   },
@@ -353,6 +354,9 @@ const handlers = {
   shown_by(data) {
     if (!isCurrentRound(data)) return askSnapshot();
     coupView.showShownBy(data.shown_by);
+  },
+  you_show(data) {
+    if (isCurrentRound(data)) coupView.showMine(data.hands);
   },
   coup_held(data) {
     if (!isCurrentRound(data)) return askSnapshot();

@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from casino import lifecycle
 from casino.asgi import application
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from wagering.checks import ledger_check, settlement_check
@@ -243,3 +244,18 @@ async def test_a_socket_opened_mid_window_gets_the_tables_stakes_so_far_in_its_s
     assert (await snapshot_of())["bet_totals"] == expected  # anonymous viewers: the house's currency
     await in_thread(TableFactory)(code="ws2")
     assert "bet_totals" not in await snapshot_of(bob, code="ws2")  # no coup, no totals
+
+
+async def test_the_snapshot_tells_only_the_player_who_shows_a_hand_that_they_do(coup):
+    _, ann = await in_thread(player)("ann")
+    _, bob = await in_thread(player)("bob")
+    ws = await join(ann)
+    bet = {"type": "bet", "request_id": str(uuid.uuid4()), "round_id": coup.round_id, "bets": {"banker": "25.00"}}
+    assert (await ask(ws, bet))["type"] == "bet_accepted"
+    await ws.disconnect()
+    assert (await snapshot_of(ann))["you_show"] == []  # betting: nobody shows yet
+    await in_thread(lifecycle.coup_close_betting)(coup=coup)
+    assert (await snapshot_of(ann))["you_show"] == ["banker"]
+    assert (await snapshot_of(bob))["you_show"] == []
+    assert (await snapshot_of())["you_show"] == []
+    assert (await snapshot_of())["coup"]["shown_by"] == {"player": "dealer", "banker": "an***"}

@@ -108,3 +108,35 @@ def test_who_shows_changes_only_between_no_more_bets_and_the_result(coup, pit_bo
     with pytest.raises(TableError) as refusal:
         coup_hand_shown_by_dealer(coup=coup, hand="player", actor=pit_boss)  # still betting
     assert refusal.value.code == "not_showing"
+
+
+def test_each_online_player_who_shows_a_hand_is_told_privately(coup, pit_boss, online, monkeypatch):
+    """The public ``shown_by`` names players by display names two may share: the one who shows is told alone."""
+    told = []
+    monkeypatch.setattr("tables.coups.user_events_send", lambda **event: told.append(event))
+    other = get_user_model().objects.create_user(username="online_bo")
+    fund(other, "1000.00")
+    seat = patron_seat(table=coup.table, seat_number=2, actor=pit_boss, guest_name="whale")
+    bet_batch_place(user=online, coup=coup, bets={"banker": "300.00"})
+    bet_batch_place(user=other, coup=coup, bets={"player": "100.00", "tie": "50.00"})
+    seat_bets_place(coup=coup, seat_session=seat, bets={"banker": "200.00"}, actor=pit_boss)
+    close(coup)
+    assert told == [
+        {
+            "event_type": "you_show",
+            "data_by_user": {
+                online.pk: {"round_id": coup.round_id, "hands": ["banker"]},
+                other.pk: {"round_id": coup.round_id, "hands": ["player"]},
+            },
+        }
+    ]
+
+
+def test_nobody_is_told_when_no_online_player_shows(coup, pit_boss, online, monkeypatch):
+    told = []
+    monkeypatch.setattr("tables.coups.user_events_send", lambda **event: told.append(event))
+    seat = patron_seat(table=coup.table, seat_number=2, actor=pit_boss, guest_name="whale")
+    bet_batch_place(user=online, coup=coup, bets={"banker": "100.00"})
+    seat_bets_place(coup=coup, seat_session=seat, bets={"banker": "200.00"}, actor=pit_boss)
+    close(coup)
+    assert told == []
