@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -36,15 +37,27 @@ def frame_ancestors_allow(response: HttpResponse, origins: list[str]) -> None:
     response.xframe_options_exempt = True
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# What a URL's origin may bring into a CSP: a scheme, a host and a port (no ';', ',', space, quote or non-ASCII).
+CSP_ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
+
+
 def url_origin(url: str) -> str:
-    """``https://cdn.example:8443`` of a URL: a CSP source that allows that origin only."""
+    """``https://cdn.example:8443`` of a URL, as the browser writes its origin (host lowercased, the scheme's
+    default port left out): a CSP source that allows that origin only."""
     parts = urlsplit(url)
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = "" if parts.port in (None, DEFAULT_PORTS.get(parts.scheme.lower())) else f":{parts.port}"
+    return f"{parts.scheme.lower()}://{host}{port}"
 
 
 def csp_sources_add(response: HttpResponse, sources: dict[str, list[str]]) -> None:
     """Allow these sources too in the response's CSP, each directive's (a directive it lacks starts from
     ``default-src``'s sources, as the browser would have read it)."""
+    if not all(CSP_ORIGIN.fullmatch(source) or source == "blob:" for added in sources.values() for source in added):
+        raise ValueError(f"not a CSP origin: {sources}")  # never a directive or a wildcard smuggled in
     policy = response.headers.get("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
     directives = [part.split() for part in policy.split(";") if part.strip()]
     default = next((values for name, *values in directives if name == "default-src"), [])

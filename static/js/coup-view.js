@@ -79,6 +79,7 @@ export class CoupView {
   }
 
   showShownBy(shownBy) {
+    this.scene?.forgetMine(HANDS.filter((hand) => shownBy[hand] === "dealer")); // the dealer took the hand over
     for (const hand of HANDS) {
       const who = shownBy[hand];
       const text = who === "dealer" ? gettext("Shown by the dealer") : gettext("Shown by %(name)s");

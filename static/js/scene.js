@@ -130,6 +130,10 @@ export class DealingScene {
     this.mine = new Set(hands);
   }
 
+  forgetMine(hands) {
+    for (const hand of hands) this.mine.delete(hand);
+  }
+
   squeezes(hand) {
     return this.mine.has(hand);
   }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -39,11 +40,21 @@ def default_chip_values() -> list[int]:
     return list(DEFAULT_CHIP_VALUES)
 
 
+# The stream's origin goes into the table page's CSP (casino.security.url_origin): a plain host, ASCII (an
+# internationalised name in its punycode, xn--…) or a bracketed IPv6 address, and a port; no user or password.
+VIDEO_NETLOC = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
 def video_url_validator(url: str) -> None:
     """Players' pages play the stream: https only (http too where ``VIDEO_URL_ALLOW_HTTP``, development and tests)."""
-    scheme = urlsplit(url).scheme
-    if scheme != "https" and not (scheme == "http" and settings.VIDEO_URL_ALLOW_HTTP):
+    parts = urlsplit(url)
+    if parts.scheme != "https" and not (parts.scheme == "http" and settings.VIDEO_URL_ALLOW_HTTP):
         raise ValidationError("The video URL must start with https:// (an HLS playlist, .m3u8, served over https).")
+    if not VIDEO_NETLOC.fullmatch(parts.netloc):
+        raise ValidationError(
+            "The video URL's host must be a plain name in ASCII (an internationalised one in its xn-- form) or an "
+            "IP address, with no user name or password in it."
+        )
 
 
 def chip_values_validator(values: object) -> None:

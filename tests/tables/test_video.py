@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.http import HttpResponse
 from django.urls import reverse
 
+from casino.security import csp_sources_add, url_origin
 from roadmaps.selectors import table_snapshot
 from tables.errors import TableError
 from tables.models import AuditLog, Table
@@ -105,3 +107,33 @@ def test_no_video_no_change_to_the_policy(player_client, dealer_table, auto_tabl
         response = player_client.get(f"/tables/{table.code}/")
         assert response["Content-Security-Policy"] == settings.CONTENT_SECURITY_POLICY
     assert "data-video" not in player_client.get(f"/tables/{auto_table.code}/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://视频.example.com/live.m3u8",  # not ASCII: the header would be MIME-encoded, the page left with no CSP
+        "https://vidéo.example.com/live.m3u8",
+        "https://a;sandbox;@cdn.example.com/live.m3u8",  # a directive in the user part
+        "https://user:secret@cdn.example.com/live.m3u8",
+    ],
+)
+def test_a_video_url_that_could_break_the_pages_policy_is_refused(dealer_table, pit_boss, events, url):
+    with pytest.raises(TableError, match="plain name in ASCII"):
+        table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": url}, reason="camera")
+    assert Table.objects.get(pk=dealer_table.pk).video_url == ""
+    assert not AuditLog.objects.filter(action="rules_changed").exists()
+
+
+def test_a_streams_origin_is_written_as_the_browser_writes_it():
+    assert url_origin("https://CDN.Example.com:443/live.m3u8") == "https://cdn.example.com"  # the default port left out
+    assert url_origin("https://xn--fiq228c.example.com:8443/a.m3u8") == "https://xn--fiq228c.example.com:8443"
+    assert url_origin("http://[::1]:8090/live.m3u8") == "http://[::1]:8090"
+
+
+@pytest.mark.parametrize(
+    "source", ["https://a;sandbox", "*", "https://cdn.example.com 'unsafe-inline'", "https://é.fr"]
+)
+def test_nothing_but_an_origin_goes_into_a_policy(source):
+    with pytest.raises(ValueError):
+        csp_sources_add(HttpResponse(), {"media-src": [source]})
