@@ -1,9 +1,11 @@
 // The shoe as players see it (seed 000): the burn card shown, how many cards it burned, and once the cut card
 // is out, which coup is the last. One place for the table page and the lobby.
 
+import { cardText } from "./cards.js";
+
 const LIVE_STATES = ["betting", "no_more_bets", "dealing", "held"];
 
-/** "Burn card 7H: 7 cards burned" (or nothing before a shoe, or for a shoe burned by no-bet coups). */
+/** "Burn card 7♥: 7 cards burned" (or nothing before a shoe, or for a shoe burned by no-bet coups). */
 export function burnText(shoe) {
   if (!shoe?.burn_shown) return "";
   const text = ngettext(
@@ -11,7 +13,7 @@ export function burnText(shoe) {
     "Burn card %(card)s: %(count)s cards burned",
     shoe.burned,
   );
-  return interpolate(text, { card: shoe.burn_shown, count: shoe.burned }, true);
+  return interpolate(text, { card: cardText(shoe.burn_shown), count: shoe.burned }, true);
 }
 
 /** What the cut card means for the coup in play (or the next one, between coups); "" while it is in. */

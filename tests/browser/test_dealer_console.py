@@ -166,7 +166,7 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     said(pit, "Shift closed: 8990.00 EUR counted; win -10.00, variance 0.00.")
 
     # Players see the burn card, and the cut card coming out (seed 000): on the table page and in the lobby.
-    expect(dana.locator('[data-info="shoe"]')).to_have_text("1 · Burn card 5H: 5 cards burned")
+    expect(dana.locator('[data-info="shoe"]')).to_have_text("1 · Burn card 5♥: 5 cards burned")
     expect(dana.locator("[data-cut-card]")).to_be_hidden()
     dealer.get_by_role("button", name="The cut card came out").click()
     said(dealer, "Cut card out: coup 2 is the last of shoe 1.")

@@ -209,6 +209,7 @@ def test_the_player_hand_s_highest_bettor_squeezes_its_cards(table_at, size):
     expect(card).to_have_attribute("data-face", "down")
     expect(card.locator(".scene-hint")).to_have_text("Drag to squeeze")
     expect(card).not_to_have_class(re.compile("scene-card--sliding"))  # on its spot
+    card.scroll_into_view_if_needed()  # a phone's page may have scrolled to Confirm: the whole card in sight
     box = card.bounding_box()
     corner = (box["x"] + box["width"] - 4, box["y"] + box["height"] - 4)
     page.mouse.move(*corner)
