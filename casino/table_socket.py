@@ -17,14 +17,14 @@ import json
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
 
-from baccarat.coup import BANKER, PLAYER
 from casino.bet_requests import KINDS
 from casino.intake import IntakeRequest, bet_request_submit, queued
 from casino.security import LAUNCH_SESSION_KEY
 from partners.models import PartnerPlayer
 from partners.selectors import player_currency, seamless_player
 from roadmaps.consumers import TableConsumer, TokenBucket
-from tables.selectors import table_with_live_coup
+from tables.models import Table
+from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected, WageringError
 from wagering.selectors import coup_totals_public
 
@@ -44,16 +44,16 @@ class PlayerTableConsumer(TableConsumer):
         if user is not None and user.is_authenticated and not user.is_staff:
             self.seamless = await database_sync_to_async(self._seamless_player)(user)
 
-    def snapshot(self) -> dict:
+    def snapshot(self, table: Table) -> dict:
         """The viewer's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
         (``bet_totals``, as its event would carry them: the event itself comes only with the next bet) and the
         hands the viewer shows (``you_show``, as their private event says)."""
-        snapshot = super().snapshot()
-        _, coup = table_with_live_coup(code=self.table_code)
+        snapshot = super().snapshot(table)
+        coup = table_live_coup(table=table)
         if coup is not None:
             user = self.scope.get("user") or AnonymousUser()
             snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
-            snapshot["you_show"] = [hand for hand in (PLAYER, BANKER) if _shows(coup, hand, user)]
+            snapshot["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
         return snapshot
 
     def _seamless_player(self, user) -> PartnerPlayer | None:
@@ -102,7 +102,3 @@ class PlayerTableConsumer(TableConsumer):
         else:
             future = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
         return await asyncio.wrap_future(future)
-
-
-def _shows(coup, hand: str, user) -> bool:
-    return user.is_authenticated and getattr(coup, f"{hand}_shown_by_id") == user.pk

@@ -127,11 +127,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
 
     async def send_snapshot(self) -> None:
-        snapshot = await database_sync_to_async(self.snapshot)()
+        snapshot = await database_sync_to_async(lambda: self.snapshot(Table.objects.get(code=self.table_code)))()
         await self.send(text_data=_message("snapshot", snapshot))
 
-    def snapshot(self) -> dict:
-        return table_snapshot(table=Table.objects.get(code=self.table_code))
+    def snapshot(self, table: Table) -> dict:
+        return table_snapshot(table=table)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if len(text_data.encode() if text_data is not None else bytes_data or b"") > WS_MAX_FRAME_BYTES:

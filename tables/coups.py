@@ -20,6 +20,7 @@ from tables.locks import coup_locked, shoe_locked, table_locked
 from tables.models import Coup, DealtCard, SeatSession, Table, VoidReason
 from tables.selectors import (
     coup_deal_state,
+    coup_hands_shown_by_players,
     coup_public,
     coup_shown_by,
     shoe_is_finished,
@@ -89,11 +90,7 @@ def coup_close_betting(
         event_type="no_more_bets",
         data={"round_id": coup.round_id, "shown_by": coup_shown_by(coup=coup)},
     )
-    hands_shown: dict[int, list[str]] = {}
-    for hand in (PLAYER, BANKER):
-        user_id = getattr(coup, f"{hand}_shown_by_id")
-        if user_id is not None:
-            hands_shown.setdefault(user_id, []).append(hand)
+    hands_shown = coup_hands_shown_by_players(coup=coup)
     # Privately, to each online player who shows a hand: the public ``shown_by`` names them only by a display
     # name, which two players may share; their page offers them the squeeze.
     if hands_shown:

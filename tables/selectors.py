@@ -164,6 +164,16 @@ def coup_shown_by(*, coup: Coup) -> dict[str, str]:
     return shown_by
 
 
+def coup_hands_shown_by_players(*, coup: Coup) -> dict[int, list[str]]:
+    """The hands each online player shows, by user id (told to them alone: their ``you_show`` event)."""
+    hands_shown: dict[int, list[str]] = {}
+    for hand in ("player", "banker"):
+        user_id = getattr(coup, f"{hand}_shown_by_id")
+        if user_id is not None:
+            hands_shown.setdefault(user_id, []).append(hand)
+    return hands_shown
+
+
 def coup_public(*, coup: Coup) -> dict:
     """A coup as players see it: never the shoe's card order."""
     if coup.corrected_at is not None:  # the corrected cards; the dealt ones stay on record in the admin
