@@ -11,8 +11,12 @@ const rankOf = (code) => FACES[code[0]] ?? [code[0], code[0]];
 const cardName = (code) =>
   interpolate(gettext("%(rank)s of %(suit)s"), { rank: RANK_NAMES[code[0]] ?? code[0], suit: SUIT_NAMES[code[1]] }, true);
 
+/** "TH" -> "10" and "♥". */
+export const rankText = (code) => rankOf(code)[0];
+export const suitSymbol = (code) => SUITS[code[1]][0];
+
 /** "TH" -> "10♥". */
-export const cardText = (code) => `${rankOf(code)[0]}${SUITS[code[1]][0]}`;
+export const cardText = (code) => `${rankText(code)}${suitSymbol(code)}`;
 
 /** A = 1, 2-9 their pips, 10 and faces 0. */
 function cardValue(code) {

@@ -6,12 +6,10 @@
  * when its hand's next card comes, or at the result. A page drawn mid-coup shows the cards at once.
  */
 
-import { handTotal } from "./cards.js";
+import { handTotal, rankText, suitSymbol } from "./cards.js";
 
 const SQUEEZE_MS = 2500; // a squeezable card left alone turns by itself
 const PEEL_THRESHOLD = 1.1; // of 2 (the whole diagonal): released past it, the card turns over
-const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RANKS = { T: "10" };
 // Where a card's pips sit (x, y in % of the face), as on a real deck.
 const COLUMN = { l: 35, c: 50, r: 65 };
 const PIPS = {
@@ -37,8 +35,8 @@ const span = (className, text = "") => {
 
 /** The face's indices (rank over suit, top left and, upside down, bottom right) and its pips or court. */
 function dressFace(face, code) {
-  const rank = RANKS[code[0]] ?? code[0];
-  const suit = SUIT_SYMBOLS[code[1]];
+  const rank = rankText(code);
+  const suit = suitSymbol(code);
   const index = (where) => {
     const corner = span(`card-corner scene-index scene-index--${where}`);
     corner.setAttribute("aria-hidden", "true");
