@@ -13,7 +13,8 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
@@ -26,6 +27,8 @@ PUBLISH_TIMEOUT_SECONDS = 5.0
 _publisher: tuple[int, asyncio.AbstractEventLoop] | None = None  # (process id, its loop)
 _publisher_lock = threading.Lock()
 logger = logging.getLogger(__name__)
+Event = dict | Callable[[], dict]  # an event, or what builds it when it is sent
+Message = dict | Callable[[], dict]  # a channel-layer message, or what builds it when it is sent
 
 
 def table_group(table_code: str) -> str:
@@ -42,14 +45,21 @@ def live_message(event: dict) -> dict:
     return {"type": "live.event", "text": json.dumps(event)}
 
 
-def _send_on_commit(messages: list[tuple[str, dict]]) -> None:
-    """Send each (group, event) once the transaction commits: one callback for all of them."""
-    # Serialised now, once: a payload Redis could not carry fails inside the service.
-    prepared = [(group, live_message(event)) for group, event in messages]
+def _send_on_commit(messages: list[tuple[str, Event]]) -> None:
+    """Send each (group, event) once the transaction commits: one callback for all of them. An event is
+    serialised now, once: a payload Redis could not carry fails inside the service. One still to be built
+    (``EventsBuiltOnDemand``) is built and serialised only if its group has a socket in it."""
+    prepared: list[tuple[str, Message]] = [
+        (group, partial(_built_message, event) if callable(event) else live_message(event)) for group, event in messages
+    ]
     transaction.on_commit(lambda: _send_now(prepared))
 
 
-def _send_now(prepared: list[tuple[str, dict]]) -> None:
+def _built_message(build: Callable[[], dict]) -> dict:
+    return live_message(build())
+
+
+def _send_now(prepared: list[tuple[str, Message]]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -116,22 +126,25 @@ def _publisher_loop() -> asyncio.AbstractEventLoop:
         return _publisher[1]
 
 
-async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> None:
-    """The sends overlap (each is a Redis round trip or two), at most ``CONCURRENT_SENDS`` at a time."""
+async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, Message]]) -> None:
+    """The sends overlap (each is a Redis round trip or two), at most ``CONCURRENT_SENDS`` at a time. A
+    message still to be built is built only for a group with a socket in it."""
     slots = asyncio.Semaphore(CONCURRENT_SENDS)
     messages = await _to_groups_with_members(layer, messages)
 
-    async def group_send(group: str, message: dict) -> None:
+    async def group_send(group: str, message: Message) -> None:
         async with slots:
             try:
-                await layer.group_send(group, message)
+                await layer.group_send(group, message() if callable(message) else message)
             except Exception:
                 logger.exception("live event to %s not sent", group)
 
     await asyncio.gather(*(group_send(group, message) for group, message in messages))
 
 
-async def _to_groups_with_members(layer: BaseChannelLayer, messages: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+async def _to_groups_with_members(
+    layer: BaseChannelLayer, messages: list[tuple[str, Message]]
+) -> list[tuple[str, Message]]:
     """The messages whose group has a socket in it. A settlement speaks to thousands of players, most
     of them not watching: on Redis pub/sub one NUMSUB per shard finds the groups some server listens
     to, instead of a PUBLISH round trip for every group, one after another. channels_redis has no
@@ -162,10 +175,33 @@ def user_event_send(*, user_id: int, event_type: str, data: dict) -> None:
 
 
 def user_events_send(*, event_type: str, data_by_user: Mapping[int, dict]) -> None:
-    """One event type to many players at once (a settlement, a refund), each with its own data."""
+    """One event type to many players at once (a settlement, a refund), each with its own data. With an
+    ``EventsBuiltOnDemand``, each player's is built only when it is sent, and on Redis only if they have
+    a socket open: a settlement speaks to thousands of players, most of them not watching."""
+
+    def event(user_id: int) -> dict:
+        return {"type": event_type, "version": EVENT_VERSION, "data": data_by_user[user_id]}
+
+    later = isinstance(data_by_user, EventsBuiltOnDemand)
     _send_on_commit(
-        [
-            (user_group(user_id), {"type": event_type, "version": EVENT_VERSION, "data": data})
-            for user_id, data in data_by_user.items()
-        ]
+        [(user_group(user_id), partial(event, user_id) if later else event(user_id)) for user_id in data_by_user]
     )
+
+
+class EventsBuiltOnDemand(Mapping[int, dict]):
+    """The players' data for ``user_events_send``, each built by ``build(user_id)`` when its event is sent."""
+
+    def __init__(self, user_ids: Iterable[int], build: Callable[[int], dict]) -> None:
+        self._user_ids = dict.fromkeys(user_ids)
+        self._build = build
+
+    def __getitem__(self, user_id: int) -> dict:
+        if user_id not in self._user_ids:
+            raise KeyError(user_id)
+        return self._build(user_id)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._user_ids)
+
+    def __len__(self) -> int:
+        return len(self._user_ids)

@@ -4,6 +4,10 @@ commit), the coup marked settled (``tables``), in one transaction under the coup
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -20,7 +24,7 @@ from wagering.settlement import coup_bets_settle
 def coup_settle(*, coup_id: int) -> list[LedgerTransaction]:
     """Pay every bet of a resolved coup, mark it settled and notify the partners. Run twice, pays once.
     The settlement's transactions, one per currency staked in (none: nothing to pay, or paid already)."""
-    with transaction.atomic():
+    with _cycle_collector_paused(), transaction.atomic():
         coup = coup_only_locked(coup_id)
         if coup.state in (Coup.State.SETTLED, Coup.State.VOID):
             return []
@@ -32,3 +36,17 @@ def coup_settle(*, coup_id: int) -> list[LedgerTransaction]:
     if coup.resolved_at is not None:
         settlement_lag_observe((timezone.now() - coup.resolved_at).total_seconds())
     return settled.transactions
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused while a coup settles: a coup of 100,000 bets makes some 400,000
+    short-lived objects (rows, payouts, legs), none in a cycle, and each collection they set off walks
+    every object of the process: 0.7 s of a 4 s settlement. It runs again as usual afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

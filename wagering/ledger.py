@@ -14,7 +14,7 @@ from django.db.models import Model, OuterRef, Subquery
 from django.utils import timezone
 
 from tables.models import Coup
-from wagering.locks import system_accounts_locked
+from wagering.locks import StakeAccount, system_accounts_locked
 from wagering.models import (
     Account,
     LedgerEntry,
@@ -30,7 +30,7 @@ def ledger_post(
     *,
     kind: str,
     currency: str,
-    wallet_legs: Mapping[Account, Decimal],
+    wallet_legs: Mapping[Account | StakeAccount, Decimal],
     system_legs: Mapping[str, Decimal],
     coup: Coup | None = None,
     actor: User | None = None,

@@ -5,12 +5,13 @@ deadlock."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import reduce
 from operator import or_
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Case, Q, Value, When
+from django.db.models import Case, Q, QuerySet, Value, When
 
 from wagering.errors import WalletRejected
 from wagering.models import (
@@ -47,12 +48,30 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal, curren
     return wallet
 
 
-def stake_accounts_locked(account_ids: set[int]) -> dict[int, Account]:
+@dataclass(slots=True, eq=False)
+class StakeAccount:
+    """A locked account stakes came from, as its plain values: a coup's settlement locks tens of thousands,
+    and model instances would cost more than the rest of its Python. ``ledger_post`` moves ``balance``."""
+
+    pk: int
+    kind: str
+    user_id: int | None
+    currency: str
+    balance: Decimal
+
+    @property
+    def is_wallet(self) -> bool:
+        return self.kind == Account.Kind.PLAYER
+
+
+def stake_accounts_locked(account_ids: set[int] | QuerySet) -> dict[int, StakeAccount]:
     """The accounts stakes came from (wallets, partners' floats), by id: wallets first, then floats, each
-    in primary-key order (the order of every service that moves money between a wallet and a float)."""
+    in primary-key order (the order of every service that moves money between a wallet and a float).
+    ``account_ids`` may be a query of them (a coup's thousands of bets: one subquery, not a list)."""
     wallets_first = Case(When(kind=Account.Kind.PLAYER, then=Value(0)), default=Value(1))
     accounts = Account.objects.select_for_update(of=("self",)).filter(pk__in=account_ids)
-    return {account.pk: account for account in accounts.order_by(wallets_first, "pk")}
+    rows = accounts.order_by(wallets_first, "pk").values_list("pk", "kind", "user_id", "currency", "balance")
+    return {row[0]: StakeAccount(*row) for row in rows}
 
 
 def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, Account]:

@@ -15,14 +15,14 @@ from django.db import connection
 from django.utils import timezone
 
 from baccarat.coup import CoupResult
-from casino.live import table_event_send, user_events_send
+from casino.live import EventsBuiltOnDemand, table_event_send, user_events_send
 from casino.money import MAX_AMOUNT
 from tables.audit import audit_record
 from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.errors import SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post, rows_insert
-from wagering.locks import stake_accounts_locked
+from wagering.locks import StakeAccount, stake_accounts_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -155,7 +155,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
         closed.append(ClosedBet(bet, *paid_by_kind[kind]))
     by_user = bets_by_user(closed)
     returned_by_account = returns_by_account(closed)
-    accounts = stake_accounts_locked(set(returned_by_account))
+    accounts = stake_accounts_locked(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).values("stake_account"))
     withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returned_by_account)
     transactions, paid_by_currency = {}, {}
     for currency, in_currency in by_currency(closed).items():
@@ -184,10 +184,9 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
     }
     user_events_send(
         event_type="settlement",
-        data_by_user={
-            user_id: _settlement_event(coup, result, mine, wallets, withheld, bet_views)
-            for user_id, mine in by_user.items()
-        },
+        data_by_user=EventsBuiltOnDemand(
+            by_user, lambda user_id: _settlement_event(coup, result, by_user[user_id], wallets, withheld, bet_views)
+        ),
     )
     from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
     return _Paid(transactions=transactions, paid=paid_by_currency, from_partners=from_partners)
@@ -197,7 +196,7 @@ def _settlement_event(
     coup: Coup,
     result: CoupResult,
     mine: list[ClosedBet],
-    wallets: Mapping[int, Account],
+    wallets: Mapping[int, StakeAccount],
     withheld: Mapping[int, Decimal],
     bet_views: Mapping[tuple[str, Decimal], dict],
 ) -> dict:
@@ -217,7 +216,7 @@ def _settlement_event(
 
 
 def _payouts_withheld(
-    *, coup: Coup, accounts: Mapping[int, Account], returned_by_account: Mapping[int, Decimal]
+    *, coup: Coup, accounts: Mapping[int, StakeAccount], returned_by_account: Mapping[int, Decimal]
 ) -> dict[int, Decimal]:
     """The wallets (by account id) that cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
 
@@ -240,7 +239,7 @@ def _payouts_withheld(
             action="settlement_payout_withheld",
             actor_label=SETTLEMENT,
             table=coup.table,
-            obj=wallet,
+            obj=Account(pk=account_id),  # the row is locked as plain values: the audit names it
             after={
                 "round_id": coup.round_id,
                 "user_id": user_id,

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -16,7 +17,7 @@ from django.db import transaction
 
 from casino import live as events
 from casino.asgi import application
-from casino.live import table_event_send
+from casino.live import EventsBuiltOnDemand, table_event_send, user_events_send, user_group
 from tables.services import table_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,3 +108,33 @@ async def test_a_process_publishes_every_commit_through_one_loop_and_connection(
     monkeypatch.setattr(events.os, "getpid", lambda: -1)  # as in a forked child
     assert events._publisher_loop() is not loops[0]
     await ws.disconnect()
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (the channels_redis layer)")
+async def test_events_built_on_demand_are_built_only_for_players_listening(db):
+    """A settlement's players' events are built and serialised only for the players with a socket: the
+    one listening gets theirs, as written; nobody else's is even worked out."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(user_group(7001), channel)
+    built = []
+
+    def build(user_id: int) -> dict:
+        built.append(user_id)
+        return {"round_id": "WIRE1-2", "returned": f"{user_id}.00"}
+
+    @database_sync_to_async
+    def settle() -> None:
+        with transaction.atomic():
+            user_events_send(event_type="settlement", data_by_user=EventsBuiltOnDemand([7001, 7002, 7003], build))
+        assert built == [7001]
+
+    await settle()
+    message = await asyncio.wait_for(layer.receive(channel), timeout=10)
+    assert json.loads(message["text"]) == {
+        "type": "settlement",
+        "version": 1,
+        "data": {"round_id": "WIRE1-2", "returned": "7001.00"},
+    }
+    await layer.group_discard(user_group(7001), channel)

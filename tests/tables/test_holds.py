@@ -376,7 +376,11 @@ def test_a_card_kept_for_a_coup_that_never_comes_is_discarded_with_the_shoe(
 def test_the_table_hears_of_a_hold_but_never_the_held_card(dealer, dealer_table, punter, monkeypatch):
     """The held card may open the next coup (§4.3): no viewer, anonymous ones included, may learn it."""
     sent = []
-    monkeypatch.setattr(events, "_send_on_commit", sent.extend)
+    monkeypatch.setattr(
+        events,
+        "_send_on_commit",
+        lambda messages: sent.extend((group, event() if callable(event) else event) for group, event in messages),
+    )
     console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player TH:banker 3S:player KH:banker 4D:banker")

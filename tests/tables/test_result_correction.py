@@ -69,8 +69,9 @@ def live_events(monkeypatch):
     sent = []
 
     def record(messages):
-        json.dumps(messages)  # what the channel layer could carry: amounts as strings
-        transaction.on_commit(lambda: sent.extend(messages))
+        built = [(group, event() if callable(event) else event) for group, event in messages]  # as if sent
+        json.dumps(built)  # what the channel layer could carry: amounts as strings
+        transaction.on_commit(lambda: sent.extend(built))
 
     monkeypatch.setattr(events, "_send_on_commit", record)
     return sent

@@ -94,8 +94,12 @@ def sent_events(monkeypatch):
         return send
 
     def many_users(*, event_type, data_by_user):
-        json.dumps(data_by_user)
-        transaction.on_commit(lambda: sent.extend(("user", event_type, data) for data in data_by_user.values()))
+        def record():  # built on commit, as the real sender builds them (an EventsBuiltOnDemand)
+            built = dict(data_by_user)
+            json.dumps(built)
+            sent.extend(("user", event_type, data) for data in built.values())
+
+        transaction.on_commit(record)
 
     def totals(*, table_code, currency, data):
         json.dumps(data)
