@@ -276,6 +276,14 @@ def main() -> int:
             f"PostgreSQL alone takes {database * 1000:.2f} ms of CPU a bet (with its commit's triggers and foreign keys"
             f"): at most {os.cpu_count() / database:.0f} bets/s on these {os.cpu_count()} cores"
         )
+    per_bet_all = sum(cpu_used.values()) / max(len(acks), 1)
+    if per_bet_all:
+        ceiling = os.cpu_count() / per_bet_all
+        print(
+            f"the CPU a bet takes in all ({per_bet_all * 1000:.2f} ms) on {os.cpu_count()} cores: at most "
+            f"{ceiling:.0f} bets/s, {ceiling / tps:.3f} of pgbench's TPS; {TARGET_RATIO:g} of it needs at most "
+            f"{os.cpu_count() / (TARGET_RATIO * tps) * 1000:.2f} ms a bet in all"
+        )
     in_flight = options.players
     print(
         f"Little's law: {in_flight} players each waiting for their answer at {rate:.0f} bets/s wait "

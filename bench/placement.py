@@ -387,6 +387,13 @@ def main() -> int:
         f"PostgreSQL backends {cpu_used[1] / max(placed, 1) * 1e3:.1f} ms "
         f"(the machine's load average meanwhile: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
+    for part, seconds in (("web server and PostgreSQL", sum(cpu_used[:2])), ("PostgreSQL alone", cpu_used[1])):
+        if seconds:
+            ceiling = os.cpu_count() / (seconds / max(placed, 1))
+            print(
+                f"the CPU a placement takes, {part}, on {os.cpu_count()} cores: at most {ceiling:.0f} placements/s, "
+                f"{ceiling / tps:.3f} of pgbench's TPS"
+            )
 
     warm_up_placed = sum(count for key, count in warm_up["statuses"].items() if key in ("200", "201"))
     batches = BetBatch.objects.count()
