@@ -197,13 +197,13 @@ def workers(server_pid: int) -> list[int]:
     return children
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU time the processes have used so far."""
-    total = 0
+def cpu_split(pids: list[int]) -> tuple[float, float]:
+    """The CPU time the processes have used so far: in their own code (user), in the kernel (system)."""
+    user = system = 0
     for pid in pids:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        user, system = user + int(fields[11]), system + int(fields[12])
+    return user / os.sysconf("SC_CLK_TCK"), system / os.sysconf("SC_CLK_TCK")
 
 
 def memory_mb(pids: list[int], field: str) -> float:
@@ -230,11 +230,12 @@ def table_with_shoe():
 
 
 def coup_play(table) -> tuple[str, float]:
-    """One coup at the table loop's pace; the round id and the time its resolution committed."""
+    """One coup at the table loop's pace (a card every ``CARD_INTERVAL``, the result up for ``RESULT_PAUSE``);
+    the round id and the time its resolution committed."""
     from django.db import transaction
 
     from casino import lifecycle
-    from casino.loop import CARD_INTERVAL
+    from casino.loop import CARD_INTERVAL, RESULT_PAUSE
     from tables.coups import coup_open
     from tables.dealing import coup_deal_card
     from tables.selectors import coup_deal_state
@@ -249,6 +250,7 @@ def coup_play(table) -> tuple[str, float]:
     with transaction.atomic():
         transaction.on_commit(lambda: committed.append(time.time()))  # runs first: before the events go out
         lifecycle.coup_resolve(coup=coup)
+    time.sleep(RESULT_PAUSE)  # the result stays up before the next coup opens, as the table loop keeps it
     return coup.round_id, committed[0]
 
 
@@ -305,9 +307,10 @@ def main() -> int:
                 raise RuntimeError("the clients were not ready in time")
             ready = merged([pipe.recv() for pipe in pipes])
             rss_connected = memory_mb(web, "VmRSS")
-            cpu_before = cpu_seconds(web)
+            cpu_before = cpu_split(web)
             commits = dict(coup_play(table) for _ in range(args.coups))
-            cpu_per_coup = (cpu_seconds(web) - cpu_before) / args.coups
+            user, system = (after - before for after, before in zip(cpu_split(web), cpu_before, strict=True))
+            cpu_per_coup, kernel_share = (user + system) / args.coups, system / max(user + system, 1e-9)
             for pipe in pipes:
                 pipe.send(list(commits))
             collected = merged([pipe.recv() for pipe in pipes])
@@ -343,7 +346,8 @@ def main() -> int:
     per_socket = (rss_connected - rss_before) * 1024 / max(ready["ready"], 1)
     print(
         f"  {len(web)} web processes: {rss_before:.1f} MB before the clients, {rss_connected:.1f} MB with them "
-        f"({per_socket:.1f} KB per socket), peak {peak:.1f} MB; CPU {cpu_per_coup * 1e3:.0f} ms per coup (all events)"
+        f"({per_socket:.1f} KB per socket), peak {peak:.1f} MB; CPU {cpu_per_coup * 1e3:.0f} ms per coup (all events), "
+        f"{kernel_share:.0%} of it in the kernel (the sockets' writes over loopback)"
     )
     print(
         f"  target    p99 <= {TARGET_P99_MS:g} ms to all {args.clients} clients, "
