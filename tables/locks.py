@@ -4,7 +4,8 @@
 Every service that locks floor rows goes through here, in that order; a service may skip a level
 (settlement and placement lock only the coup: they change neither its table nor its shoe) but never
 goes back up. A seated patron's session (``SeatSession``) comes after the table or the coup: chips entered
-for a seat lock the coup, then the session; a patron leaving locks the table, then the session.
+for a seat lock the coup with its table (``coup_locked``: the shift cannot close meanwhile), then the session;
+a patron leaving locks the table, then the session.
 A coup's table and shoe are locked FOR NO KEY UPDATE: a placement holding the coup's
 lock still takes the key share its rows' foreign keys need (an exclusive lock on them would make a
 void and a placement wait for each other, commit d678c69).

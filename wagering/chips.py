@@ -20,7 +20,7 @@ from wagering.amounts import amount_checked
 from wagering.errors import ChipsRefused
 from wagering.ledger import ledger_post
 from wagering.locks import system_accounts_locked
-from wagering.models import Account, ChipMovement, LedgerTransaction, TrayCount, money
+from wagering.models import Account, Bet, ChipMovement, LedgerTransaction, TrayCount, money
 
 User = AbstractBaseUser
 
@@ -71,11 +71,24 @@ def tray_credit(*, table: Table, currency: str, amount: object, actor: User) -> 
 
 @transaction.atomic
 def tray_count(*, table: Table, currency: str, counted: object, actor: User) -> TrayCount:
-    """The chips in the tray, counted: it opens the table's shift in the currency, or closes the one open."""
+    """The chips in the tray, counted: it opens the table's shift in the currency, or closes the one open once
+    no seated chips are in play in it (their settlement belongs to the shift: ``seated.seat_bets_place``)."""
     table = table_locked(table.pk)
     _currency_check(table, currency)
     counted = amount_checked(counted, error=ChipsRefused, what="the count")
     opening = open_shift(table=table, currency=currency)
+    in_play = Bet.objects.filter(  # the chips of the patrons seated now (who leave only once they are settled)
+        seat_session__table=table,
+        seat_session__ended_at__isnull=True,
+        seat_session__currency=currency,
+        state=Bet.State.ACCEPTED,
+    )
+    if opening is not None and in_play.exists():
+        raise ChipsRefused(
+            "chips_in_play",
+            f"seated chips are in play at table {table.code}: close the shift once the coup is settled",
+            {"table": table.code, "currency": currency},
+        )
     count = TrayCount.objects.create(
         table=table,
         currency=currency,

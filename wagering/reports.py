@@ -1,4 +1,5 @@
-"""Game-history reports: a table's day and a shoe's drop, win and hold, recomputed on demand."""
+"""Game-history reports: a table's day and a shoe's stakes, win and hold, online and seated bets together,
+recomputed on demand. Their stakes are not a drop: the drop is a shift's buy-ins (``chip_reports``)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ User = AbstractBaseUser
 
 
 def table_day_report_build(*, table_id: int, day: date) -> list[TableDayReport]:
-    """(Re)compute a table's drop/win for a day (the UTC day its coups opened), one report per currency
+    """(Re)compute a table's stakes and win for a day (the UTC day its coups opened), one report per currency
     staked in: safe to run again."""
     coups = Coup.objects.filter(table_id=table_id, opened_at__date=day)
     return [
@@ -36,7 +37,7 @@ def table_day_report_build(*, table_id: int, day: date) -> list[TableDayReport]:
 
 
 def shoe_report_build(*, shoe_id: int) -> list[ShoeReport]:
-    """(Re)compute a shoe's drop/win, one report per currency staked in: safe to run again."""
+    """(Re)compute a shoe's stakes and win, one report per currency staked in: safe to run again."""
     coups = Coup.objects.filter(shoe_id=shoe_id)
     reports = []
     for currency in _currencies_staked(coups):
@@ -64,6 +65,23 @@ def day_reports_build(*, day: date) -> int:
     return len(table_ids) + len(shoe_ids)
 
 
+def _players(settled: QuerySet[BetSettlement]) -> int:
+    """Who bet: each player once, online or seated, and each guest's seat session (a guest is not known from
+    one session to the next)."""
+    bettors = (
+        settled.order_by()
+        .values_list("bet__user_id", "bet__seat_session__player_id", "bet__seat_session_id")
+        .distinct()
+    )
+    players, guest_sessions = set(), set()
+    for user_id, seated_player_id, session_id in bettors:
+        if user_id or seated_player_id:
+            players.add(user_id or seated_player_id)
+        else:
+            guest_sessions.add(session_id)
+    return len(players) + len(guest_sessions)
+
+
 def _report_values(coups: QuerySet[Coup], currency: str) -> dict:
     played = Q(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     counts = coups.aggregate(
@@ -73,16 +91,10 @@ def _report_values(coups: QuerySet[Coup], currency: str) -> dict:
         player_wins=Count("pk", filter=played & Q(winner=PLAYER)),
         ties=Count("pk", filter=played & Q(winner=TIE)),
     )
-    paid = (
-        BetSettlement.objects.filter(bet__coup__in=coups, bet__stake_account__currency=currency)
-        .exclude(outcome=BetSettlement.Outcome.REFUND)
-        .aggregate(
-            bets=Count("pk"),
-            players=Count("bet__user", distinct=True),
-            staked=Sum("bet__stake"),
-            returned=Sum("returned"),
-        )
+    settled = BetSettlement.objects.filter(bet__coup__in=coups, bet__stake_account__currency=currency).exclude(
+        outcome=BetSettlement.Outcome.REFUND
     )
+    paid = settled.aggregate(bets=Count("pk"), staked=Sum("bet__stake"), returned=Sum("returned"))
     corrected = BetAdjustment.objects.filter(bet__coup__in=coups, bet__stake_account__currency=currency).aggregate(
         total=Sum(F("returned_after") - F("returned_before"))
     )
@@ -91,7 +103,7 @@ def _report_values(coups: QuerySet[Coup], currency: str) -> dict:
     return {
         **counts,
         "bets": paid["bets"],
-        "players": paid["players"],
+        "players": _players(settled),
         "staked": staked,
         "returned": returned,
         "house_win": house_win,

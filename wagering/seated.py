@@ -18,8 +18,10 @@ from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
 from tables.audit import audit_record
+from tables.locks import coup_locked
 from tables.models import Coup, SeatSession
 from tables.selectors import coup_rules
+from wagering.chips import open_shift
 from wagering.errors import BetRejected
 from wagering.ledger import ledger_post
 from wagering.models import CENT, ZERO, Account, Bet, BetBatch, LedgerTransaction, money
@@ -56,8 +58,12 @@ def seat_bets_place(
     """The dealer enters a seated patron's chips (bet type -> stake) on the coup taking bets: all accepted,
     or none (``BetRejected``), in the chips' currency (the session's). ``differential_override``: a pit
     boss accepts them past the maximum differential, within their authority (up to twice it; seed 000 §6.1.2
-    asks the players to lower their bets first), audited."""
+    asks the players to lower their bets first), audited.
+
+    Chips are played only in a shift (the tray counted in their currency, ``chips.tray_count``): the table
+    locked with the coup (``tables.locks.coup_locked``) keeps the shift from closing meanwhile."""
     stakes = bet_stakes_checked(bets)
+    table = coup_locked(coup).table
     coup_betting_locked(coup)
     # The patron's session after the coup (``tables.locks``): a patron leaving waits for these chips, or they
     # for the patron to have left (then refused).
@@ -69,6 +75,12 @@ def seat_bets_place(
         )
     betting_open_check(coup)
     currency = seat_session.currency
+    if open_shift(table=table, currency=currency) is None:
+        raise BetRejected(
+            "no_open_shift",
+            f"no shift is open at table {table.code} in {currency}: a pit boss counts the tray before chips are played",
+            {"table": table.code, "currency": currency},
+        )
     marker = (
         personal_limit_marker(table_id=coup.table_id, user=seat_session.player, at=timezone.now())
         if seat_session.player_id
@@ -191,6 +203,7 @@ def seat_bets_reduce(
     again reduced, the entry's too, in one transaction (``BetRejected`` if a reduced stake breaks a rule,
     such as the table's minimum: then nothing changes)."""
     stakes = bet_stakes_checked(bets)
+    coup_locked(coup)  # the table first, as ``seat_bets_place`` takes it
     coup_betting_locked(coup)
     betting_open_check(coup)
     reduction = differential_reduction(coup=coup, seat_session=seat_session, bets=stakes)

@@ -20,6 +20,7 @@ from tables.services import dealer_login, table_create, table_open
 from tests.casino.test_console import live_coup, staff_client, step, url
 from tests.factories import SHUFFLED_AND_CUT, CoupFactory
 from wagering.checks import ledger_check, settlement_check
+from wagering.chips import tray_count
 from wagering.models import Account, Bet
 from wagering.seated import seat_bets_place
 from wagering.selectors import coup_bet_totals
@@ -81,9 +82,12 @@ def test_bad_seating_is_shown_and_changes_nothing(dealer, dealer_table, data, me
 def test_seat_bets_count_and_settle_to_the_seat_in_chips(dealer, dealer_table, betting):
     step(dealer, dealer_table, "patron_seat", seat=2, guest_name="grey")
     session = SeatSession.objects.get()
-    page = step(
-        dealer, dealer_table, "seat_bet", session=session.pk, round_id=betting.round_id, bet_type="banker", stake="100"
-    )
+    chips = {"session": session.pk, "round_id": betting.round_id, "bet_type": "banker", "stake": "100"}
+    page = step(dealer, dealer_table, "seat_bet", **chips)  # chips are played only in a shift
+    assert "no shift is open at table d1 in EUR: a pit boss counts the tray before chips are played" in page
+    assert not Bet.objects.exists()
+    step(staff_client("pia", PIT_BOSS), dealer_table, "tray_count", currency="EUR", amount="10000")
+    page = step(dealer, dealer_table, "seat_bet", **chips)
     assert "Seat 2: 100.00 on Banker (100.00 EUR in all)." in page
     page = step(
         dealer, dealer_table, "seat_bet", session=session.pk, round_id=betting.round_id, bet_type="banker", stake="5000"
@@ -200,6 +204,7 @@ def test_the_console_says_who_shows_each_hand_and_takes_the_showing_steps(dealer
     """Seed 000 §5.1: "Player hand to seat 3"; §5.1.7 the dealer's step; §5.1.4 the pit's, for a lone customer."""
     coup = CoupFactory(table=dealer_table)
     session = patron_seat(table=dealer_table, seat_number=3, actor=pit_boss, guest_name="grey")
+    tray_count(table=dealer_table, currency="EUR", counted="10000", actor=pit_boss)
     seat_bets_place(coup=coup, seat_session=session, bets={"player": "100.00"}, actor=pit_boss)
     lifecycle.coup_close_betting(coup=coup)
     page = dealer.get(url(dealer_table)).content.decode()
@@ -228,6 +233,7 @@ def test_over_the_differential_the_console_proposes_the_reduction_or_the_pits_ov
     boss = staff_client("pia", PIT_BOSS)
     first = patron_seat(table=dealer_table, seat_number=1, actor=boss.user, guest_name="first")
     second = patron_seat(table=dealer_table, seat_number=2, actor=boss.user, guest_name="second")
+    tray_count(table=dealer_table, currency="EUR", counted="10000", actor=boss.user)
     seat_bets_place(coup=coup, seat_session=first, bets={"banker": "800.00"}, actor=boss.user)
     entry = {"session": second.pk, "round_id": coup.round_id, "bet_type": "banker", "stake": "700"}
 

@@ -16,6 +16,7 @@ from tables.services import dealer_login
 from tests.casino.test_console import staff_client, url
 from tests.factories import CoupFactory
 from tests.wagering.conftest import postgres_only
+from wagering.chips import tray_count
 from wagering.errors import BetRejected
 from wagering.models import Bet
 from wagering.seated import seat_bets_place
@@ -30,6 +31,7 @@ def test_chips_entered_while_the_patron_leaves_wait_and_are_refused(dealer_table
     dealer_login(table=dealer_table, dealer=dealer.user, actor=pit_boss)
     coup = CoupFactory(table=dealer_table)
     session = patron_seat(table=dealer_table, seat_number=4, actor=pit_boss, guest_name="leaving")
+    tray_count(table=dealer_table, currency="EUR", counted="10000", actor=pit_boss)  # seated chips need a shift
     competing: dict[str, object] = {}
     checked = casino.console_seats.seat_session_has_bets_in_play
 

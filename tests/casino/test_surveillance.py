@@ -21,6 +21,7 @@ from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tables.selectors import table_coup_rules
 from tests.factories import CoupFactory, ShoeFactory, coup_resolve, staff_login
+from wagering.chips import tray_count
 from wagering.placement import bet_batch_place
 from wagering.seated import seat_bets_place
 from wagering.wallets import wallet_deposit
@@ -76,6 +77,7 @@ def late_shoe(dealer_table, pit_boss):
     )
     alice, bob, carol, dave, erin = (player(name) for name in ("alice", "bob", "carol", "dave", "erin"))
     patron = patron_seat(table=dealer_table, seat_number=4, actor=pit_boss, guest_name="gentleman in grey")
+    tray_count(table=dealer_table, currency="EUR", counted="10000", actor=pit_boss)  # seated chips need a shift
     for number, cards in enumerate(COUPS_DEALT, start=1):
         coup = CoupFactory(table=dealer_table, shoe=shoe)
         if number <= 3:

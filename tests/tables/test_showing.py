@@ -13,6 +13,7 @@ from tables.selectors import coup_public, coup_shown_by
 from tables.showing import coup_banker_shown_first, coup_hand_shown_by_dealer
 from tests.factories import CoupFactory
 from tests.wagering.conftest import fund
+from wagering.chips import tray_count
 from wagering.placement import bet_batch_place
 from wagering.seated import seat_bets_place
 
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def coup(dealer_table):
+def coup(dealer_table, pit_boss):
+    tray_count(table=dealer_table, currency="EUR", counted="10000", actor=pit_boss)  # seated chips need a shift
     return CoupFactory(table=dealer_table)
 
 

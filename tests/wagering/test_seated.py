@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from casino import lifecycle
 from casino.settlement import coup_settle
 from tables import corrections
+from tables.limit_sets import limit_set_create
 from tables.models import Coup, LimitSet
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.seating import patron_seat, patron_unseat
@@ -18,9 +19,12 @@ from tables.services import limit_marker_grant
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
-from wagering.errors import BetRejected
-from wagering.models import Account, Bet, BetSettlement, LedgerTransaction
+from wagering.chip_reports import shift_report
+from wagering.chips import tray_count
+from wagering.errors import BetRejected, ChipsRefused
+from wagering.models import Account, Bet, BetSettlement, LedgerTransaction, TrayCount
 from wagering.placement import bet_batch_place
+from wagering.reports import table_day_report_build
 from wagering.seated import differential_reduction, seat_bets_place, seat_bets_reduce
 from wagering.selectors import coup_bet_totals, wallet_balance
 
@@ -29,8 +33,10 @@ BANKER_NATURAL = "2S 9H 3D KC"  # in dealing order: Player 2+3 = 5, Banker 9+K =
 
 
 @pytest.fixture
-def coup(dealer_table):
+def coup(dealer_table, pit_boss):
+    """A coup taking bets in a shift: seated chips are played only once the tray is counted."""
     LimitSet.objects.filter(table=dealer_table).update(max_differential=D("1500.00"))
+    tray_count(table=dealer_table, currency="EUR", counted="10000.00", actor=pit_boss)
     return CoupFactory(table=dealer_table)
 
 
@@ -188,3 +194,40 @@ def test_no_reduction_when_online_bets_alone_break_the_differential(coup, pit_bo
     with pytest.raises(BetRejected) as refusal:
         seat_bets_reduce(coup=coup, seat_session=seat, bets={"banker": "100.00"}, actor=pit_boss)
     assert refusal.value.code == "no_reduction"
+
+
+def test_chips_are_played_only_in_a_shift_in_their_currency(dealer_table, guest, pit_boss):
+    """A dealer table takes seated chips only while its tray is counted into a shift in their currency, and the
+    shift closes only once they are settled: every seated bet is in a shift's report."""
+    coup = CoupFactory(table=dealer_table)
+    rejected("no_open_shift", coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+    limit_set_create(table=dealer_table, actor=pit_boss, currency="USD", max_differential="5000")
+    tray_count(table=dealer_table, currency="USD", counted="1000.00", actor=pit_boss)
+    rejected("no_open_shift", coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)  # EUR chips
+    opening = tray_count(table=dealer_table, currency="EUR", counted="1000.00", actor=pit_boss)
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+
+    counts = TrayCount.objects.count()
+    with pytest.raises(ChipsRefused) as refusal:
+        tray_count(table=dealer_table, currency="EUR", counted="1000.00", actor=pit_boss)
+    assert refusal.value.code == "chips_in_play" and TrayCount.objects.count() == counts
+    tray_count(table=dealer_table, currency="USD", counted="1000.00", actor=pit_boss)  # no dollar chips in play
+    settle_banker_natural(coup)
+    tray_count(table=dealer_table, currency="EUR", counted="905.00", actor=pit_boss)
+    report = shift_report(opening=opening)
+    assert (report.seated_win, report.count_win, report.variance) == (D("-95.00"), D("-95.00"), D("0.00"))
+
+
+def test_the_tables_day_report_counts_seated_and_online_bets(coup, guest, pit_boss, online):
+    known = patron_seat(
+        table=coup.table, seat_number=5, actor=pit_boss, player=get_user_model().objects.create_user(username="kim")
+    )
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)  # returns 195
+    seat_bets_place(coup=coup, seat_session=known, bets={"player": "40.00"}, actor=pit_boss)  # lost
+    bet_batch_place(user=online, coup=coup, bets={"player": "30.00"})  # lost
+    settle_banker_natural(coup)
+
+    (report,) = table_day_report_build(table_id=coup.table_id, day=coup.opened_at.date())
+    assert (report.coups, report.bets, report.staked, report.returned) == (1, 3, D("170.00"), D("195.00"))
+    assert (report.house_win, report.hold_percent) == (D("-25.00"), D("-14.71"))  # -25 / 170
+    assert report.players == 3  # online, the seated player and the guest's session
