@@ -32,6 +32,11 @@ from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESS
 
 User = AbstractBaseUser
 logger = logging.getLogger(__name__)
+# A player's bet requests: a burst, then a steady rate (a person taps a few times a second; more is a
+# script flooding the table's intake). A socket counts its own (``casino.table_socket``); the HTTP endpoints
+# count a player's across the web processes (``casino.player_api``).
+BET_REQUEST_BURST = 20
+BET_REQUESTS_PER_SECOND = 10
 INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
 
 

@@ -5,8 +5,9 @@ is in our wallet, the partner's seamless wallet (``partners.seamless``) for a pl
 partner in that mode (the answer's balance is the partner's; null if its wallet did not say). The answer is
 ``{"ok": true, "round_id", "balance", "bets": {bet_type: amount}}`` (the player's stakes on
 the coup), or ``{"error": {"code", "message", "details"}}`` with 400 (the request or the bets
-are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401, 403 (a staff account) or 404;
-503 when the database failed mid-request (nothing was changed). Amounts are strings; nothing changes
+are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401, 403 (a staff account), 404,
+429 (``too_fast``: more bet requests in a second than a socket allows); 503 when the database failed
+mid-request (nothing was changed). Amounts are strings; nothing changes
 when a request is refused.
 """
 
@@ -14,16 +15,18 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from decimal import Decimal
 from functools import wraps
 
+from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from casino.intake import IntakeRequest, bet_request_submit
+from casino.intake import BET_REQUEST_BURST, IntakeRequest, bet_request_submit
 from casino.launch import launched_seamless_player
 from partners.seamless import seamless_balance
 from tables.models import Coup, Table
@@ -50,6 +53,7 @@ STATUS_OF_CODE = {
     "not_signed_in": 401,
     "staff_account": 403,
     "no_such_table": 404,
+    "too_fast": 429,
     "wallet_unavailable": 503,
     DATABASE_UNAVAILABLE_CODE: 503,
 }
@@ -175,6 +179,10 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
 
 def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: dict, *, kind: str) -> JsonResponse:
     """The request through the bet intake (``casino.intake``: once per ``request_id``, if the body has one)."""
+    if not _bet_request_allowed(user_id=request.user.pk):
+        raise RequestRefused(
+            "too_fast", f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment"
+        )
     if kind == "bet" and not isinstance(body.get("bets"), dict):
         raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
     future = bet_request_submit(
@@ -191,6 +199,17 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
     )
     answer = future.result()  # the request's refusal, if it was refused
     return JsonResponse({"ok": True, "round_id": answer.round_id, "balance": answer.balance, "bets": answer.own_totals})
+
+
+def _bet_request_allowed(*, user_id: int) -> bool:
+    """A player's bet requests over HTTP, counted a second at a time in the cache (Redis: across the web
+    processes): a socket's burst a second at most, so the endpoints are no way around the socket's limit."""
+    window = f"bet-requests:{user_id}:{int(time.time())}"
+    cache.add(window, 0, timeout=2)
+    try:
+        return cache.incr(window) <= BET_REQUEST_BURST
+    except ValueError:  # the window expired between the two calls: a new second
+        return True
 
 
 def _amount(amount: Decimal | None) -> str | None:

@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
 
 from casino.bet_requests import KINDS
-from casino.intake import IntakeRequest, bet_request_submit, queued
+from casino.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
 from casino.security import LAUNCH_SESSION_KEY
 from partners.models import PartnerPlayer
 from partners.selectors import player_currency, seamless_player
@@ -27,11 +27,6 @@ from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected, WageringError
 from wagering.selectors import coup_totals_public
-
-# A socket's bet requests: a burst, then a steady rate (a person taps a few times a second; more is a
-# script flooding the table's intake).
-BET_REQUEST_BURST = 20
-BET_REQUESTS_PER_SECOND = 10
 
 
 class PlayerTableConsumer(TableConsumer):

@@ -241,3 +241,27 @@ def test_the_game_history(player_client, player, previous_bets, table):
     assert round_["round_id"] == previous_bets.round_id
     assert round_["staked"] == "12.00" and round_["balance_before"] == "1000.00"
     assert [(bet["bet_type"], bet["stake"]) for bet in round_["bets"]] == [("player", "10.00"), ("tie", "2.00")]
+
+
+def test_more_bet_requests_in_a_second_than_a_socket_allows_are_refused(player_client, player, coup, monkeypatch):
+    """A script cannot flood the table's intake through the endpoints instead of the socket: a player's bet
+    requests beyond a socket's burst in one second are a 429 and change nothing; a second later, they go."""
+    from casino import player_api
+    from casino.intake import BET_REQUEST_BURST
+
+    now = [1_900_000_000.0]
+    monkeypatch.setattr(player_api.time, "time", lambda: now[0])
+    for _ in range(BET_REQUEST_BURST // 2):
+        assert post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}).status_code == 200
+        assert post(player_client, "/tables/pb1/bets/undo/").status_code == 200
+    assert player_client.get("/tables/pb1/bets/").status_code == 200  # reading is not betting
+    refusal(post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}), 429, "too_fast")
+    refusal(post(player_client, "/tables/pb1/bets/remove/"), 429, "too_fast")
+    unchanged(player)
+    other = UserFactory(username="bob")
+    fund(other, "100.00")
+    other_client = Client()
+    other_client.force_login(other)
+    assert post(other_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}).status_code == 200  # theirs are theirs
+    now[0] += 1
+    assert post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}).json()["balance"] == "999.00"
