@@ -7,12 +7,12 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
-from django.db.models import F, Sum
+from django.db.models import F, QuerySet, Sum
 from django.utils import timezone
 
 from baccarat.odds import ShoeComposition, analyze
@@ -26,7 +26,7 @@ from wagering.models import ZERO, Account, Bet, BetAdjustment, BetSettlement, Ch
 class ShiftReport:
     opening: TrayCount
     closing: TrayCount | None  # None: the shift is still open
-    drop: Decimal  # cash changed for chips at the table
+    drop: Decimal  # buy-ins: cash changed for chips at the table (the day and shoe reports' stakes are not a drop)
     fills: Decimal
     credits: Decimal
     tray_now: Decimal  # what the tray should hold (at the closing count, or now)
@@ -58,7 +58,7 @@ class ShiftReport:
 
 def shift_report(*, opening: TrayCount) -> ShiftReport:
     """The shift opened by ``opening``: to its closing count, or until now."""
-    closing = TrayCount.objects.filter(opening=opening).first()
+    closing = TrayCount.objects.select_related("actor").filter(opening=opening).first()
     until = closing.created_at if closing is not None else timezone.now()
     if closing is not None:
         ledger_balance = closing.ledger_balance
@@ -164,6 +164,21 @@ def _house_edges(rules_json: str) -> dict[str, Fraction]:
     table = rules_from_snapshot(json.loads(rules_json)).table
     analysis = analyze(ShoeComposition.full(table.decks), paytables=table.paytables())
     return {bet: odds.house_edge for bet, odds in analysis.bets.items()}
+
+
+def shift_openings(
+    *, since: date, until: date, table_id: int | None = None, currency: str | None = None
+) -> QuerySet[TrayCount]:
+    """The shifts opened between the two UTC days (inclusive), latest first: their opening counts, with their
+    tables (``shift_report`` of each gives the shift's figures)."""
+    openings = TrayCount.objects.filter(
+        kind=TrayCount.Kind.OPENING, created_at__date__gte=since, created_at__date__lte=until
+    )
+    if table_id is not None:
+        openings = openings.filter(table_id=table_id)
+    if currency:
+        openings = openings.filter(currency=currency)
+    return openings.select_related("table", "actor").order_by("-created_at", "-pk")
 
 
 def table_open_shifts(*, table_id: int) -> list[TrayCount]:

@@ -250,6 +250,42 @@ def test_moving_money_in_the_admin(floor_state, client_as, role):
     assert database_state() == before
 
 
+# --- Admin pages of their own (reports, money moves): every one listed -----------------------------------
+
+# The reports add up rows their viewers may read (seat sessions, tray counts): pit bosses and surveillance
+# read them, a dealer does not (tables.roles gives dealers no view of them).
+ADMIN_REPORT_PAGES = {
+    "tables_seatsession_ratings": VIEWERS,
+    "wagering_traycount_shifts": VIEWERS,
+}
+ADMIN_PAGES_TESTED_APART = {"wagering_account_move_money": "test_moving_money_in_the_admin"}
+DJANGO_ADMIN_PAGES = ("_changelist", "_add", "_history", "_delete", "_change")
+
+
+def test_every_admin_page_of_its_own_is_in_the_matrix():
+    declared = {
+        pattern.name
+        for model_admin in admin.site._registry.values()
+        for pattern in model_admin.get_urls()
+        if pattern.name and not pattern.name.endswith(DJANGO_ADMIN_PAGES)
+    }
+    assert declared == set(ADMIN_REPORT_PAGES) | set(ADMIN_PAGES_TESTED_APART)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(ADMIN_REPORT_PAGES))
+def test_admin_report_pages(floor_state, client_as, name, role):
+    """Read-only: a post is answered as a get, and changes nothing."""
+    client = client_as(role)
+    before = database_state()
+    for response in (client.get(reverse(f"admin:{name}")), client.post(reverse(f"admin:{name}"), {"since": "x"})):
+        if role in ADMIN_REPORT_PAGES[name]:
+            assert response.status_code == 200
+        else:
+            refused_as(role, response)
+    assert database_state() == before
+
+
 # --- The dealer console ------------------------------------------------------------------------------
 
 PIT = frozenset({PIT_BOSS_ROLE, SUPERUSER})  # tables.operate_table (a superuser has every permission)

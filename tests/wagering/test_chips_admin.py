@@ -3,6 +3,8 @@ surveillance to read, never to change."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -11,7 +13,7 @@ from casino.settlement import coup_settle
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
-from wagering.chips import seat_buy_in, tray_count
+from wagering.chips import seat_buy_in, tray_count, tray_credit, tray_fill
 from wagering.seated import seat_bets_place
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +54,93 @@ def test_a_dealer_and_a_player_cannot_read_them(rated):
     player = Client()
     player.force_login(UserFactory())
     assert player.get(reverse(CHANGELIST)).status_code == 302  # to the admin's sign-in
+
+
+RATINGS = "admin:tables_seatsession_ratings"
+SHIFTS = "admin:wagering_traycount_shifts"
+
+
+def row_cells(page: str, row_attribute: str) -> dict[str, str]:
+    """The figures (``td.field-*``) of the report's row marked ``row_attribute`` (e.g. 'data-table="d1"')."""
+    row = re.search(rf"<tr {row_attribute}[^>]*>(.*?)</tr>", page, re.DOTALL)
+    assert row, row_attribute
+    return dict(re.findall(r'<td class="field-(\w+)">([^<]*)</td>', row.group(1)))
+
+
+@pytest.mark.parametrize("role", [PIT_BOSS, SURVEILLANCE])
+def test_the_ratings_report_adds_up_the_sessions_per_table_and_day(rated, role, django_assert_max_num_queries):
+    client = staff(role)
+    assert reverse(RATINGS) in client.get(reverse(CHANGELIST)).content.decode()  # linked from Seat sessions
+    with django_assert_max_num_queries(20):
+        page = client.get(reverse(RATINGS), {"table": rated.table_id}).content.decode()
+    figures = row_cells(page, 'data-table="d1"')
+    assert figures == {
+        "players": "0",
+        "guests": "1",
+        "sessions": "1",
+        "minutes": figures["minutes"],
+        "buy_in": "250.00",
+        "hands": "1",
+        "average_bet": "100.00",
+        "staked": "100.00",
+        "theoretical_win": "1.06",  # 100 x 1.058%
+        "actual_win": "-95.00",
+    }
+    assert "No known player was rated in these days." in page  # a guest has no patron row
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"since": "2026-11-20", "until": "2026-11-10"}, "The first day comes after the last."),
+        ({"since": "2026-01-01", "until": "2026-11-10"}, "At most 92 days at once."),
+        ({"since": "2026-13-45"}, "Enter a valid date."),
+        ({"table": "999999"}, "Select a valid choice."),
+        ({"table": "' OR 1=1 --"}, "Select a valid choice."),
+    ],
+)
+def test_a_bad_report_filter_is_explained_and_shows_no_figures(rated, query, message):
+    for name in (RATINGS, SHIFTS):
+        page = staff(PIT_BOSS).get(reverse(name), query)
+        assert page.status_code == 200
+        content = page.content.decode()
+        assert message in content and "report-table" not in content  # no figures
+
+
+def test_the_shift_list_has_each_closed_shifts_report(rated, pit_boss, django_assert_max_num_queries):
+    """Opening 5,000, fill 1,000, buy-in 250, the seat won 95, credit 400: the tray should hold 5,255."""
+    tray_fill(table=rated.table, currency="EUR", amount="1000", actor=pit_boss)
+    tray_credit(table=rated.table, currency="EUR", amount="400", actor=pit_boss)
+    closing = tray_count(table=rated.table, currency="EUR", counted="5250", actor=pit_boss)
+    next_shift = tray_count(table=rated.table, currency="EUR", counted="5250", actor=pit_boss)  # open
+    client = staff(SURVEILLANCE)
+    assert reverse(SHIFTS) in client.get(reverse("admin:wagering_traycount_changelist")).content.decode()
+    with django_assert_max_num_queries(25):
+        page = client.get(reverse(SHIFTS), {"currency": "EUR"}).content.decode()
+    assert row_cells(page, f'data-shift="{closing.opening_id}"') == {
+        "opening": "5000.00",
+        "fills": "1000.00",
+        "credits": "400.00",
+        "drop": "250.00",
+        "closing": "5250.00",
+        "tray_now": "5255.00",  # 5,000 + 1,000 - 250 - 95 - 400
+        "count_win": "-100.00",  # 250 + 5,250 - 5,000 + 400 - 1,000
+        "variance": "-5.00",
+        "seated_win": "-95.00",
+        "hold_percent": "-38.00",  # -95 / 250
+        "online_staked": "0.00",
+        "online_win": "0.00",
+        "table_win": "-95.00",
+    }
+    reopened = row_cells(page, f'data-shift="{next_shift.pk}"')
+    assert (reopened["opening"], reopened["closing"], reopened["count_win"]) == ("5250.00", "-", "-")
+    assert "No shift opened in these days." in client.get(reverse(SHIFTS), {"currency": "USD"}).content.decode()
+    assert "Select a valid choice" in client.get(reverse(SHIFTS), {"currency": "XXX"}).content.decode()
+
+
+@pytest.mark.parametrize("name", [RATINGS, SHIFTS])
+def test_a_dealer_and_a_player_cannot_read_the_reports(rated, name):
+    assert staff(DEALER).get(reverse(name)).status_code == 403
+    player = Client()
+    player.force_login(UserFactory())
+    assert player.get(reverse(name))["Location"].startswith("/admin/login/")
