@@ -198,7 +198,9 @@ def webhook_correction_enqueue(*, correction: ResultCorrection) -> list[WebhookD
             by_partner[adjustment.bet.user.partner_player.partner].append(adjustment)
         players = {
             each.user_id: each
-            for each in PlayerAdjustment.objects.filter(correction=correction).select_related("user__partner_player")
+            for each in PlayerAdjustment.objects.filter(correction=correction).select_related(
+                "user__partner_player__partner"
+            )
         }
         return _deliveries_write(
             by_partner=by_partner,
@@ -285,7 +287,10 @@ def _correction_event(
                     "player_id": players[user_id].user.partner_player.external_id,
                     "adjustment": str(players[user_id].adjustment),
                     "owed_change": str(players[user_id].owed_change),
-                    "balance": str(players[user_id].balance_after),
+                    # A seamless wallet's balance is the partner's own: null here, as in round.settled.
+                    "balance": None
+                    if players[user_id].user.partner_player.partner.is_seamless
+                    else str(players[user_id].balance_after),
                 }
                 for user_id in user_ids
             ],

@@ -346,3 +346,31 @@ def test_a_credit_names_only_the_debits_that_stand(wallet, ann, coup, django_cap
     assert credit["amount"] == "20.00"
     assert credit["debit_transaction_ids"] == [str(kept.batch.wallet_debit.transaction_id)]
     assert wallet.balances["p-1"] == D("110.00") and ledger_check().ok
+
+
+def test_a_correction_tells_the_partner_no_balance_of_ours(wallet, ann, coup, django_capture_on_commit_callbacks):
+    """``round.corrected`` for a seamless wallet's player: the adjustment is credited to the partner's
+    wallet, whose balance is the partner's own, so the event's balance is null (as ``round.settled``'s)."""
+    from casino import lifecycle
+    from partners.models import WebhookDelivery
+    from partners.webhooks import webhook_endpoint_create
+    from tables import corrections
+    from tables.roles import PIT_BOSS, roles_ensure
+    from tests.factories import UserFactory
+
+    pit_bosses = roles_ensure()[PIT_BOSS]
+    ana, ben = UserFactory(username="ana", is_staff=True), UserFactory(username="ben", is_staff=True)
+    for each in (ana, ben):
+        each.groups.add(pit_bosses)
+    webhook_endpoint_create(partner=ann.partner, url="https://partner.example/hooks")
+    seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
+    coup_resolve(coup, PLAYER_NATURAL_9)
+    with django_capture_on_commit_callbacks(execute=True):
+        coup_settle(coup_id=coup.pk)
+        correction = corrections.result_correction_request(
+            coup=coup, player_cards="TS 2D 2S", banker_cards="6H KC", reason="misread", actor=ana
+        )
+        lifecycle.result_correction_approve(correction=correction, actor=ben)
+    corrected = WebhookDelivery.objects.get(event_type="round.corrected").payload["data"]
+    player = {"player_id": "p-1", "adjustment": "-60.00", "owed_change": "0.00", "balance": None}
+    assert corrected["players"] == [player]
