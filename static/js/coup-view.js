@@ -2,6 +2,7 @@
 
 import { cardElement, handTotal } from "./cards.js";
 import { DealingScene } from "./scene.js";
+import { FaceDownCards } from "./squeeze.js";
 
 const HANDS = ["player", "banker"];
 const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
@@ -21,12 +22,15 @@ export class CoupView {
     );
     this.result = root.querySelector("[data-result]");
     this.dealt = new Map(); // position -> {hand, card}
-    this.scene = DealingScene.attach(root, this.hands); // an automatic table's dealing scene, else null
+    const turned = (hand) => this.showTotal(hand);
+    this.scene = DealingScene.attach(root, this.hands, turned); // an automatic table's dealing scene, else null
+    // The cards laid face down: every card of the scene; at a dealer table, those of the hands the viewer shows.
+    this.faceDown = this.scene ?? new FaceDownCards(this.hands, turned);
   }
 
   clear() {
     this.dealt.clear();
-    this.scene?.clear();
+    this.faceDown.clear();
     for (const hand of Object.values(this.hands)) {
       hand.cards.replaceChildren();
       hand.total.textContent = "";
@@ -52,16 +56,23 @@ export class CoupView {
     const element = cardElement(card, { third: position >= 4 });
     if (this.scene) {
       this.scene.deal(element, { position, hand, card, animate });
-      return true;
+    } else if (animate && this.faceDown.squeezes(hand)) {
+      this.faceDown.offerSqueeze(this.faceDown.lay(element, { position, hand, card }));
+    } else {
+      this.faceDown.turnHand(hand);
+      if (animate) element.classList.add("card--dealt");
+      this.hands[hand].cards.append(element);
     }
-    if (animate) element.classList.add("card--dealt");
-    this.hands[hand].cards.append(element);
-    this.hands[hand].total.textContent = handTotal(this.cardsOf(hand));
+    this.showTotal(hand);
     return true;
   }
 
-  cardsOf(hand) {
-    return [...this.dealt.values()].filter((dealt) => dealt.hand === hand).map((dealt) => dealt.card);
+  /** A hand's total: of its cards face up. */
+  showTotal(hand) {
+    const codes = [...this.dealt]
+      .filter(([position, dealt]) => dealt.hand === hand && !this.faceDown.isFaceDown(position))
+      .map(([, dealt]) => dealt.card);
+    this.hands[hand].total.textContent = codes.length ? handTotal(codes) : "";
   }
 
   cardCount() {
@@ -73,13 +84,13 @@ export class CoupView {
     for (const [name, view] of Object.entries(this.hands)) view.box.classList.toggle("hand--next", name === hand);
   }
 
-  /** The hands the viewer shows: an automatic table's scene lets them squeeze those cards. */
+  /** The hands the viewer shows: their cards to come are laid face down for them to squeeze. */
   showMine(hands) {
-    this.scene?.setMine(hands);
+    this.faceDown.setMine(hands);
   }
 
   showShownBy(shownBy) {
-    this.scene?.forgetMine(HANDS.filter((hand) => shownBy[hand] === "dealer")); // the dealer took the hand over
+    this.faceDown.forgetMine(HANDS.filter((hand) => shownBy[hand] === "dealer")); // the dealer took the hand over
     for (const hand of HANDS) {
       const who = shownBy[hand];
       const text = who === "dealer" ? gettext("Shown by the dealer") : gettext("Shown by %(name)s");
@@ -89,7 +100,7 @@ export class CoupView {
 
   showResult(coup) {
     this.showNext(null);
-    this.scene?.revealAll();
+    this.faceDown.revealAll();
     for (const hand of HANDS) {
       this.hands[hand].box.classList.toggle("hand--won", coup.winner === hand);
       this.hands[hand].total.textContent = coup[`${hand}_total`];

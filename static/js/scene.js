@@ -1,67 +1,10 @@
 /**
  * The automatic tables' dealing scene (issue 19): each card slides from the shoe to its hand's spot face down and
- * turns over; a hand's third card lies sideways. The player who shows a hand (the coup's public `shown_by`) may
- * squeeze its cards: they arrive face down, a drag peels one from a corner and, past a threshold, turns it over
- * (Enter or Space turns it at once). Cosmetic only: a card not squeezed turns by itself after a couple of seconds,
- * when its hand's next card comes, or at the result. A page drawn mid-coup shows the cards at once.
+ * turns over; a hand's third card lies sideways. The player who shows a hand squeezes its cards (squeeze.js). A
+ * page drawn mid-coup shows the cards at once.
  */
 
-import { handTotal, rankText, suitSymbol } from "./cards.js";
-
-const SQUEEZE_MS = 2500; // a squeezable card left alone turns by itself
-const PEEL_THRESHOLD = 1.1; // of 2 (the whole diagonal): released past it, the card turns over
-// Where a card's pips sit (x, y in % of the face), as on a real deck.
-const COLUMN = { l: 35, c: 50, r: 65 };
-const PIPS = {
-  2: ["c20", "c80"],
-  3: ["c20", "c50", "c80"],
-  4: ["l20", "r20", "l80", "r80"],
-  5: ["l20", "r20", "c50", "l80", "r80"],
-  6: ["l20", "r20", "l50", "r50", "l80", "r80"],
-  7: ["l20", "r20", "c35", "l50", "r50", "l80", "r80"],
-  8: ["l20", "r20", "c35", "l50", "r50", "c65", "l80", "r80"],
-  9: ["l20", "r20", "l40", "r40", "c50", "l60", "r60", "l80", "r80"],
-  T: ["l20", "r20", "c30", "l40", "r40", "l60", "r60", "c70", "l80", "r80"],
-};
-
-const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-
-const span = (className, text = "") => {
-  const element = document.createElement("span");
-  element.className = className;
-  if (text) element.textContent = text;
-  return element;
-};
-
-/** The face's indices (rank over suit, top left and, upside down, bottom right) and its pips or court. */
-function dressFace(face, code) {
-  const rank = rankText(code);
-  const suit = suitSymbol(code);
-  const index = (where) => {
-    const corner = span(`card-corner scene-index scene-index--${where}`);
-    corner.setAttribute("aria-hidden", "true");
-    corner.append(span("scene-rank", rank), span("scene-suit", suit));
-    return corner;
-  };
-  const pips = span("scene-pips");
-  pips.setAttribute("aria-hidden", "true");
-  if ("JQK".includes(code[0])) {
-    const court = span("scene-court");
-    court.append(span("scene-court-rank", rank), span("scene-court-suit", suit));
-    pips.append(court);
-  } else if (code[0] === "A") {
-    pips.append(span("scene-pip scene-pip--ace", suit));
-  } else {
-    for (const spot of PIPS[code[0]]) {
-      const pip = span(`scene-pip${Number(spot.slice(1)) > 50 ? " scene-pip--down" : ""}`, suit);
-      pip.style.setProperty("--x", `${COLUMN[spot[0]]}%`);
-      pip.style.setProperty("--y", `${spot.slice(1)}%`);
-      pips.append(pip);
-    }
-  }
-  face.replaceChildren(index("top"), pips, index("bottom"));
-  face.classList.add("scene-face");
-}
+import { FaceDownCards, reducedMotion } from "./squeeze.js";
 
 /** Once the element's own animation ends (not a child's). */
 function onOwnAnimationEnd(element, callback) {
@@ -73,97 +16,28 @@ function onOwnAnimationEnd(element, callback) {
   element.addEventListener("animationend", listener);
 }
 
-/** The part of a unit square with fx + fy <= limit (fx, fy measured from the corner opposite the peeled one): the
- * back left as the card is peeled, as a CSS polygon. */
-function keptPolygon(limit, right, bottom) {
-  const square = [
-    [0, 0],
-    [1, 0],
-    [1, 1],
-    [0, 1],
-  ];
-  const inside = ([x, y]) => x + y <= limit;
-  const points = [];
-  for (const [index, point] of square.entries()) {
-    const next = square[(index + 1) % 4];
-    if (inside(point)) points.push(point);
-    if (inside(point) !== inside(next)) {
-      const share = (limit - point[0] - point[1]) / (next[0] + next[1] - point[0] - point[1]);
-      points.push([point[0] + share * (next[0] - point[0]), point[1] + share * (next[1] - point[1])]);
-    }
-  }
-  if (points.length === 0) return "polygon(0 0, 0 0, 0 0)";
-  const css = points.map(([fx, fy]) => {
-    const x = right ? fx : 1 - fx;
-    const y = bottom ? fy : 1 - fy;
-    return `${(x * 100).toFixed(2)}% ${(y * 100).toFixed(2)}%`;
-  });
-  return `polygon(${css.join(", ")})`;
-}
-
-export class DealingScene {
+export class DealingScene extends FaceDownCards {
   /** The scene of an automatic table's page (its stage carries `data-scene`), else null. */
-  static attach(root, hands) {
+  static attach(root, hands, onTurn) {
     const stage = root.querySelector("[data-scene]");
-    return stage ? new DealingScene(stage, hands) : null;
+    return stage ? new DealingScene(stage, hands, onTurn) : null;
   }
 
-  constructor(stage, hands) {
-    this.stage = stage;
-    this.hands = hands; // hand -> {cards, total}
+  constructor(stage, hands, onTurn) {
+    super(hands, onTurn);
     this.shoe = stage.querySelector("[data-scene-shoe]");
-    this.mine = new Set(); // the hands the viewer shows (their private `you_show` event)
-    this.cards = new Map(); // position -> {hand, code, slot, up, timer}
   }
 
-  clear() {
-    for (const card of this.cards.values()) clearTimeout(card.timer);
-    this.cards.clear();
-    this.mine.clear();
-    for (const hand of Object.values(this.hands)) hand.cards.replaceChildren();
-  }
-
-  /** The hands the player viewing the page shows (the public `shown_by` names them only by display name). */
-  setMine(hands) {
-    this.mine = new Set(hands);
-  }
-
-  forgetMine(hands) {
-    for (const hand of hands) this.mine.delete(hand);
-  }
-
-  squeezes(hand) {
-    return this.mine.has(hand);
-  }
-
-  /** Put a dealt card's face (an element of cards.js) on its hand's spot. */
-  deal(face, { position, hand, card: code, animate }) {
-    // Its hand's previous cards, still face down for a squeeze, turn over now.
-    for (const other of this.cards.values()) if (other.hand === hand && !other.up) this.turnUp(other, "auto");
-    dressFace(face, code);
-    face.classList.remove("card--third");
-    const slot = span(`scene-card${position >= 4 ? " scene-card--third" : ""}`);
-    slot.dataset.position = position;
-    const flipper = span("scene-flipper");
-    const back = span("scene-back");
-    back.setAttribute("aria-hidden", "true");
-    const backFace = span("scene-back-face");
-    back.append(backFace);
-    flipper.append(face, back);
-    slot.append(flipper);
-    const entry = { hand, code, slot, backFace, up: false, timer: null };
-    this.cards.set(position, entry);
-    this.hands[hand].cards.append(slot);
-
-    const squeeze = animate && this.squeezes(hand);
-    const moving = animate && !reducedMotion();
+  /** Put a dealt card's face (an element of cards.js) on its hand's spot: face up at once unless `animate`. */
+  deal(face, { position, hand, card, animate }) {
+    const entry = this.lay(face, { position, hand, card });
     if (!animate) {
       this.turnUp(entry, "shown");
       return;
     }
-    slot.dataset.face = "down";
-    if (moving) this.slideFromShoe(slot);
-    if (squeeze) {
+    const moving = !reducedMotion();
+    if (moving) this.slideFromShoe(entry.slot);
+    if (this.squeezes(hand)) {
       this.offerSqueeze(entry);
       return;
     }
@@ -171,7 +45,7 @@ export class DealingScene {
       this.turnUp(entry, "auto");
       return;
     }
-    onOwnAnimationEnd(slot, () => this.turnUp(entry, "auto"));
+    onOwnAnimationEnd(entry.slot, () => this.turnUp(entry, "auto"));
     entry.timer = setTimeout(() => this.turnUp(entry, "auto"), 1200); // should the animation not run
   }
 
@@ -185,109 +59,5 @@ export class DealingScene {
     slot.style.setProperty("--from-y", `${from.top + from.height * 0.6 - (to.top + to.height / 2)}px`);
     slot.classList.add("scene-card--sliding");
     onOwnAnimationEnd(slot, () => slot.classList.remove("scene-card--sliding"));
-  }
-
-  /** Turn a card face up: `how` is "shown" (drawn at once), "auto" or "squeeze". */
-  turnUp(entry, how) {
-    if (entry.up) return;
-    if (how === "auto" && entry.peeling) {
-      entry.turnOnRelease = true; // never pulled from under the player's finger: it turns when let go
-      return;
-    }
-    entry.up = true;
-    clearTimeout(entry.timer);
-    entry.stopSqueeze?.();
-    const { slot } = entry;
-    slot.dataset.face = "up";
-    slot.dataset.revealed = how;
-    slot.classList.toggle("scene-card--instant", how === "shown" || reducedMotion());
-    this.showTotal(entry.hand);
-  }
-
-  /** Every card face up (the result is known). */
-  revealAll() {
-    for (const entry of this.cards.values()) this.turnUp(entry, "auto");
-  }
-
-  /** A hand's total: of its cards face up. */
-  showTotal(hand) {
-    const codes = [...this.cards.values()].filter((card) => card.hand === hand && card.up).map((card) => card.code);
-    this.hands[hand].total.textContent = codes.length ? handTotal(codes) : "";
-  }
-
-  /** The player who shows the hand may peel this card; it turns by itself after SQUEEZE_MS. */
-  offerSqueeze(entry) {
-    const { slot, backFace } = entry;
-    slot.classList.add("scene-card--squeeze");
-    slot.tabIndex = 0;
-    slot.setAttribute("role", "button");
-    slot.setAttribute("aria-label", gettext("Your card, face down: drag to squeeze it, Enter to turn it over"));
-    const hint = span("scene-hint", gettext("Drag to squeeze"));
-    hint.setAttribute("aria-hidden", "true");
-    slot.append(hint);
-    let drag = null;
-    const peel = (amount) => {
-      slot.dataset.peel = amount.toFixed(2);
-      backFace.style.setProperty("clip-path", keptPolygon(2 - amount, drag?.right ?? true, drag?.bottom ?? true));
-    };
-    const down = (event) => {
-      if (entry.up || (event.pointerType === "mouse" && event.button !== 0)) return;
-      event.preventDefault();
-      const box = slot.getBoundingClientRect();
-      drag = {
-        id: event.pointerId,
-        x: event.clientX,
-        y: event.clientY,
-        width: box.width,
-        height: box.height,
-        right: event.clientX > box.left + box.width / 2,
-        bottom: event.clientY > box.top + box.height / 2,
-        amount: 0,
-      };
-      slot.setPointerCapture?.(event.pointerId);
-      slot.classList.add("scene-card--peeling");
-      entry.peeling = true;
-    };
-    const move = (event) => {
-      if (!drag || event.pointerId !== drag.id) return;
-      const dx = (event.clientX - drag.x) / drag.width;
-      const dy = (event.clientY - drag.y) / drag.height;
-      drag.amount = Math.min(2, Math.max(0, (drag.right ? -dx : dx) + (drag.bottom ? -dy : dy)));
-      peel(drag.amount);
-    };
-    const up = (event) => {
-      if (!drag || event.pointerId !== drag.id) return;
-      const amount = drag.amount;
-      slot.classList.remove("scene-card--peeling");
-      entry.peeling = false;
-      drag = null;
-      if (amount >= PEEL_THRESHOLD) this.turnUp(entry, "squeeze");
-      else if (entry.turnOnRelease) this.turnUp(entry, "auto");
-      else peel(0);
-    };
-    const key = (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-      this.turnUp(entry, "squeeze");
-    };
-    slot.addEventListener("pointerdown", down);
-    slot.addEventListener("pointermove", move);
-    slot.addEventListener("pointerup", up);
-    slot.addEventListener("pointercancel", up);
-    slot.addEventListener("keydown", key);
-    entry.stopSqueeze = () => {
-      slot.removeEventListener("pointerdown", down);
-      slot.removeEventListener("pointermove", move);
-      slot.removeEventListener("pointerup", up);
-      slot.removeEventListener("pointercancel", up);
-      slot.removeEventListener("keydown", key);
-      slot.classList.remove("scene-card--squeeze", "scene-card--peeling");
-      slot.removeAttribute("tabindex");
-      slot.removeAttribute("role");
-      slot.removeAttribute("aria-label");
-      hint.remove();
-      backFace.style.removeProperty("clip-path");
-    };
-    entry.timer = setTimeout(() => this.turnUp(entry, "auto"), SQUEEZE_MS);
   }
 }
