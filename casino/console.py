@@ -60,6 +60,7 @@ from tables.selectors import (
     table_live_coup_named,
     table_shoe_in_play,
     table_shoe_shuffled,
+    table_supervised_by,
 )
 from wagering.errors import WageringError
 
@@ -89,14 +90,15 @@ def _deals_here(request: HttpRequest, table: Table) -> bool:
 
 
 def _may_act(request: HttpRequest, table: Table, step: ConsoleStep) -> bool:
-    """The dealer logged in at the table, and for the steps a pit boss may take, a pit boss (tables.operate_table)."""
+    """The dealer logged in at the table, and for the steps a pit boss may take, a pit boss of the table's pit."""
     if step.dealer_may and _deals_here(request, table):
         return True
-    return step.pit_boss_may and _is_pit_boss(request)
+    return step.pit_boss_may and _pit_boss_here(request, table)
 
 
-def _is_pit_boss(request: HttpRequest) -> bool:
-    return request.user.has_perm("tables.operate_table")
+def _pit_boss_here(request: HttpRequest, table: Table) -> bool:
+    """A pit boss (tables.operate_table) in whose care the table is: it is in a pit they supervise, or in none."""
+    return request.user.has_perm("tables.operate_table") and table_supervised_by(table=table, user=request.user)
 
 
 @dealer_required
@@ -114,6 +116,7 @@ def table_list(request: HttpRequest) -> HttpResponse:
 def table_console(request: HttpRequest, code: str) -> HttpResponse:
     table = _dealer_table(code)
     deals_here = _deals_here(request, table)
+    pit_boss_here = _pit_boss_here(request, table)
     shoe = table_shoe_in_play(table=table)
     shuffled = table_shoe_shuffled(table=table) if shoe is None else None
     coup = table_current_coup(table=table)
@@ -129,6 +132,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "table": table,
         "dealer": table_dealer(table=table),
         "deals_here": deals_here,
+        "pit_boss_here": pit_boss_here,
         "held": state == Coup.State.HELD,
         "shoe": shoe,
         "coup": coup,
@@ -149,9 +153,9 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     }
     if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
         context.update(dict.fromkeys(FORMS, None))
-    context.update(seats_context(table=table, coup=coup, acting=deals_here or _is_pit_boss(request)))
-    context.update(tray_context(table=table, acting=_is_pit_boss(request)))
-    context.update(showing_context(coup=coup, dealer_acts=deals_here, pit_acts=_is_pit_boss(request)))
+    context.update(seats_context(table=table, coup=coup, acting=deals_here or pit_boss_here))
+    context.update(tray_context(table=table, acting=pit_boss_here))
+    context.update(showing_context(coup=coup, dealer_acts=deals_here, pit_acts=pit_boss_here))
     context.update(reduction_proposal(request=request, coup=coup))
     return render(request, "console/table.html", context)
 
@@ -321,8 +325,8 @@ STEPS = {
 @dealer_required
 @require_POST
 def console_step(request: HttpRequest, code: str, step: str) -> HttpResponse:
-    """Every console button: the signed-in dealer's own table only (a pit boss's, for the seats), one step
-    from ``STEPS``."""
+    """Every console button: the signed-in dealer's own table only (a pit boss of its pit's, for the seats, the
+    tray and who shows a hand), one step from ``STEPS``."""
     table = _dealer_table(code)
     action = STEPS[step]
     if not _may_act(request, table, action):

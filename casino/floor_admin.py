@@ -98,8 +98,8 @@ class DealerSessionInline(ReadOnlyInline):
 
 @admin.register(Table)
 class TableAdmin(FloorAdmin):
-    list_display = ("code", "name", "dealing_mode", "is_open", "current_dealer", "no_bet_coups_ordered")
-    list_filter = ("is_open", "dealing_mode")
+    list_display = ("code", "name", "pit", "dealing_mode", "is_open", "current_dealer", "no_bet_coups_ordered")
+    list_filter = ("pit", "is_open", "dealing_mode")
     search_fields = ("code", "name")
     inlines = (LimitSetInline, DealerSessionInline)
     actions = (

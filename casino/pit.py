@@ -1,6 +1,7 @@
-"""The pit screen: every table of the floor at a glance for the pit boss, refreshed every few seconds:
-its state, dealer, shoe and coup, the seated patrons, the shift's drop and win so far, and alerts (a
-coup held for the pit, a differential close to its limit), with links to where the pit boss acts."""
+"""The pit screen: every table of the pit boss's pits at a glance (a floor manager's: every pit, and the tables in
+none), refreshed every few seconds: its state, dealer, shoe and coup, the seated patrons, the shift's drop and win
+so far, and alerts (a coup held for the pit, a differential close to its limit or past it by a pit override),
+with links to where the pit boss acts."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from django.views.decorators.http import require_GET
 
 from baccarat.coup import BANKER, PLAYER
 from tables.models import Coup, Table
-from tables.selectors import coup_rules, table_current_coup, table_dealer, table_seated, table_shoe_in_play
+from tables.selectors import (
+    coup_rules,
+    pits_supervised,
+    table_current_coup,
+    table_dealer,
+    table_seated,
+    table_shoe_in_play,
+)
 from wagering.chip_reports import shift_report, table_open_shifts
 from wagering.selectors import coup_stake_totals, live_coup_bettor_counts
 
@@ -25,16 +33,20 @@ DIFFERENTIAL_WARNING = Decimal("0.9")
 
 @require_GET
 def pit_screen(request: HttpRequest) -> HttpResponse:
-    """Pit bosses only (tables.operate_table): anonymous visitors go to the staff sign-in, others get 403."""
+    """Pit bosses only (tables.operate_table): anonymous visitors go to the staff sign-in, others get 403. Each
+    sees the tables of the pits they supervise, by pit (none: the page says so, never the whole floor)."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
     if not (request.user.is_staff and request.user.has_perm("tables.operate_table")):
         raise PermissionDenied
-    tables = list(Table.objects.order_by("-is_open", "code"))
-    bettors = live_coup_bettor_counts(table_ids=[table.pk for table in tables])
-    rows = [_table_row(table, bettors.get(table.pk, 0)) for table in tables]
-    alerts = [alert for row in rows for alert in row["alerts"]]
-    return render(request, "console/pit.html", {"rows": rows, "alerts": alerts})
+    groups = pits_supervised(user=request.user)
+    bettors = live_coup_bettor_counts(table_ids=[table.pk for group in groups for table in group.tables])
+    pits = [
+        {"pit": group.pit, "rows": [_table_row(table, bettors.get(table.pk, 0)) for table in group.tables]}
+        for group in groups
+    ]
+    alerts = [alert for pit in pits for row in pit["rows"] for alert in row["alerts"]]
+    return render(request, "console/pit.html", {"pits": pits, "alerts": alerts})
 
 
 def _table_row(table: Table, bettors: int) -> dict:
@@ -44,7 +56,12 @@ def _table_row(table: Table, bettors: int) -> dict:
         alerts.append(f"{table.code}: coup {coup.round_id} held for the pit: {coup.held_reason}")
     differentials = _differentials(coup) if coup is not None and coup.state in Coup.LIVE_STATES else []
     for each in differentials:
-        if each["near"]:
+        if each["past"]:
+            alerts.append(
+                f"{table.code}: differential {each['used']} past its limit {each['limit']} {each['currency']} on "
+                f"{coup.round_id} (pit override)"
+            )
+        elif each["near"]:
             alerts.append(
                 f"{table.code}: differential {each['used']} of {each['limit']} {each['currency']} on {coup.round_id}"
             )
@@ -62,7 +79,8 @@ def _table_row(table: Table, bettors: int) -> dict:
 
 
 def _differentials(coup: Coup) -> list[dict]:
-    """How much of the maximum differential the coup's Player and Banker stakes use, per currency."""
+    """How much of the maximum differential the coup's Player and Banker stakes use, per currency. Only a pit
+    override (``differential_overridden``, seated chips) takes it past the limit: every other bet is refused."""
     rules = coup_rules(coup=coup)
     rows = []
     for currency, totals in coup_stake_totals(coup=coup).items():
@@ -71,5 +89,13 @@ def _differentials(coup: Coup) -> list[dict]:
             continue
         used = abs(totals.get(BANKER, Decimal(0)) - totals.get(PLAYER, Decimal(0)))
         limit = limits.max_differential
-        rows.append({"currency": currency, "used": used, "limit": limit, "near": used >= limit * DIFFERENTIAL_WARNING})
+        rows.append(
+            {
+                "currency": currency,
+                "used": used,
+                "limit": limit,
+                "near": used >= limit * DIFFERENTIAL_WARNING,
+                "past": used > limit,
+            }
+        )
     return rows

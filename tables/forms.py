@@ -14,6 +14,7 @@ from tables.models import (
     BetLimit,
     LimitSet,
     PersonalLimitMarker,
+    Pit,
     Shoe,
     Table,
     VoidReason,
@@ -214,6 +215,39 @@ class LimitMarkerGrantForm(forms.ModelForm):
         if start and end and end <= start:
             self.add_error("valid_until", "A marker must end after it starts.")
         return cleaned
+
+
+class PitForm(forms.ModelForm):
+    """A pit, its tables and its pit bosses; saved through ``tables.pits`` with the reason."""
+
+    tables = forms.ModelMultipleChoiceField(
+        queryset=Table.objects.order_by("code"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="A table ticked here leaves the pit it is in; one left unticked leaves this pit (then in none).",
+    )
+    bosses = forms.ModelMultipleChoiceField(
+        label="Pit bosses",
+        queryset=get_user_model()._default_manager.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Staff with the pit boss's permissions: each sees this pit's tables on the pit screen.",
+    )
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text=REASON_HELP)
+
+    class Meta:
+        model = Pit
+        fields = ("code", "name", "tables", "bosses", "reason")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if "bosses" in self.fields:
+            users = get_user_model()._default_manager.with_perm(
+                "tables.operate_table", include_superusers=False, backend=settings.PERMISSION_BACKEND
+            )
+            self.fields["bosses"].queryset = users.filter(is_staff=True).order_by(get_user_model().USERNAME_FIELD)
+        if "tables" in self.fields and self.instance.pk is not None:
+            self.fields["tables"].initial = list(self.instance.tables.values_list("pk", flat=True))
 
 
 # --- Dealer console ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The floor's lock order, written once: **table → shoe → coup**. Money continues it in
+"""The floor's lock order, written once: **pit → table → shoe → coup**. Money continues it in
 ``wagering.locks``: wallets in primary-key order, then the system accounts.
 
 Every service that locks floor rows goes through here, in that order; a service may skip a level
@@ -13,7 +13,17 @@ void and a placement wait for each other, commit d678c69).
 
 from __future__ import annotations
 
-from tables.models import Coup, Shoe, Table
+from tables.models import Coup, Pit, Shoe, Table
+
+
+def pit_locked(pit_id: int) -> Pit:
+    """The pit's row, FOR UPDATE, before the tables it takes in or gives up (``tables_locked``)."""
+    return Pit.objects.select_for_update().get(pk=pit_id)
+
+
+def tables_locked(table_ids: list[int]) -> list[Table]:
+    """Several tables' rows, FOR UPDATE, in primary-key order, so that two pits changed at once never deadlock."""
+    return list(Table.objects.select_for_update(of=("self",)).filter(pk__in=table_ids).order_by("pk"))
 
 
 def table_locked(table_id: int) -> Table:

@@ -8,6 +8,7 @@ DEALER = "Dealer"
 SURVEILLANCE = "Surveillance"
 
 _FLOOR_MODELS = (
+    "pit",
     "table",
     "limitset",
     "betlimit",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Max
+from django.db.models import Max, Prefetch
 
 from baccarat.cards import Card
 from baccarat.coup import CoupDeal
@@ -15,7 +15,7 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from tables.errors import TableError
-from tables.models import BetLimit, Coup, DealerSession, PlayerProfile, SeatSession, Shoe, Table
+from tables.models import BetLimit, Coup, DealerSession, Pit, PlayerProfile, SeatSession, Shoe, Table
 from tables.players import default_display_name
 
 
@@ -114,6 +114,40 @@ def table_shoe_shuffled(*, table: Table) -> Shoe | None:
 
 def table_dealer(*, table: Table) -> DealerSession | None:
     return table.dealer_sessions.filter(ended_at__isnull=True).select_related("dealer").first()
+
+
+@dataclass(frozen=True)
+class PitTables:
+    """A pit and its tables, open ones first; ``pit`` None: the tables in no pit."""
+
+    pit: Pit | None
+    tables: list[Table]
+
+
+def user_oversees_floor(*, user: AbstractBaseUser) -> bool:
+    """A floor manager, who sets up the pits (``tables.change_pit``; a superuser has it), oversees every pit."""
+    return user.has_perm("tables.change_pit")
+
+
+def pits_supervised(*, user: AbstractBaseUser) -> list[PitTables]:
+    """The pits the user supervises with their tables; a floor manager's: every pit, then the tables in none."""
+    everything = user_oversees_floor(user=user)
+    pits = Pit.objects.all() if everything else Pit.objects.filter(bosses=user)
+    by_state = Table.objects.order_by("-is_open", "code")
+    pits = pits.prefetch_related(Prefetch("tables", queryset=by_state))
+    groups = [PitTables(pit=pit, tables=list(pit.tables.all())) for pit in pits]
+    loose = list(by_state.filter(pit=None)) if everything else []
+    if loose:
+        groups.append(PitTables(pit=None, tables=loose))
+    return groups
+
+
+def table_supervised_by(*, table: Table, user: AbstractBaseUser) -> bool:
+    """The table is in the user's care: in a pit they supervise, or in no pit (any pit boss's until a floor
+    manager puts it in one); a floor manager's, anywhere. Whether they are a pit boss at all is the caller's."""
+    if table.pit_id is None or user_oversees_floor(user=user):
+        return True
+    return Pit.objects.filter(pk=table.pit_id, bosses=user).exists()
 
 
 def table_seated(*, table: Table) -> list[SeatSession]:

@@ -1,4 +1,4 @@
-"""The casino floor's models (Django's models package): tables, seats, shoes, coups, dealt and held cards,
+"""The casino floor's models (Django's models package): pits, tables, seats, shoes, coups, dealt and held cards,
 limit markers, dealers, result corrections and the audit log, by family in the modules below."""
 
 from tables.models.audit import AuditLog, AuditLogQuerySet
@@ -15,6 +15,7 @@ from tables.models.floor import (
     PlayerProfile,
     Table,
 )
+from tables.models.pits import Pit
 from tables.models.seating import Seat, SeatSession
 from tables.models.shoes import Shoe, ShoeSecrets
 
@@ -32,6 +33,7 @@ __all__ = [
     "HeldCard",
     "LimitSet",
     "PersonalLimitMarker",
+    "Pit",
     "PlayerProfile",
     "ResultCorrection",
     "Seat",

@@ -115,6 +115,8 @@ class Table(models.Model):
         validators=[video_url_validator],
         help_text="The table's live stream, an HLS playlist (https://…/live.m3u8) players watch; empty: no video.",
     )
+    # The pit it belongs to (tables.models.pits), if any: its pit bosses supervise it.
+    pit = models.ForeignKey("tables.Pit", null=True, blank=True, on_delete=models.SET_NULL, related_name="tables")
     # Limits: a LimitSet per currency the table takes bets in.
     no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
 

@@ -1,30 +1,49 @@
-"""The pit screen (issue 18): every table live for the pit boss, with the held coups and the differentials
-close to their limit as alerts; nobody else sees it."""
+"""The pit screen (issue 18): "every table of their pit" live for the pit boss, grouped by pit, with the held
+coups, the differentials close to their limit and those past it (a pit override) as alerts; a floor manager sees
+every pit and the tables in none; nobody else sees it. And a pit boss acts at the console only at their pits'
+tables (or one in no pit)."""
 
 from __future__ import annotations
 
 from decimal import Decimal as D
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
 from tables.holds import coup_hold
 from tables.models import LimitSet
+from tables.pits import pit_create
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
-from tests.casino.test_console import staff_client
+from tables.services import table_create, table_open
+from tests.casino.test_console import staff_client, url
 from tests.factories import CoupFactory, UserFactory
 from wagering.chips import tray_count
+from wagering.models import TrayCount
 from wagering.seated import seat_bets_place
 
 pytestmark = pytest.mark.django_db
 PIT = reverse("console:pit")
 
 
-def test_the_pit_boss_sees_every_table_with_its_alerts(
+def pit(code: str, *tables, bosses=(), name: str = "") -> object:
+    return pit_create(
+        code=code,
+        name=name or f"Pit {code}",
+        tables=tables,
+        bosses=[boss.user for boss in bosses],
+        actor=None,
+        reason="tests",
+    )
+
+
+def test_the_pit_boss_sees_every_table_of_their_pit_with_its_alerts(
     dealer_table, auto_table, pit_boss, django_assert_max_num_queries
 ):
+    boss = staff_client("pia", PIT_BOSS)
+    pit("main", dealer_table, auto_table, bosses=[boss], name="Main pit")
     LimitSet.objects.filter(table=dealer_table).update(max_differential=D("1000.00"))
     coup = CoupFactory(table=dealer_table)
     seated = patron_seat(table=dealer_table, seat_number=2, actor=pit_boss, guest_name="big player")
@@ -32,10 +51,10 @@ def test_the_pit_boss_sees_every_table_with_its_alerts(
     seat_bets_place(coup=coup, seat_session=seated, bets={"banker": "950.00"}, actor=pit_boss)
     held = CoupFactory(table=auto_table)
     coup_hold(coup=held, actor=pit_boss, reason="card for the wrong hand")
-    boss = staff_client("pia", PIT_BOSS)
 
     with django_assert_max_num_queries(40):
         page = boss.get(PIT).content.decode()
+    assert ">Main pit</h2>" in page
     assert f"t1: coup {held.round_id} held for the pit: card for the wrong hand" in page
     assert f"d1: differential 950.00 of 1000.00 EUR on {coup.round_id}" in page
     assert "2: big player" in page and "drop 0.00, win 0.00" in page
@@ -43,7 +62,9 @@ def test_the_pit_boss_sees_every_table_with_its_alerts(
 
 
 def test_a_calm_floor_has_no_alerts(auto_table):
-    assert "No alerts." in staff_client("pia", PIT_BOSS).get(PIT).content.decode()
+    boss = staff_client("pia", PIT_BOSS)
+    pit("main", auto_table, bosses=[boss])
+    assert "No alerts." in boss.get(PIT).content.decode()
 
 
 @pytest.mark.parametrize("role", [DEALER, SURVEILLANCE])
@@ -57,3 +78,112 @@ def test_players_and_visitors_do_not_see_it(auto_table):
     assert player.get(PIT).status_code == 403
     visitor = Client().get(PIT)
     assert visitor.status_code == 302 and "/admin/login/" in visitor["Location"]
+
+
+def test_a_pit_boss_sees_only_their_pits_tables(dealer_table, auto_table, pit_boss):
+    pia, otto = staff_client("pia", PIT_BOSS), staff_client("otto", PIT_BOSS)
+    pit("a", auto_table, bosses=[pia], name="Pit A")
+    pit("b", dealer_table, bosses=[otto], name="Pit B")
+    patron_seat(table=dealer_table, seat_number=4, actor=pit_boss, guest_name="lady in green")
+    held = CoupFactory(table=dealer_table)
+    coup_hold(coup=held, actor=pit_boss, reason="surveillance asked")
+
+    page = pia.get(PIT).content.decode()
+    assert ">Pit A</h2>" in page and 'data-pit-table="t1"' in page and "No alerts." in page
+    assert "Pit B" not in page and 'data-pit-table="d1"' not in page and "Dealer 1" not in page
+    assert "lady in green" not in page and held.round_id not in page
+    theirs = otto.get(PIT).content.decode()
+    assert "4: lady in green" in theirs and f"d1: coup {held.round_id} held for the pit" in theirs
+    assert 'data-pit-table="t1"' not in theirs
+
+
+def test_a_pit_boss_of_two_pits_sees_both(dealer_table, auto_table):
+    pia = staff_client("pia", PIT_BOSS)
+    pit("b", dealer_table, bosses=[pia], name="Baccarat salon")
+    pit("a", auto_table, bosses=[pia], name="Automatic tables")
+    page = pia.get(PIT).content.decode()
+    assert page.index(">Automatic tables</h2>") < page.index('data-pit-table="t1"')
+    assert page.index('data-pit-table="t1"') < page.index(">Baccarat salon</h2>") < page.index('data-pit-table="d1"')
+
+
+def floor_manager() -> object:
+    """A pit boss who also sets up the pits (tables.change_pit), not a superuser."""
+    client = staff_client("flora", PIT_BOSS)
+    client.user.user_permissions.add(Permission.objects.get(content_type__app_label="tables", codename="change_pit"))
+    return client
+
+
+@pytest.mark.parametrize("manager", [lambda: staff_client("root", None), floor_manager])
+def test_a_floor_manager_sees_every_pit_and_the_tables_in_none(dealer_table, auto_table, pit_boss, manager):
+    pit("a", auto_table, bosses=[staff_client("pia", PIT_BOSS)], name="Pit A")
+    pit("b", name="Pit B")
+    table_create(code="x9", name="Spare table", actor=pit_boss)
+    page = manager().get(PIT).content.decode()
+    assert page.index(">Pit A</h2>") < page.index(">Pit B</h2>") < page.index(">Tables in no pit</h2>")
+    assert "No tables in this pit yet." in page
+    for code in ("t1", "d1", "x9"):
+        assert f'data-pit-table="{code}"' in page
+    assert page.index('data-pit-table="t1"') < page.index(">Pit B</h2>") < page.index('data-pit-table="d1"')
+
+
+@pytest.mark.parametrize("pits", [False, True])
+def test_a_pit_boss_who_supervises_no_pit_is_told_so_and_sees_no_table(dealer_table, auto_table, pits):
+    if pits:
+        pit("a", auto_table, dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
+    page = staff_client("pia", PIT_BOSS).get(PIT).content.decode()
+    assert "You supervise no pit: ask a floor manager to assign you one." in page
+    assert "data-pit-table" not in page and "No alerts." not in page and "Test 1" not in page
+
+
+def test_chips_accepted_past_the_differential_by_the_pit_are_a_limit_breach(dealer_table, pit_boss):
+    boss = staff_client("pia", PIT_BOSS)
+    pit("main", dealer_table, bosses=[boss])
+    LimitSet.objects.filter(table=dealer_table).update(max_differential=D("1000.00"))
+    coup = CoupFactory(table=dealer_table)
+    tray_count(table=dealer_table, currency="EUR", counted="8000", actor=pit_boss)
+    for seat in (1, 2):
+        seated = patron_seat(table=dealer_table, seat_number=seat, actor=pit_boss, guest_name=f"guest {seat}")
+        seat_bets_place(
+            coup=coup, seat_session=seated, bets={"banker": "900.00"}, actor=pit_boss, differential_override=True
+        )
+
+    page = boss.get(PIT).content.decode()
+    assert f"d1: differential 1800.00 past its limit 1000.00 EUR on {coup.round_id} (pit override)" in page
+    assert "1800.00 of 1000.00 EUR (past it: pit override)" in page
+    assert "differential 1800.00 of 1000.00" not in page  # the breach, not also the warning
+
+
+# --- Acting at the console: a pit boss of the table's pit -------------------------------------------------
+
+COUNT = {"currency": "EUR", "amount": "5000"}
+
+
+def test_a_pit_boss_acts_at_the_console_only_at_their_pits_tables(dealer_table, pit_boss):
+    pia, otto = staff_client("pia", PIT_BOSS), staff_client("otto", PIT_BOSS)
+    pit("b", dealer_table, bosses=[otto])
+
+    console = pia.get(url(dealer_table)).content.decode()
+    assert "Chip tray" not in console and "Seat a patron" not in console
+    for name, data in (("tray_count", COUNT), ("patron_seat", {"seat": 3, "guest_name": "intruder"})):
+        assert pia.post(url(dealer_table, name), data).status_code == 403
+    assert not TrayCount.objects.exists() and not dealer_table.seat_sessions.exists()
+
+    assert "Chip tray" in otto.get(url(dealer_table)).content.decode()
+    assert otto.post(url(dealer_table, "tray_count"), COUNT).status_code == 302
+    assert TrayCount.objects.get().table == dealer_table
+
+
+@pytest.mark.parametrize("who", ["a pit boss of another pit", "a superuser"])
+def test_a_table_in_no_pit_or_a_superuser_keeps_the_pit_s_steps_open(dealer_table, pit_boss, who):
+    """A table in no pit is any pit boss's until a floor manager puts it in one; a superuser acts anywhere."""
+    spare = table_open(
+        table=table_create(code="d2", name="Spare", actor=pit_boss, dealing_mode="dealer"), actor=pit_boss
+    )
+    pit("b", dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
+    if who == "a superuser":
+        client, table = staff_client("root", None), dealer_table
+    else:
+        client, table = staff_client("pia", PIT_BOSS), spare
+        pit("a", bosses=[client])
+    assert client.post(url(table, "tray_count"), COUNT).status_code == 302
+    assert TrayCount.objects.get().table == table

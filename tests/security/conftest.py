@@ -23,6 +23,7 @@ from partners.models import WebhookDelivery
 from tables import corrections, holds
 from tables.coups import coup_open
 from tables.dealing import coup_deal_card
+from tables.pits import pit_create
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import dealer_login, limit_marker_grant, no_bet_coups_order, table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
@@ -53,6 +54,7 @@ class Floor:
     held_coup: object  # held by a card entered for the wrong hand
     coup_held_by_hand: object
     marker: object
+    pit: object  # the dealer tables' pit, supervised by the pit boss
     partner: object
     partner_player: object
     api_key: object
@@ -106,6 +108,9 @@ def floor_state(db) -> Floor:
         for code in ("d1", "d2")
     )
     dealer_login(table=staffed, dealer=users[DEALER_ROLE], actor=boss)
+    pit = pit_create(
+        code="main", name="Main pit", tables=[staffed, unstaffed], bosses=[boss], actor=users[SUPERUSER], reason="x"
+    )
     held_coup, coup_held_by_hand = (
         _coup_held(table, boss, wrong_hand) for table, wrong_hand in ((staffed, True), (unstaffed, False))
     )
@@ -156,6 +161,7 @@ def floor_state(db) -> Floor:
         held_coup=held_coup,
         coup_held_by_hand=coup_held_by_hand,
         marker=marker,
+        pit=pit,
         partner=partner,
         partner_player=partner_player,
         api_key=issued,
@@ -206,6 +212,7 @@ def client_as(floor_state):
 
 
 WATCHED_MODELS = (
+    "tables.Pit",
     "tables.Table",
     "tables.LimitSet",
     "tables.BetLimit",

@@ -149,6 +149,7 @@ FLOOR_VIEWERS = {
     "tables.coup": VIEWERS | {DEALER_ROLE},
 }
 ADDERS = {
+    "tables.pit": ROOT,
     "tables.table": ROOT,
     "tables.limitset": FLOOR_BOSSES,
     "tables.personallimitmarker": FLOOR_BOSSES,
@@ -186,6 +187,7 @@ def test_admin_changelist_and_add_pages(floor_state, client_as, label, role):
 
 
 SENSITIVE_OBJECTS = {
+    "tables.pit": lambda f: f.pit,
     "tables.table": lambda f: f.open_table,
     "tables.limitset": lambda f: f.open_table.limit_sets.get(),
     "tables.coup": lambda f: f.live_coup,
@@ -200,6 +202,7 @@ SENSITIVE_OBJECTS = {
     "auth.user": lambda f: f.users[PLAYER],
 }
 CHANGERS = {
+    "tables.pit": ROOT,
     "tables.table": FLOOR_BOSSES,
     "tables.limitset": FLOOR_BOSSES,
     "partners.partner": ROOT,

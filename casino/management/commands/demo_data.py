@@ -10,7 +10,8 @@ from django.db import transaction
 
 from casino.two_factor import device_secret, staff_device, staff_totp_device_issue
 from tables.limit_sets import limit_set_create
-from tables.models import Table
+from tables.models import Pit, Table
+from tables.pits import pit_create
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
@@ -34,6 +35,10 @@ DEMO_TABLES = (
 # live3 opens with the demo dealer logged in and two patrons seated (one a known player); live4 stays closed.
 DEMO_DEALER_TABLE = "live3"
 DEMO_SEATED = ((3, "carol", ""), (7, None, "gentleman in grey"))
+
+# Every demo table is in the main pit, which the demo pit boss supervises (the pit screen shows them its tables).
+DEMO_PIT = {"code": "main", "name": "Main pit"}
+DEMO_PIT_BOSS = "pitboss"
 
 # Limits in other currencies than the house's: partners' players in them may bet at these tables.
 DEMO_OTHER_CURRENCIES = {"pb1": ("USD", "GBP"), "nc2": ("USD",)}
@@ -101,6 +106,14 @@ class Command(BaseCommand):
                     table_open(table=table, actor=admin, reason="demo")
                 if table.code == DEMO_DEALER_TABLE:
                     self.dealer_table_open(table, admin)
+        if not Pit.objects.filter(code=DEMO_PIT["code"]).exists():
+            pit_create(
+                **DEMO_PIT,
+                tables=Table.objects.filter(code__in=[spec["code"] for spec in DEMO_TABLES]),
+                bosses=users.objects.filter(username=DEMO_PIT_BOSS),
+                actor=admin,
+                reason="demo",
+            )
         self.stdout.write(
             f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, dealer, surveillance; "
             f"password {DEMO_PASSWORD!r} for all.\nStaff sign in with a two-factor code too: add these secrets to an "
