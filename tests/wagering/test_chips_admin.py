@@ -136,6 +136,9 @@ def test_the_shift_list_has_each_closed_shifts_report(rated, pit_boss, django_as
     assert (reopened["opening"], reopened["closing"], reopened["count_win"]) == ("5250.00", "-", "-")
     assert "No shift opened in these days." in client.get(reverse(SHIFTS), {"currency": "USD"}).content.decode()
     assert "Select a valid choice" in client.get(reverse(SHIFTS), {"currency": "XXX"}).content.decode()
+    for page_number in ("' OR 1=1 --", "-1", "99999"):  # the nearest page, never an error
+        shown = client.get(reverse(SHIFTS), {"page": page_number}).content.decode()
+        assert f'data-shift="{closing.opening_id}"' in shown
 
 
 @pytest.mark.parametrize("name", [RATINGS, SHIFTS])
