@@ -18,11 +18,12 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "var" / "screenshots"
@@ -131,6 +132,82 @@ def browser() -> Iterator[Browser]:
         )
         yield browser
         browser.close()
+
+
+# Run by the DevTools protocol in every frame before its own scripts (an init script is not under the page's
+# CSP): each violation is reported to the test as it happens, whatever the console says of it.
+CSP_VIOLATIONS_REPORTED = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.puntoCspViolation({
+    directive: event.effectiveDirective, blocked: event.blockedURI, page: event.documentURI,
+    source: event.sourceFile, line: event.lineNumber, sample: event.sample,
+  });
+}, true);
+"""
+_PAGE_ERRORS: WeakKeyDictionary[Page, list[str]] = WeakKeyDictionary()
+
+
+@dataclass
+class BrowserProblems:
+    """What went wrong in the pages of every browser context a test makes, from each page's creation on (its
+    first load included): the CSP violations, which fail the test, and each page's console errors and
+    uncaught exceptions, which ``no_console_errors`` hands to the tests that allow none."""
+
+    csp_violations: list[str] = field(default_factory=list)
+
+    def watch(self, context: BrowserContext) -> None:
+        context.expose_binding("puntoCspViolation", self._csp_violation)
+        context.add_init_script(CSP_VIOLATIONS_REPORTED)
+        context.on("page", _watch_page)
+
+    def _csp_violation(self, _source: dict, violation: dict) -> None:
+        self.csp_violations.append(
+            f"{violation['directive']} blocked {violation['blocked'] or '(none)'} on {violation['page']}"
+            f" at {violation['source'] or '(page)'}:{violation['line']} {violation['sample']!r}"
+        )
+
+    def assert_csp_clean(self) -> None:
+        assert not self.csp_violations, "CSP violations:\n" + "\n".join(self.csp_violations)
+
+
+def _watch_page(page: Page) -> None:
+    errors = _PAGE_ERRORS.setdefault(page, [])
+    page.on("console", lambda message: _console_error(message, errors))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+
+def _console_error(message: ConsoleMessage, errors: list[str]) -> None:
+    if message.type == "error":
+        errors.append(message.text)
+
+
+def no_console_errors(page: Page) -> list[str]:
+    """The page's console errors (a CSP violation is one) and uncaught exceptions since it was created."""
+    return _PAGE_ERRORS[page]
+
+
+@pytest.fixture(autouse=True)
+def browser_problems(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[BrowserProblems]:
+    """Every context a browser test makes, by whatever helper, is watched; a CSP violation in any of its pages
+    fails the test."""
+    problems = BrowserProblems()
+    if "browser" not in request.fixturenames:
+        yield problems
+        return
+    browser: Browser = request.getfixturevalue("browser")
+    unwatched = browser.new_context
+
+    def new_context(**options) -> BrowserContext:
+        context = unwatched(**options)
+        problems.watch(context)
+        return context
+
+    monkeypatch.setattr(browser, "new_context", new_context)
+    yield problems
+    open_pages = [page for context in browser.contexts for page in context.pages]
+    if open_pages:  # Playwright's loop runs a moment: a violation reported just now reaches the binding
+        open_pages[0].wait_for_timeout(100)
+    problems.assert_csp_clean()
 
 
 @pytest.fixture

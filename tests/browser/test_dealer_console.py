@@ -12,8 +12,14 @@ from decimal import Decimal
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.conftest import PASSWORD, SCREENSHOTS, open_table, players_created, screenshot
-from tests.browser.test_lobby import no_console_errors
+from tests.browser.conftest import (
+    PASSWORD,
+    SCREENSHOTS,
+    no_console_errors,
+    open_table,
+    players_created,
+    screenshot,
+)
 from tests.browser.test_table_page import chip
 
 TABLET = {"width": 1024, "height": 768}

@@ -7,8 +7,8 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PASSWORD, open_table, screenshot, wait_for_betting
-from tests.browser.test_lobby import horizontal_overflow, no_console_errors
+from tests.browser.conftest import PASSWORD, no_console_errors, open_table, screenshot, wait_for_betting
+from tests.browser.test_lobby import horizontal_overflow
 
 pytestmark = pytest.mark.browser
 

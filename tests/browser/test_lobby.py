@@ -5,17 +5,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import screenshot, sign_in
+from tests.browser.conftest import no_console_errors, screenshot, sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def no_console_errors(page: Page) -> list[str]:
-    """The page's console errors (a CSP violation is one), collected from now on."""
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    return errors
 
 
 def horizontal_overflow(page: Page) -> int:

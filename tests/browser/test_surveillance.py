@@ -8,8 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PASSWORD, SCREENSHOTS, screenshot
-from tests.browser.test_lobby import no_console_errors
+from tests.browser.conftest import DESKTOP, PASSWORD, SCREENSHOTS, no_console_errors, screenshot
 
 TOTP_NOW = (
     "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "

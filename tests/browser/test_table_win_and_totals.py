@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import SCREENSHOTS, open_table, screenshot, wait_for_betting
-from tests.browser.test_lobby import no_console_errors
+from tests.browser.conftest import SCREENSHOTS, no_console_errors, open_table, screenshot, wait_for_betting
 from tests.browser.test_table_page import ROUND, chip
 
 pytestmark = pytest.mark.browser
