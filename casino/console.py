@@ -15,14 +15,14 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from baccarat import rules as game_rules
 from baccarat.cards import hand_total
-from baccarat.coup import CoupDeal, dealer_announcement
+from baccarat.coup import CoupDeal
 from casino import lifecycle
 from casino.console_seats import (
     patron_move_step,
@@ -36,7 +36,9 @@ from casino.console_seats import (
     seats_context,
 )
 from casino.console_showing import banker_shown_first_step, hand_shown_by_dealer_step, showing_context
+from casino.console_status import ConsoleStatus, console_status
 from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
+from casino.two_factor import not_staff_activity
 from tables import coups, shoes, shuffles
 from tables.console_forms import (
     BuyInForm,
@@ -117,10 +119,12 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     table = _dealer_table(code)
     deals_here = _deals_here(request, table)
     pit_boss_here = _pit_boss_here(request, table)
+    dealer = table_dealer(table=table)
     shoe = table_shoe_in_play(table=table)
     shuffled = table_shoe_shuffled(table=table) if shoe is None else None
     coup = table_current_coup(table=table)
     deal = coup_deal_state(coup=coup) if coup is not None else None
+    status = console_status(table=table, dealer=dealer, shoe=shoe, shuffled=shuffled, coup=coup, deal=deal)
     state = coup.state if coup is not None else None
     live = state in Coup.LIVE_STATES
     in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
@@ -130,14 +134,13 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     shoe_over = between_coups and shoe_is_finished(shoe=shoe)
     context = {
         "table": table,
-        "dealer": table_dealer(table=table),
+        "dealer": dealer,
         "deals_here": deals_here,
         "pit_boss_here": pit_boss_here,
-        "held": state == Coup.State.HELD,
+        "status": status,
         "shoe": shoe,
         "coup": coup,
         "hands": _hands(deal) if deal is not None else [],
-        "next_step": dealer_announcement(deal) if in_hand else "",
         "shoe_form": ShoeStartForm() if shoe is None and shuffled is None else None,
         "shuffled_shoe": shuffled,
         "shoe_cut_form": ShoeCutForm() if shuffled is not None else None,
@@ -158,6 +161,28 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     context.update(showing_context(coup=coup, dealer_acts=deals_here, pit_acts=pit_boss_here))
     context.update(reduction_proposal(request=request, coup=coup))
     return render(request, "console/table.html", context)
+
+
+@dealer_required
+@require_GET
+@not_staff_activity
+def table_status(request: HttpRequest, code: str) -> JsonResponse:
+    """The console page's poll (every few seconds): its coup held or not, the next step, and whether anything
+    it shows changed (``casino.console_status``)."""
+    return JsonResponse(_table_status(_dealer_table(code)).as_json(), headers={"Cache-Control": "no-store"})
+
+
+def _table_status(table: Table) -> ConsoleStatus:
+    shoe = table_shoe_in_play(table=table)
+    coup = table_current_coup(table=table)
+    return console_status(
+        table=table,
+        dealer=table_dealer(table=table),
+        shoe=shoe,
+        shuffled=table_shoe_shuffled(table=table) if shoe is None else None,
+        coup=coup,
+        deal=coup_deal_state(coup=coup) if coup is not None else None,
+    )
 
 
 # The card pad: tap a rank, then a suit (or the other way round), and the card is entered.

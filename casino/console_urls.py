@@ -33,6 +33,7 @@ urlpatterns = [
     path("", console.table_list, name="tables"),
     path("floor/pit/", pit.pit_screen, name="pit"),  # two segments: never a table's code
     path("<slug:code>/", console.table_console, name="table"),
+    path("<slug:code>/status/", console.table_status, name="status"),
     *(
         path(f"<slug:code>/{route}", console.console_step, {"step": step}, name=step)
         for step, route in STEP_ROUTES.items()

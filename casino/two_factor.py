@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from functools import wraps
 
 from axes.models import AccessAttempt
 from django import forms
@@ -135,9 +136,21 @@ class StaffSessionMiddleware:
         request.user = SimpleLazyObject(lambda: AnonymousUser() if _staff_unverified(user) else user)
         response = self.get_response(request)
         # After the view, as a sign-in or sign-out has left it; a request without a session loads no user.
-        if SESSION_KEY in request.session and request.user.is_staff:
+        if SESSION_KEY in request.session and request.user.is_staff and getattr(request, "staff_activity", True):
             request.session.set_expiry(settings.STAFF_SESSION_IDLE_MINUTES * 60)
         return response
+
+
+def not_staff_activity(view: Callable) -> Callable:
+    """A request a page makes by itself (a poll every few seconds) is not the staff member at work: it does not
+    put off the end of their idle session, so an unattended tablet still signs out."""
+
+    @wraps(view)
+    def polled(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        request.staff_activity = False
+        return view(request, *args, **kwargs)
+
+    return polled
 
 
 def sign_in_failures_reset(sender: object, request: HttpRequest, user: AbstractBaseUser, **kwargs: object) -> None:

@@ -1,30 +1,112 @@
 // The dealer console's card pad: tap a rank and a suit (in either order) and the card is entered. The card
-// field stays for a card reader (it types the code and Enter) or the keyboard.
+// field stays for a card reader (it types the code and Enter) or the keyboard. Listened for on the document:
+// the console's panels are swapped in fresh when the table changes (below).
 "use strict";
 
-document.addEventListener("DOMContentLoaded", () => {
-  for (const form of document.querySelectorAll("[data-card-entry]")) {
-    const field = form.querySelector("input[name=card]");
-    const chosen = { rank: null, suit: null };
-
-    const choose = (kind, button) => {
-      chosen[kind] = button.dataset[kind];
-      for (const other of form.querySelectorAll(`[data-${kind}]`)) {
-        other.setAttribute("aria-pressed", String(other === button));
-      }
-      field.value = `${chosen.rank || ""}${chosen.suit || ""}`;
-      if (chosen.rank && chosen.suit) {
-        form.requestSubmit();
-      }
-    };
-
-    form.addEventListener("click", (event) => {
-      const button = event.target.closest("button[data-rank], button[data-suit]");
-      if (button) {
-        choose(button.dataset.rank ? "rank" : "suit", button);
-      }
-    });
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-card-entry] button[data-rank], [data-card-entry] button[data-suit]");
+  if (!button) {
+    return;
   }
+  const form = button.closest("[data-card-entry]");
+  const kind = button.dataset.rank ? "rank" : "suit";
+  for (const other of form.querySelectorAll(`[data-${kind}]`)) {
+    other.setAttribute("aria-pressed", String(other === button));
+  }
+  const chosen = (which) => form.querySelector(`[data-${which}][aria-pressed="true"]`)?.dataset[which] || "";
+  form.querySelector("input[name=card]").value = `${chosen("rank")}${chosen("suit")}`;
+  if (chosen("rank") && chosen("suit")) {
+    form.requestSubmit();
+  }
+});
+
+// The console follows its table (casino/console_status.py): every few seconds it asks for the status. A hold
+// for the pit and the next step show at once; when anything else the panels show changed (a pit boss acted
+// in the admin, a coup was settled), the panels are swapped in fresh, unless the dealer is at work in them (a
+// field changed, a seat's menu open, a field focused by hand): then as soon as they are not. Once a form is
+// sent the page is on its way out: no more polls (a fresh copy fetched then would take the step's message).
+// A poll answered by the sign-in page (the idle staff session ended) brings the sign-in page up.
+document.addEventListener("DOMContentLoaded", () => {
+  const live = () => document.querySelector("[data-console-live]");
+  if (!live()) {
+    return;
+  }
+  const seconds = Number(live().dataset.consoleLive) || 3;
+  let leaving = false;
+  document.addEventListener("submit", () => {
+    leaving = true;
+  });
+  window.addEventListener("pagehide", () => {
+    leaving = true;
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) {
+      window.location.reload(); // back from the browser's history as it was left: as it is now instead
+    }
+  });
+
+  const changed = (field) => {
+    if (field.type === "checkbox" || field.type === "radio") {
+      return field.checked !== field.defaultChecked;
+    }
+    if (field.tagName === "SELECT") {
+      const initial = [...field.options].findIndex((option) => option.defaultSelected);
+      return field.selectedIndex !== Math.max(initial, 0);
+    }
+    return field.value !== field.defaultValue;
+  };
+  const atWork = (region) => {
+    const focused = document.activeElement;
+    const fields = [...region.querySelectorAll("input, select, textarea")];
+    return (
+      (fields.includes(focused) && !focused.autofocus) ||
+      fields.some(changed) ||
+      region.querySelector("details[open]") !== null
+    );
+  };
+
+  const show = (region, status) => {
+    const alert = region.querySelector("[data-held-alert]");
+    alert.textContent = status.held_alert;
+    alert.hidden = !status.held_alert;
+    const next = region.querySelector("[data-next-step]");
+    next.textContent = status.next_step ? `Next: ${status.next_step}` : "";
+    next.hidden = !status.next_step;
+  };
+
+  const swap = async (region) => {
+    const response = await fetch(window.location.href, { headers: { Accept: "text/html" } });
+    const page = new DOMParser().parseFromString(await response.text(), "text/html");
+    const fresh = page.querySelector("[data-console-live]");
+    if (response.ok && !response.redirected && fresh && !leaving && !atWork(region)) {
+      region.replaceWith(fresh);
+      fresh.querySelector("[autofocus]")?.focus();
+    }
+  };
+
+  const follow = async () => {
+    const region = live();
+    try {
+      const response = await fetch(region.dataset.statusUrl, { headers: { Accept: "application/json" } });
+      if (response.redirected) {
+        window.location.reload();
+        return;
+      }
+      if (response.ok && !leaving) {
+        const status = await response.json();
+        show(region, status);
+        if (status.version !== region.dataset.status && !atWork(region)) {
+          await swap(region);
+        }
+      }
+    } catch (error) {
+      // Offline for a moment: the next poll tries again.
+    }
+    if (!leaving) {
+      setTimeout(follow, seconds * 1000);
+    }
+  };
+  setTimeout(follow, seconds * 1000);
 });
 
 // The pit screen refreshes itself: every few seconds its content is fetched again and swapped in.

@@ -300,6 +300,7 @@ DEALER_OR_PIT = TABLE_DEALER | PIT  # the seats' steps: the table's dealer or a 
 CONSOLE_STEPS = (
     ("get", "tables", False, CONSOLE_USERS),
     ("get", "table", True, CONSOLE_USERS),
+    ("get", "status", True, CONSOLE_USERS),
     ("get", "pit", False, PIT),
     ("post", "shoe_start", True, TABLE_DEALER),
     ("post", "shoe_cut_start", True, TABLE_DEALER),
@@ -343,6 +344,32 @@ def test_dealer_console(floor_state, client_as, method, name, per_table, allowed
             assert response["Location"] == reverse("console:table", kwargs={"code": "d1"})
         return
     refused_as(role, response, forbidden=(PLAYER, *STAFF_ROLES))  # a signed-in player is not sent to sign in
+    assert database_state() == before
+
+
+# --- The surveillance pages: read-only, for the roles that may see shoes and bets ------------------------
+
+SURVEILLANCE_PAGES = {"floor": lambda f: {}, "shoe": lambda f: {"shoe_id": f.live_coup.shoe_id}}
+
+
+def test_every_surveillance_page_is_in_the_matrix():
+    from casino.surveillance_urls import urlpatterns
+
+    assert {pattern.name for pattern in urlpatterns} == set(SURVEILLANCE_PAGES)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(SURVEILLANCE_PAGES))
+def test_surveillance_pages(floor_state, client_as, name, role):
+    url = reverse(f"surveillance:{name}", kwargs=SURVEILLANCE_PAGES[name](floor_state))
+    client = client_as(role)
+    before = database_state()
+    response = client.get(url)
+    if role in VIEWERS:
+        assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
+    else:
+        refused_as(role, response, forbidden=(PLAYER, *STAFF_ROLES))  # partner keys are no session: sign in
+    assert client.post(url).status_code == 405  # read-only, whoever asks
     assert database_state() == before
 
 
