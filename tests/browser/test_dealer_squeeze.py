@@ -3,7 +3,8 @@ player the highest bettor on the Player hand; the dealer enters the cards at the
 (one at each size: 1440 x 900, 390 x 844, 844 x 390) get the Player hand's cards face down over the video, to peel
 from a corner or turn with Enter, a card left alone turning by itself; the Banker hand's cards come face up. Another
 online player, who bet less on Player, sees every card face up as it is entered. A page reloaded mid-coup shows the
-cards dealt so far face up and offers the next. Screenshots at each size; no console error."""
+cards dealt so far face up and offers the next; with reduced motion (the phone on its side) the cards turn at once.
+Screenshots at each size; no console error."""
 
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ def peel(page: Page, card: Locator, size: str, total_meanwhile: str) -> None:
     corner, still face down, the Player's total ``total_meanwhile`` (a screenshot); on past the threshold: it
     turns over."""
     card.scroll_into_view_if_needed()
+    hint = card.locator(".scene-hint").bounding_box()  # wholly on the screen, a first card's at its edge too
+    assert hint["x"] >= 0 and hint["x"] + hint["width"] <= page.viewport_size["width"], hint
     box = card.bounding_box()
     corner = (box["x"] + box["width"] - 4, box["y"] + box["height"] - 4)
     page.mouse.move(*corner)
@@ -114,7 +117,12 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
 
     try:
         dealer = staff_sign_in(context_for(viewport=TABLET, has_touch=True), server, "dealer", "/console/live3/")
-        mine = {SIZE_NAMES[size]: open_table(context_for(**SIZES[size]), SQUEEZER, "live3") for size in SIZES}
+        # The phone on its side with reduced motion: its cards turn at once.
+        motion = {"phone-landscape": {"reduced_motion": "reduce"}}
+        mine = {
+            SIZE_NAMES[size]: open_table(context_for(**options, **motion.get(size, {})), SQUEEZER, "live3")
+            for size, options in SIZES.items()
+        }
         desktop, upright, sideways = mine["1440x900"], mine["390x844"], mine["844x390"]
         watcher = open_table(context_for(**SIZES["desktop"]), WATCHER, "live3")
         for page in (*mine.values(), watcher):
@@ -132,14 +140,17 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
             expect(page.locator('[data-shown-by="player"]')).to_have_text("Shown by lv***")
             expect(page.locator('[data-shown-by="banker"]')).to_have_text("Shown by the dealer")
 
-        # The Player's first card: peeled on the desktop (its total waits for it), turning by itself on the phones.
+        # The Player's first card: peeled on the phone held upright (its total waits for it), turning by itself on
+        # the others.
         card_entered(dealer, *CARDS[0])
-        first = offered(desktop, 0)
+        first = offered(upright, 0)
         expect(first.locator(".scene-hint")).to_have_text("Drag to squeeze")
-        peel(desktop, first, "1440x900", total_meanwhile="")
-        expect(desktop.locator('[data-total="player"]')).to_have_text("2")
-        for page in (upright, sideways):
+        peel(upright, first, "390x844", total_meanwhile="")
+        expect(upright.locator('[data-total="player"]')).to_have_text("2")
+        for page in (desktop, sideways):
             turned_by_itself(page, 0)
+        expect(sideways.locator('.scene-card[data-position="0"]')).to_have_class(re.compile("scene-card--instant"))
+        expect(desktop.locator('.scene-card[data-position="0"]')).not_to_have_class(re.compile("scene-card--instant"))
         face_up_as_ever(watcher, *CARDS[0])
         said(dealer, "2S to the player")
 
@@ -149,12 +160,12 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
             face_up_as_ever(page, *CARDS[1])
         said(dealer, "4H to the banker")
 
-        # The second: Enter turns it on the desktop, peeled on the phone held upright, left alone on its side.
+        # The second: Enter turns it on the phone held upright, peeled on the desktop, left alone on its side.
         card_entered(dealer, *CARDS[2])
-        offered(desktop, 2).press("Enter")
-        expect(desktop.locator('.scene-card[data-position="2"]')).to_have_attribute("data-revealed", "squeeze")
-        peel(upright, offered(upright, 2), "390x844", total_meanwhile="2")  # the first card's
-        expect(upright.locator('[data-total="player"]')).to_have_text("5")
+        offered(upright, 2).press("Enter")
+        expect(upright.locator('.scene-card[data-position="2"]')).to_have_attribute("data-revealed", "squeeze")
+        peel(desktop, offered(desktop, 2), "1440x900", total_meanwhile="2")  # the first card's
+        expect(desktop.locator('[data-total="player"]')).to_have_text("5")
         turned_by_itself(sideways, 2)
         face_up_as_ever(watcher, *CARDS[2])
         said(dealer, "3D to the player")
@@ -174,6 +185,7 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
         third = offered(sideways, 4)
         expect(third).to_have_class(re.compile("scene-card--third"))
         peel(sideways, third, "844x390", total_meanwhile="5")
+        expect(third).to_have_class(re.compile("scene-card--instant"))
         for page in (desktop, upright):
             turned_by_itself(page, 4)
         face_up_as_ever(watcher, *CARDS[4])
