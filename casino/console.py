@@ -244,6 +244,7 @@ def _shoe_start(request: HttpRequest, table: Table, data: dict) -> str:
         no_damage=data["no_damage"],
         cctv_reference=data["cctv_reference"],
         seal_intact=data["seal_intact"] if sealed or data["seal_intact"] else None,
+        shuffled_by=data["shuffled_by"],
     )
     with transaction.atomic():  # a shoe that cannot start is not left prepared
         shoe = shoes.shoe_prepare(

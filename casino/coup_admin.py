@@ -195,6 +195,7 @@ class ShoeAdmin(ReadOnlyAdmin):
         "no_marks",
         "no_damage",
         "cctv_reference",
+        "shuffled_by",
         "prepared_by",
         "cut_cards",
         "cut_by_seat",

@@ -284,6 +284,7 @@ class ShoeStartForm(ShoeCutForm):
         "shuffle_method",
         "seal_number",
         "seal_intact",
+        "shuffled_by",
         "decks_complete",
         "no_marks",
         "no_damage",
@@ -296,6 +297,12 @@ class ShoeStartForm(ShoeCutForm):
     seal_number = forms.CharField(max_length=40, required=False, help_text="Required for a sealed preliminary shuffle.")
     seal_intact = forms.BooleanField(
         label="The seal arrived undamaged", required=False, help_text="Required for a sealed preliminary shuffle."
+    )
+    shuffled_by = forms.CharField(
+        label="Shuffled by",
+        max_length=80,
+        required=False,
+        help_text="Required for a sealed preliminary shuffle: who shuffled it in the preparation zone.",
     )
     decks_complete = forms.BooleanField(label="Every deck complete")
     no_marks = forms.BooleanField(label="No marked card")

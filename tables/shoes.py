@@ -91,6 +91,7 @@ def _shuffle_fields(shuffle: ShuffleRecord) -> dict:
         "no_damage": shuffle.no_damage,
         "seal_intact": shuffle.seal_intact,
         "cctv_reference": shuffle.cctv_reference.strip(),
+        "shuffled_by": shuffle.shuffled_by.strip(),
     }
 
 
@@ -155,6 +156,7 @@ def _physical_shoe_ready_check(shoe: Shoe) -> None:
         no_damage=shoe.no_damage,
         cctv_reference=shoe.cctv_reference,
         seal_intact=shoe.seal_intact,
+        shuffled_by=shoe.shuffled_by,
     )
     problem = shuffle_record_problem(record=record, shuffle_method=shoe.shuffle_method)
     if problem:

@@ -20,6 +20,7 @@ from tables.selectors import table_seated
 User = AbstractBaseUser
 
 CCTV_REFERENCE_MAX_LENGTH = 60
+SHUFFLED_BY_MAX_LENGTH = 80
 CUT_MARGIN_CARDS = 26  # a cut at least half a deck from either end of the shoe
 
 
@@ -27,13 +28,15 @@ CUT_MARGIN_CARDS = 26  # a cut at least half a deck from either end of the shoe
 class ShuffleRecord:
     """What the dealer confirms of a physical shoe's shuffle (§2.1.1, §2.1.2): the decks complete, no
     marked and no damaged card; the CCTV recording's reference; for a sealed preliminary shuffle, that the
-    seal arrived undamaged (None: not a sealed shuffle)."""
+    seal arrived undamaged (None: not a sealed shuffle) and who shuffled it, elsewhere (a table shuffle is the
+    dealer's own)."""
 
     decks_complete: bool
     no_marks: bool
     no_damage: bool
     cctv_reference: str = ""
     seal_intact: bool | None = None
+    shuffled_by: str = ""
 
 
 def shuffle_record_problem(*, record: ShuffleRecord, shuffle_method: str) -> str:
@@ -47,13 +50,19 @@ def shuffle_record_problem(*, record: ShuffleRecord, shuffle_method: str) -> str
         return "confirm the decks are complete, with no marked and no damaged card (seed 000 §2.1): else reshuffle"
     if not isinstance(record.cctv_reference, str) or len(record.cctv_reference) > CCTV_REFERENCE_MAX_LENGTH:
         return f"the CCTV reference is text of at most {CCTV_REFERENCE_MAX_LENGTH} characters"
+    if not isinstance(record.shuffled_by, str) or len(record.shuffled_by) > SHUFFLED_BY_MAX_LENGTH:
+        return f"who shuffled is text of at most {SHUFFLED_BY_MAX_LENGTH} characters"
     if shuffle_method == Shoe.ShuffleMethod.PRELIMINARY:
         if not record.cctv_reference.strip():
             return "a preliminary shuffle is recorded by the CCTV service (seed 000 §2.1.1): give its reference"
         if record.seal_intact is not True:
             return "a sealed set is used only if its seal arrived undamaged (seed 000 §2.1.1): else reshuffle"
+        if not record.shuffled_by.strip():
+            return "a preliminary shuffle is done in the preparation zone (seed 000 §2.1.1): name who shuffled it"
     elif record.seal_intact is not None:
         return "only a sealed preliminary shuffle has a seal to check"
+    elif record.shuffled_by.strip():
+        return "a table shuffle is the recording dealer's own (seed 000 §2.1.2): nobody else to name"
     return ""
 
 

@@ -35,7 +35,7 @@ TABLE_LIMITS = {
 # A physical shoe's shuffle checked and its cut, as the dealer console posts them (seed 000 §2.1); a sealed
 # preliminary shuffle adds SEALED_SHUFFLE.
 SHUFFLED_AND_CUT = {"decks_complete": "on", "no_marks": "on", "no_damage": "on", "cut_cards": "200"}
-SEALED_SHUFFLE = {"seal_intact": "on", "cctv_reference": "CAM-2 preparation room"}
+SEALED_SHUFFLE = {"seal_intact": "on", "cctv_reference": "CAM-2 preparation room", "shuffled_by": "J. Moreau"}
 
 
 def physical_shoe_start(*, table: Table, actor, burn_card: str | None, seal_number: str = "") -> Shoe:
@@ -48,6 +48,7 @@ def physical_shoe_start(*, table: Table, actor, burn_card: str | None, seal_numb
         no_damage=True,
         cctv_reference="CAM-2 preparation room" if sealed else "",
         seal_intact=True if sealed else None,
+        shuffled_by="J. Moreau" if sealed else "",
     )
     method = Shoe.ShuffleMethod.PRELIMINARY if sealed else Shoe.ShuffleMethod.TABLE
     shoe = shoe_prepare(table=table, actor=actor, shuffle_method=method, seal_number=seal_number, shuffle=record)

@@ -32,13 +32,16 @@ class Shoe(models.Model):
     decks = models.PositiveSmallIntegerField()
     shuffle_method = models.CharField(max_length=12, choices=ShuffleMethod.choices)
     seal_number = models.CharField(max_length=40, blank=True)
-    # The shuffle record of a physical shoe (seed 000 §2.1.1-§2.1.2), confirmed by the dealer who shuffled
+    # The shuffle record of a physical shoe (seed 000 §2.1.1-§2.1.2), confirmed by the dealer who records it
     # (``prepared_by``): None on an RNG shoe, and on a physical shoe prepared before these were recorded.
     decks_complete = models.BooleanField(null=True)
     no_marks = models.BooleanField(null=True)
     no_damage = models.BooleanField(null=True)
     seal_intact = models.BooleanField(null=True, help_text="a sealed preliminary shuffle: the seal arrived undamaged")
     cctv_reference = models.CharField(max_length=60, blank=True)
+    # Who shuffled: a sealed preliminary shuffle is done in the preparation zone (§2.1.1), by someone the dealer
+    # names from the set's record; a table shuffle is the recording dealer's own (empty: ``prepared_by``).
+    shuffled_by = models.CharField(max_length=80, blank=True)
     # The cut (§2.1.3): cards from the top, by the dealer (no seat) or the patron at ``cut_by_seat``.
     cut_cards = models.PositiveSmallIntegerField(null=True, blank=True, help_text="cards from the top")
     cut_by_seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="empty: the dealer cut")

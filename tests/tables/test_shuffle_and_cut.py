@@ -47,12 +47,24 @@ def test_a_table_shuffle_recorded_cut_and_started_at_the_console(dealer, dealer_
     assert (cut.actor, cut.after["cards_from_top"], cut.after["by"]) == (dealer.user, 200, "dealer")
 
 
-def test_a_sealed_shuffle_with_its_seal_and_cctv_reference(dealer, dealer_table):
-    """Seed 000 §2.1.1: a preliminary shuffle is filmed and its seal arrives undamaged."""
+def test_a_sealed_shuffle_with_its_seal_cctv_reference_and_who_shuffled_it(dealer, dealer_table):
+    """Seed 000 §2.1.1: a preliminary shuffle is done "in a specially designated zone", filmed, and its seal
+    arrives undamaged: the dealer who records it at the table names who shuffled it, audited with the record."""
     sealed = {**SHUFFLED_AND_CUT, **SEALED_SHUFFLE, "shuffle_method": "preliminary", "seal_number": "S-9"}
     step(dealer, dealer_table, "shoe_start", **sealed, burn_card="5H")
     shoe = dealer_table.shoes.get(state=Shoe.State.IN_PLAY)
     assert (shoe.seal_intact, shoe.cctv_reference) == (True, "CAM-2 preparation room")
+    assert (shoe.shuffled_by, shoe.prepared_by) == ("J. Moreau", dealer.user)
+    prepared = AuditLog.objects.get(action="shoe_prepared")
+    assert (prepared.actor, prepared.after["shuffled_by"]) == (dealer.user, "J. Moreau")
+
+
+def test_a_table_shuffle_is_the_recording_dealers_own(dealer, dealer_table):
+    """Seed 000 §2.1.2: shuffled at the table by the dealer who records it (``prepared_by``): nobody to name."""
+    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
+    shoe = dealer_table.shoes.get()
+    assert (shoe.shuffled_by, shoe.prepared_by) == ("", dealer.user)
+    assert AuditLog.objects.get(action="shoe_prepared").after["shuffled_by"] == ""
 
 
 @pytest.mark.parametrize(
@@ -74,6 +86,15 @@ def test_a_sealed_shuffle_with_its_seal_and_cctv_reference(dealer, dealer_table)
         (
             {"shuffle_method": "preliminary", "seal_number": "S-1", "cctv_reference": "CAM-2"},
             "only if its seal arrived undamaged",
+        ),
+        (
+            {**SEALED_SHUFFLE, "shuffle_method": "preliminary", "seal_number": "S-1", "shuffled_by": "   "},
+            "done in the preparation zone (seed 000 §2.1.1): name who shuffled it",
+        ),
+        ({"shuffled_by": "J. Moreau"}, "a table shuffle is the recording dealer&#x27;s own"),
+        (
+            {**SEALED_SHUFFLE, "shuffle_method": "preliminary", "seal_number": "S-1", "shuffled_by": "x" * 81},
+            "Shuffled by: Ensure this value has at most 80 characters",
         ),
     ],
 )
@@ -109,6 +130,15 @@ def test_the_service_refuses_a_shoe_without_its_record_or_cut(dealer_table, pit_
     with pytest.raises(TableError) as refused:
         shoe_prepare(table=dealer_table, actor=pit_boss, shuffle=ShuffleRecord(True, "yes", True))
     assert refused.value.code == "shuffle_record_invalid"
+    sealed_by_nobody = ShuffleRecord(True, True, True, cctv_reference="CAM-2", seal_intact=True)
+    with pytest.raises(TableError, match="name who shuffled it"):
+        shoe_prepare(
+            table=dealer_table,
+            actor=pit_boss,
+            shuffle_method="preliminary",
+            seal_number="S-1",
+            shuffle=sealed_by_nobody,
+        )
     shoe_cut(shoe=uncut, actor=pit_boss, cards_from_top=100)
     with pytest.raises(TableError) as refused:
         shoe_cut(shoe=uncut, actor=pit_boss, cards_from_top=120)
