@@ -1,0 +1,58 @@
+"""The pit screen by pit (issue 18, "every table of their pit") at a desktop: the demo's pit boss sees the Main
+pit's tables, live3's dealer and seated patrons among them; a pit boss who supervises no pit is told so and sees
+no table. No console error, no CSP violation."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.conftest import DESKTOP, PASSWORD, Server, no_console_errors, screenshot
+
+TOTP_NOW = (
+    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
+    "from tests.factories import totp_code; "
+    "print(totp_code(staff_device(user=get_user_model().objects.get(username='{username}'))))"
+)
+PIT_BOSS_WITHOUT_PIT = f"""
+from django.contrib.auth import get_user_model
+from casino.two_factor import staff_totp_device_issue
+from tables.roles import PIT_BOSS, roles_ensure
+
+user = get_user_model().objects.create_user(username="newboss", password="{PASSWORD}", is_staff=True)
+user.groups.add(roles_ensure()[PIT_BOSS])
+staff_totp_device_issue(user=user)
+"""
+PIT = "/console/floor/pit/"
+
+
+def pit_screen(browser: Browser, server: Server, username: str) -> tuple[Page, list[str]]:
+    page = browser.new_context(base_url=server.url, viewport=DESKTOP).new_page()
+    errors = no_console_errors(page)
+    page.goto(PIT)
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.locator("input[name=otp_token]").fill(
+        server.manage("shell", "-c", TOTP_NOW.format(username=username)).split()[-1]
+    )
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(re.escape(PIT) + "$"))
+    return page, errors
+
+
+def test_the_pit_boss_sees_their_pit_and_a_pit_boss_without_one_is_told_so(browser, server):
+    page, errors = pit_screen(browser, server, "pitboss")
+    main = page.locator("section.pit", has=page.get_by_role("heading", name="Main pit", level=2))
+    for code in ("pb1", "nc2", "live3", "live4"):
+        expect(main.locator(f'[data-pit-table="{code}"]')).to_have_count(1)
+    expect(main.locator('[data-pit-table="live3"]')).to_contain_text("dealer dealer")
+    expect(main.locator('[data-pit-table="live3"]')).to_contain_text("3: carol")
+    screenshot(page, "pit-screen-desktop")
+
+    server.manage("shell", "-c", PIT_BOSS_WITHOUT_PIT)
+    stranger, more = pit_screen(browser, server, "newboss")
+    expect(stranger.locator(".pit-none")).to_have_text("You supervise no pit: ask a floor manager to assign you one.")
+    expect(stranger.locator("[data-pit-table]")).to_have_count(0)
+    screenshot(stranger, "pit-screen-no-pit-desktop")
+    assert errors + more == []
