@@ -49,9 +49,9 @@ def coup_action(pit: Page, round_id: str, action: str) -> None:
 
 
 def test_a_hold_by_the_pit_shows_on_the_dealers_console_without_a_reload(browser: Browser, server: Server):
-    server.manage("shell", "-c", TABLE_OF_ITS_OWN.format(code="live9", dealer="dexter", pit_bosses=["pia"]))
+    server.manage("shell", "-c", TABLE_OF_ITS_OWN.format(code="live9", dealer="dealer9", pit_bosses=["pitboss9"]))
     dealer = staff_sign_in(
-        browser.new_context(base_url=server.url, viewport=TABLET, has_touch=True), server, "dexter", "/console/live9/"
+        browser.new_context(base_url=server.url, viewport=TABLET, has_touch=True), server, "dealer9", "/console/live9/"
     )
     errors = no_console_errors(dealer)
     for check in ("Every deck complete", "No marked card", "No damaged card"):
@@ -69,7 +69,7 @@ def test_a_hold_by_the_pit_shows_on_the_dealers_console_without_a_reload(browser
     dealer.evaluate("window.sameDocument = true")
     guest_name = dealer.locator("form.seat-patron").get_by_label("Guest name")
     guest_name.fill("man in a hat")
-    pit = staff_sign_in(browser.new_context(base_url=server.url), server, "pia", "/admin/tables/coup/")
+    pit = staff_sign_in(browser.new_context(base_url=server.url), server, "pitboss9", "/admin/tables/coup/")
     coup_action(pit, round_id, "Hold the selected coups for the pit")
 
     expect(held_alert).to_have_text(HELD_ALERT, timeout=8_000)  # the poll, every 3 s
@@ -109,11 +109,11 @@ def test_the_coup_the_dealer_opens_after_the_cut_card_is_the_last_on_the_table_p
 ):
     """Seed 000, glossary, CUT CARD: once it is dealt from the shoe, the cards are reshuffled when the next coup
     is completed. Before that coup the pages say it is the next; as the dealer opens it, that it is the last."""
-    server.manage("shell", "-c", TABLE_OF_ITS_OWN.format(code="live8", dealer="dora", pit_bosses=[]))
+    server.manage("shell", "-c", TABLE_OF_ITS_OWN.format(code="live8", dealer="dealer8", pit_bosses=[]))
     server.manage("shell", "-c", CUT_CARD_OUT)
-    players_created(server, "lena")
+    players_created(server, "player8")
     player = browser.new_context(base_url=server.url)
-    table_page = open_table(player, "lena", "live8")
+    table_page = open_table(player, "player8", "live8")
     lobby = player.new_page()
     lobby.goto("/")
     notices = (table_page.locator("[data-cut-card]"), lobby.locator('[data-lobby-table="live8"] [data-cut-card]'))
@@ -121,7 +121,7 @@ def test_the_coup_the_dealer_opens_after_the_cut_card_is_the_last_on_the_table_p
         expect(notice).to_have_text("Cut card out: the next coup is the last")
 
     dealer = staff_sign_in(
-        browser.new_context(base_url=server.url, viewport=TABLET, has_touch=True), server, "dora", "/console/live8/"
+        browser.new_context(base_url=server.url, viewport=TABLET, has_touch=True), server, "dealer8", "/console/live8/"
     )
     expect(dealer.locator("#shoe-heading + p")).to_contain_text("The cut card is out: coup 1 is the last.")
     dealer.get_by_role("button", name="Open a coup for betting").click()
