@@ -29,6 +29,16 @@ def bets_in_the_tests_thread(settings):
 
 
 @pytest.fixture(autouse=True)
+def bet_endpoints_unlimited(monkeypatch):
+    """The table page's bet endpoints take any number of a player's requests a second: tests send many as
+    one player (and SQLite gives a later test's player the same id within the second). The allowance's own
+    test sets it back."""
+    from casino import player_api
+
+    monkeypatch.setattr(player_api, "BET_REQUEST_BURST", 10**9)
+
+
+@pytest.fixture(autouse=True)
 def webhooks_to_loopback(settings):
     """The tests' webhook receivers listen on 127.0.0.1, and names like partner.example do not
     resolve here; tests of the target guard turn it back on."""
