@@ -200,6 +200,9 @@ class EventsBuiltOnDemand(Mapping[int, dict]):
             raise KeyError(user_id)
         return self._build(user_id)
 
+    def __contains__(self, user_id: object) -> bool:  # Mapping's own would build the event to answer
+        return user_id in self._user_ids
+
     def __iter__(self) -> Iterator[int]:
         return iter(self._user_ids)
 

@@ -6,7 +6,7 @@ partner in that mode (the answer's balance is the partner's; null if its wallet 
 ``{"ok": true, "round_id", "balance", "bets": {bet_type: amount}}`` (the player's stakes on
 the coup), or ``{"error": {"code", "message", "details"}}`` with 400 (the request or the bets
 are refused), 409 (the coup is not taking bets, or there is nothing to undo), 401, 403 (a staff account), 404,
-429 (``too_fast``: more bet requests in a second than a socket allows); 503 when the database failed
+429 (``too_fast``: more than a socket's burst of bet requests in one second); 503 when the database failed
 mid-request (nothing was changed). Amounts are strings; nothing changes
 when a request is refused.
 """
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from functools import wraps
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
@@ -57,6 +57,9 @@ STATUS_OF_CODE = {
     "wallet_unavailable": 503,
     DATABASE_UNAVAILABLE_CODE: 503,
 }
+# One cache client for the process (as partners.api.throttling's): ``cache`` is one per thread, and each
+# request has a thread of its own, so each would open a new Redis connection.
+_allowance_cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
 DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
 logger = logging.getLogger(__name__)
 
@@ -202,13 +205,17 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
 
 
 def _bet_request_allowed(*, user_id: int) -> bool:
-    """A player's bet requests over HTTP, counted a second at a time in the cache (Redis: across the web
-    processes): a socket's burst a second at most, so the endpoints are no way around the socket's limit."""
+    """A player's bet requests over HTTP, counted per second of the clock in the cache (Redis: across the
+    web processes): at most a socket's burst in any one second. Should the cache fail, the request goes on
+    (the intake checks it as ever): a counter out of order is no reason to refuse every bet."""
     window = f"bet-requests:{user_id}:{int(time.time())}"
-    cache.add(window, 0, timeout=2)
     try:
-        return cache.incr(window) <= BET_REQUEST_BURST
+        _allowance_cache.add(window, 0, timeout=2)
+        return _allowance_cache.incr(window) <= BET_REQUEST_BURST
     except ValueError:  # the window expired between the two calls: a new second
+        return True
+    except Exception:
+        logger.exception("a bet request's allowance could not be counted: the request goes on")
         return True
 
 

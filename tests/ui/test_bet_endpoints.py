@@ -266,3 +266,17 @@ def test_more_bet_requests_in_a_second_than_a_socket_allows_are_refused(player_c
     assert post(other_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}).status_code == 200  # theirs are theirs
     now[0] += 1
     assert post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}}).json()["balance"] == "999.00"
+
+
+def test_a_bet_goes_on_when_the_allowance_cannot_be_counted(player_client, player, coup, monkeypatch):
+    """The cache out of order (Redis down) is no reason to refuse every bet: the request goes on."""
+    from casino import player_api
+    from casino.intake import BET_REQUEST_BURST
+
+    def down(*args, **kwargs):
+        raise ConnectionError("the cache is down")
+
+    monkeypatch.setattr(player_api, "BET_REQUEST_BURST", BET_REQUEST_BURST)
+    monkeypatch.setattr(player_api._allowance_cache, "add", down)
+    response = post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}, "round_id": coup.round_id})
+    assert response.status_code == 200 and response.json()["balance"] == "999.00"
