@@ -38,7 +38,7 @@ from casino.console_seats import (
 from casino.console_showing import banker_shown_first_step, hand_shown_by_dealer_step, showing_context
 from casino.console_status import ConsoleStatus, console_status
 from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
-from casino.two_factor import not_staff_activity
+from casino.two_factor import auto_refresh_not_staff_activity, not_staff_activity
 from tables import coups, shoes, shuffles
 from tables.console_forms import (
     BuyInForm,
@@ -113,6 +113,7 @@ def table_list(request: HttpRequest) -> HttpResponse:
     return render(request, "console/table_list.html", {"rows": rows})
 
 
+@auto_refresh_not_staff_activity
 @dealer_required
 @require_GET
 def table_console(request: HttpRequest, code: str) -> HttpResponse:

@@ -1,7 +1,8 @@
 """What the dealer console's page follows without a reload: whether its coup is held for the pit (and why),
 the tableau's next step, and a fingerprint of what its panels show, so that a change made by someone else (a
-pit boss holding or releasing the coup in the admin, cancelling a cut, logging a dealer in or out, a coup's
-settlement) reaches the tablet within seconds. The page and its polls both build it here: one definition."""
+pit boss holding or releasing the coup in the admin, cancelling a cut, logging a dealer in or out, seating or
+moving a patron, entering seated chips, opening or closing a shift from another device, a coup's settlement)
+reaches the tablet within seconds. The page and its polls both build it here: one definition."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from dataclasses import asdict, dataclass
 
 from baccarat.coup import CoupDeal, dealer_announcement
 from tables.models import Coup, DealerSession, Shoe, Table
+from tables.selectors import table_seated
+from wagering.chip_reports import table_open_shifts
+from wagering.selectors import coup_seat_bets
 
 
 @dataclass(frozen=True)
 class ConsoleStatus:
-    version: str  # changes whenever what the panels show of the table, shoe and coup does
+    version: str  # changes whenever what the panels show of the table, shoe, coup, seats and tray does
     held_alert: str  # "" unless the coup is held for the pit
     next_step: str  # the tableau's, while cards are dealt
 
@@ -31,7 +35,8 @@ def console_status(
     coup: Coup | None,
     deal: CoupDeal | None,
 ) -> ConsoleStatus:
-    """From what the console has read already (no query of its own)."""
+    """From what the console has read already, and the seats, their chips on the coup and the open shifts
+    (three small queries: the seats' and the tray's panels read them on their own)."""
     state = coup.state if coup is not None else None
     in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
     panels = (
@@ -53,6 +58,9 @@ def console_status(
         )
         if coup is not None
         else None,
+        [(session.pk, session.seat.number) for session in table_seated(table=table)],
+        coup_seat_bets(coup=coup) if coup is not None else None,
+        [opening.pk for opening in table_open_shifts(table_id=table.pk)],
     )
     return ConsoleStatus(
         version=hashlib.sha256(repr(panels).encode()).hexdigest()[:16],

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from baccarat.coup import BANKER, PLAYER
+from casino.two_factor import auto_refresh_not_staff_activity
 from tables.models import Coup, Table
 from tables.selectors import (
     coup_rules,
@@ -31,6 +32,7 @@ from wagering.selectors import coup_stake_totals, live_coup_bettor_counts
 DIFFERENTIAL_WARNING = Decimal("0.9")
 
 
+@auto_refresh_not_staff_activity
 @require_GET
 def pit_screen(request: HttpRequest) -> HttpResponse:
     """Pit bosses only (tables.operate_table): anonymous visitors go to the staff sign-in, others get 403. Each

@@ -153,6 +153,20 @@ def not_staff_activity(view: Callable) -> Callable:
     return polled
 
 
+def auto_refresh_not_staff_activity(view: Callable) -> Callable:
+    """A page that fetches itself again (``static/js/console.js`` sends ``X-Auto-Refresh: 1``) is not the staff
+    member at work either, while the same page asked for by hand is. The header can only withhold the idle
+    session's extension: it is never trusted for anything else."""
+
+    @wraps(view)
+    def refreshed(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.headers.get("X-Auto-Refresh") == "1":
+            request.staff_activity = False
+        return view(request, *args, **kwargs)
+
+    return refreshed
+
+
 def sign_in_failures_reset(sender: object, request: HttpRequest, user: AbstractBaseUser, **kwargs: object) -> None:
     """A successful sign-in forgets that username's failures from that address only.
 

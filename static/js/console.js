@@ -3,6 +3,9 @@
 // the console's panels are swapped in fresh when the table changes (below).
 "use strict";
 
+// A page's own fetch of itself: the server does not count it as the staff member's activity (two_factor.py).
+const AUTO_REFRESH = { Accept: "text/html", "X-Auto-Refresh": "1" };
+
 document.addEventListener("click", (event) => {
   const button = event.target.closest("[data-card-entry] button[data-rank], [data-card-entry] button[data-suit]");
   if (!button) {
@@ -25,7 +28,8 @@ document.addEventListener("click", (event) => {
 // in the admin, a coup was settled), the panels are swapped in fresh, unless the dealer is at work in them (a
 // field changed, a seat's menu open, a field focused by hand): then as soon as they are not. Once a form is
 // sent the page is on its way out: no more polls (a fresh copy fetched then would take the step's message).
-// A poll answered by the sign-in page (the idle staff session ended) brings the sign-in page up.
+// A poll answered by the sign-in page (the idle staff session ended) brings the sign-in page up. The fresh copy
+// is asked for with X-Auto-Refresh: like the poll, it does not keep an idle staff session alive.
 document.addEventListener("DOMContentLoaded", () => {
   const live = () => document.querySelector("[data-console-live]");
   if (!live()) {
@@ -75,7 +79,7 @@ document.addEventListener("DOMContentLoaded", () => {
   };
 
   const swap = async (region) => {
-    const response = await fetch(window.location.href, { headers: { Accept: "text/html" } });
+    const response = await fetch(window.location.href, { headers: AUTO_REFRESH });
     const page = new DOMParser().parseFromString(await response.text(), "text/html");
     const fresh = page.querySelector("[data-console-live]");
     if (response.ok && !response.redirected && fresh && !leaving && !atWork(region)) {
@@ -109,7 +113,8 @@ document.addEventListener("DOMContentLoaded", () => {
   setTimeout(follow, seconds * 1000);
 });
 
-// The pit screen refreshes itself: every few seconds its content is fetched again and swapped in.
+// The pit screen refreshes itself: every few seconds its content is fetched again (X-Auto-Refresh: not the pit
+// boss's activity) and swapped in; a refresh answered by the sign-in page (the idle session ended) brings it up.
 document.addEventListener("DOMContentLoaded", () => {
   const live = document.querySelector("[data-auto-refresh]");
   if (!live) {
@@ -118,7 +123,11 @@ document.addEventListener("DOMContentLoaded", () => {
   const seconds = Number(live.dataset.autoRefresh) || 5;
   setInterval(async () => {
     try {
-      const response = await fetch(window.location.href, { headers: { Accept: "text/html" } });
+      const response = await fetch(window.location.href, { headers: AUTO_REFRESH });
+      if (response.redirected) {
+        window.location.reload();
+        return;
+      }
       if (!response.ok) {
         return;
       }

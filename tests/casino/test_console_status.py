@@ -1,18 +1,27 @@
 """The dealer console's status poll (issue 18: the held-coup alert live): what the page follows without a
-reload, the same as the page itself shows, and a poll that keeps no idle staff session alive."""
+reload, the same as the page itself shows (seats, seated chips and shifts included), and neither the poll nor a
+page's own refresh keeps an idle staff session alive."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.sessions.models import Session
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
 
 from tables.holds import coup_hold, coup_release
 from tables.roles import DEALER, PIT_BOSS
+from tables.seating import patron_move, patron_seat, patron_unseat
 from tables.services import dealer_login
 from tests.casino.test_console import live_coup, staff_client, step, url
 from tests.factories import SHUFFLED_AND_CUT
+from wagering.chips import tray_count
+from wagering.seated import seat_bets_place
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +84,8 @@ def test_the_poll_says_the_next_step_and_changes_with_every_card(dealer, dealer_
 def test_a_pit_boss_watching_the_console_polls_it_too(dealer_table, betting, django_assert_max_num_queries):
     boss = staff_client("pia", PIT_BOSS)
     shown = page_version(boss, dealer_table)
-    with django_assert_max_num_queries(12):  # the session and the user, then the table, dealer, shoe, coup, cards
+    # The session and the user, then the table, dealer, shoe, coup, cards, seats, seated chips and open shifts.
+    with django_assert_max_num_queries(13):
         polled = status_of(boss, dealer_table)
     assert polled["version"] == shown
 
@@ -95,3 +105,63 @@ def test_the_poll_does_not_keep_an_idle_staff_session_alive(dealer, dealer_table
 def test_only_a_dealer_tables_status_is_polled_and_only_read(dealer, dealer_table, auto_table):
     assert dealer.get(url(auto_table, "status")).status_code == 404
     assert dealer.post(url(dealer_table, "status")).status_code == 405
+
+
+def test_seats_seated_chips_and_shifts_changed_elsewhere_reach_the_poll(dealer, dealer_table, betting, pit_boss):
+    versions = [status_of(dealer, dealer_table)["version"]]
+    assert status_of(dealer, dealer_table)["version"] == versions[-1]  # nothing changed: nothing to swap in
+
+    def changed() -> None:
+        version = status_of(dealer, dealer_table)["version"]
+        assert version != versions[-1]
+        assert version == page_version(dealer, dealer_table)
+        versions.append(version)
+
+    seated = patron_seat(table=dealer_table, seat_number=3, actor=pit_boss, guest_name="lady in red")
+    changed()
+    seated = patron_move(session=seated, seat_number=5, actor=pit_boss)
+    changed()
+    tray_count(table=dealer_table, currency="EUR", counted="8000", actor=pit_boss)
+    changed()
+    seat_bets_place(coup=betting, seat_session=seated, bets={"banker": "50.00"}, actor=pit_boss)
+    changed()
+    seat_bets_place(coup=betting, seat_session=seated, bets={"banker": "20.00"}, actor=pit_boss)
+    changed()
+    other = patron_seat(table=dealer_table, seat_number=7, actor=pit_boss, guest_name="man in grey")
+    changed()
+    patron_unseat(session=other, actor=pit_boss)
+    changed()  # back to what it was before he sat down
+    assert versions[-1] == versions[-3]
+    assert status_of(dealer, dealer_table)["version"] == versions[-1]
+
+
+def expiring_in_a_minute(client: Client) -> Session:
+    """The staff member's session as if their last request were long ago: a minute before it ends."""
+    session = Session.objects.get(session_key=client.session.session_key)
+    session.expire_date = timezone.now() + timedelta(minutes=1)
+    session.save()
+    return session
+
+
+@pytest.mark.parametrize("page", ["console", "pit screen"])
+def test_a_pages_own_refresh_keeps_no_idle_staff_session_alive_a_visit_does(page, dealer, dealer_table, betting):
+    client, address = (
+        (dealer, url(dealer_table)) if page == "console" else (staff_client("pia", PIT_BOSS), reverse("console:pit"))
+    )
+    session = expiring_in_a_minute(client)
+
+    refreshed = client.get(address, HTTP_X_AUTO_REFRESH="1")  # static/js/console.js's own fetch
+    assert refreshed.status_code == 200
+    assert "sessionid" not in refreshed.cookies
+    assert Session.objects.get(pk=session.pk).expire_date == session.expire_date
+
+    visited = client.get(address)
+    assert visited.status_code == 200 and "sessionid" in visited.cookies
+    idle_end = timezone.now() + timedelta(minutes=settings.STAFF_SESSION_IDLE_MINUTES)
+    assert Session.objects.get(pk=session.pk).expire_date > idle_end - timedelta(minutes=1)
+
+
+def test_the_auto_refresh_header_grants_nothing(dealer, dealer_table):
+    assert dealer.get(reverse("console:pit"), HTTP_X_AUTO_REFRESH="1").status_code == 403  # a dealer is no pit boss
+    anonymous = Client().get(url(dealer_table), HTTP_X_AUTO_REFRESH="1")
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith(reverse("admin:login"))
