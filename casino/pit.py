@@ -1,5 +1,5 @@
-"""The pit screen: every table of the pit boss's pits at a glance (a floor manager's: every pit, and the tables in
-none), refreshed every few seconds: its state, dealer, shoe and coup, the seated patrons, the shift's drop and win
+"""The pit screen: every table of the pit boss's pits at a glance (a floor manager's: every pit), and the tables in
+no pit, refreshed every few seconds: its state, dealer, shoe and coup, the seated patrons, the shift's drop and win
 so far, and alerts (a coup held for the pit, a differential close to its limit or past it by a pit override),
 with links to where the pit boss acts."""
 
@@ -36,7 +36,7 @@ DIFFERENTIAL_WARNING = Decimal("0.9")
 @require_GET
 def pit_screen(request: HttpRequest) -> HttpResponse:
     """Pit bosses only (tables.operate_table): anonymous visitors go to the staff sign-in, others get 403. Each
-    sees the tables of the pits they supervise, by pit (none: the page says so, never the whole floor)."""
+    sees the tables of the pits they supervise, by pit, then those in no pit (neither: the page says so)."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
     if not (request.user.is_staff and request.user.has_perm("tables.operate_table")):

@@ -4,10 +4,10 @@ joins or leaves a pit in its own history (``table_pit_changed``). A table taken 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from tables.audit import audit_record
@@ -16,15 +16,13 @@ from tables.locks import pit_locked, tables_locked
 from tables.models import Pit, Table
 
 User = AbstractBaseUser
-PIT_CODE = re.compile(r"[-a-zA-Z0-9_]{1,20}")  # a slug, as the model's field
 
 
 @transaction.atomic
 def pit_create(
     *, code: str, name: str, tables: Iterable[Table], bosses: Iterable[User], actor: User | None, reason: str
 ) -> Pit:
-    if not isinstance(code, str) or not PIT_CODE.fullmatch(code):
-        raise TableError("a pit's code is 1 to 20 letters, digits, hyphens or underscores", code="invalid_pit")
+    code = _code_checked(code)
     if Pit.objects.filter(code=code).exists():
         raise TableError(f"there is already a pit {code}", code="pit_exists")
     pit = Pit.objects.create(code=code, name=_name_checked(name))
@@ -87,6 +85,16 @@ def _pit_state(pit: Pit) -> dict:
         "tables": sorted(pit.tables.values_list("code", flat=True)),
         "bosses": sorted(boss.get_username() for boss in pit.bosses.all()),
     }
+
+
+def _code_checked(code: str) -> str:
+    """Checked by the model's field itself (a slug of up to 20 characters); text only, as the field would turn a
+    number into one."""
+    try:
+        return Pit._meta.get_field("code").clean(code if isinstance(code, str) else "", None)
+    except ValidationError as error:
+        message = "a pit's code is 1 to 20 letters, digits, hyphens or underscores"
+        raise TableError(message, code="invalid_pit") from error
 
 
 def _name_checked(name: str) -> str:

@@ -130,13 +130,15 @@ def user_oversees_floor(*, user: AbstractBaseUser) -> bool:
 
 
 def pits_supervised(*, user: AbstractBaseUser) -> list[PitTables]:
-    """The pits the user supervises with their tables; a floor manager's: every pit, then the tables in none."""
+    """The pits the user supervises with their tables (a floor manager's: every pit), then the tables in no pit,
+    which are every pit boss's care as in ``table_supervised_by``: a floor upgraded before its pits are set up
+    keeps its pit screen."""
     everything = user_oversees_floor(user=user)
     pits = Pit.objects.all() if everything else Pit.objects.filter(bosses=user)
     by_state = Table.objects.order_by("-is_open", "code")
     pits = pits.prefetch_related(Prefetch("tables", queryset=by_state))
     groups = [PitTables(pit=pit, tables=list(pit.tables.all())) for pit in pits]
-    loose = list(by_state.filter(pit=None)) if everything else []
+    loose = list(by_state.filter(pit=None))
     if loose:
         groups.append(PitTables(pit=None, tables=loose))
     return groups

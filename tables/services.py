@@ -25,7 +25,7 @@ from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write, table_a
 from tables.locks import table_locked
 from tables.models import DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
 from tables.players import dealer_display_name, nickname_problem
-from tables.selectors import table_currencies
+from tables.selectors import table_currencies, table_supervised_by
 
 User = AbstractBaseUser
 
@@ -297,8 +297,16 @@ def limit_marker_revoke(*, marker: PersonalLimitMarker, actor: User | None, reas
 
 @transaction.atomic
 def dealer_login(*, table: Table, dealer: User, actor: User | None = None) -> DealerSession:
-    """A dealer takes the table; the one before (if any) is logged out (rotation)."""
+    """A dealer takes the table; the one before (if any) is logged out (rotation). A pit boss deals only at a table
+    in their care (``table_supervised_by``): the dealer's session opens every console step there, so one of
+    another pit's is refused (``TableError`` not_in_pit)."""
     table = table_locked(table.pk)
+    if dealer.has_perm("tables.operate_table") and not table_supervised_by(table=table, user=dealer):
+        raise TableError(
+            f"{dealer.get_username()} is a pit boss, and {table.code} is in a pit they do not supervise: "
+            "a pit boss deals only at their pits' tables or a table in no pit",
+            code="not_in_pit",
+        )
     now = timezone.now()
     for session in table.dealer_sessions.filter(ended_at__isnull=True):
         session.ended_at = now

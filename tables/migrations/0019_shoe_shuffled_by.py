@@ -1,5 +1,6 @@
 """Who shuffled a sealed preliminary shuffle (seed 000 §2.1.1: done in the preparation zone, not by the dealer
-who records it). A sealed shoe prepared before, still waiting for its cut, says so rather than name anyone."""
+who records it). Every shoe with a sealed shuffle recorded before, whatever its state now (waiting for its cut,
+in play or finished), says so rather than name anyone."""
 
 from django.db import migrations, models
 

@@ -1,7 +1,7 @@
 """The pit screen (issue 18): "every table of their pit" live for the pit boss, grouped by pit, with the held
-coups, the differentials close to their limit and those past it (a pit override) as alerts; a floor manager sees
-every pit and the tables in none; nobody else sees it. And a pit boss acts at the console only at their pits'
-tables (or one in no pit)."""
+coups, the differentials close to their limit and those past it (a pit override) as alerts, then the tables in no
+pit (every pit boss's); a floor manager sees every pit; nobody else sees it. And a pit boss acts at the console
+only at their pits' tables (or one in no pit), and deals only there."""
 
 from __future__ import annotations
 
@@ -9,17 +9,20 @@ from decimal import Decimal as D
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from tables.errors import TableError
 from tables.holds import coup_hold
-from tables.models import LimitSet
+from tables.models import AuditLog, DealerSession, LimitSet, Table
 from tables.pits import pit_create
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
-from tables.services import table_create, table_open
+from tables.services import dealer_login, table_create, table_open
 from tests.casino.test_console import staff_client, url
 from tests.factories import CoupFactory, UserFactory
+from tests.tables.test_admin import run_action
 from wagering.chips import tray_count
 from wagering.models import TrayCount
 from wagering.seated import seat_bets_place
@@ -126,10 +129,28 @@ def test_a_floor_manager_sees_every_pit_and_the_tables_in_none(dealer_table, aut
     assert page.index('data-pit-table="t1"') < page.index(">Pit B</h2>") < page.index('data-pit-table="d1"')
 
 
-@pytest.mark.parametrize("pits", [False, True])
-def test_a_pit_boss_who_supervises_no_pit_is_told_so_and_sees_no_table(dealer_table, auto_table, pits):
-    if pits:
-        pit("a", auto_table, dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
+def test_every_pit_boss_sees_the_tables_in_no_pit_as_before_pits(dealer_table, auto_table, pit_boss):
+    """An upgraded floor has no pit yet: its pit bosses keep the screen and its alerts (``table_supervised_by``)."""
+    held = CoupFactory(table=auto_table)
+    coup_hold(coup=held, actor=pit_boss, reason="card for the wrong hand")
+    page = staff_client("pia", PIT_BOSS).get(PIT).content.decode()
+    assert ">Tables in no pit</h2>" in page and "You supervise no pit" not in page
+    assert 'data-pit-table="d1"' in page and 'data-pit-table="t1"' in page
+    assert f"t1: coup {held.round_id} held for the pit: card for the wrong hand" in page
+
+
+def test_a_pit_boss_sees_their_pit_then_the_tables_in_no_pit(dealer_table, auto_table):
+    otto = staff_client("otto", PIT_BOSS)
+    pit("b", dealer_table, bosses=[otto], name="Pit B")
+    pit("a", bosses=[staff_client("pia", PIT_BOSS)], name="Pit A")
+    page = otto.get(PIT).content.decode()
+    assert page.index(">Pit B</h2>") < page.index('data-pit-table="d1"') < page.index(">Tables in no pit</h2>")
+    assert page.index(">Tables in no pit</h2>") < page.index('data-pit-table="t1"')
+    assert "Pit A" not in page
+
+
+def test_a_pit_boss_with_no_pit_and_no_table_in_none_is_told_so(dealer_table, auto_table):
+    pit("a", auto_table, dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
     page = staff_client("pia", PIT_BOSS).get(PIT).content.decode()
     assert "You supervise no pit: ask a floor manager to assign you one." in page
     assert "data-pit-table" not in page and "No alerts." not in page and "Test 1" not in page
@@ -187,3 +208,43 @@ def test_a_table_in_no_pit_or_a_superuser_keeps_the_pit_s_steps_open(dealer_tabl
         pit("a", bosses=[client])
     assert client.post(url(table, "tray_count"), COUNT).status_code == 302
     assert TrayCount.objects.get().table == table
+
+
+# --- Dealing: a pit boss is the dealer only at a table in their care ----------------------------------------
+
+
+def test_a_pit_boss_of_another_pit_is_not_logged_in_as_the_dealer(dealer_table, pit_boss):
+    """The dealer's session opens every console step at the table: not a way into another pit's."""
+    pia, otto = staff_client("pia", PIT_BOSS), staff_client("otto", PIT_BOSS)
+    pit("a", bosses=[pia])
+    pit("b", dealer_table, bosses=[otto])
+    carla = staff_client("carla", DEALER).user
+    dealer_login(table=dealer_table, dealer=carla, actor=pit_boss)
+    before = (AuditLog.objects.count(), list(DealerSession.objects.values_list("dealer", "ended_at")))
+
+    response = run_action(pia, Table, "log_dealer_in", [dealer_table], dealer=str(pia.user.pk))
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == [
+        "Nothing was changed: pia is a pit boss, and d1 is in a pit they do not supervise: a pit boss deals only "
+        "at their pits' tables or a table in no pit"
+    ]
+    with pytest.raises(TableError, match="pia is a pit boss") as refused:
+        dealer_login(table=dealer_table, dealer=pia.user, actor=otto.user)
+    assert refused.value.code == "not_in_pit"
+    assert (AuditLog.objects.count(), list(DealerSession.objects.values_list("dealer", "ended_at"))) == before
+    assert pia.post(url(dealer_table, "coup_open")).status_code == 403
+
+
+@pytest.mark.parametrize("where", ["their pit", "no pit"])
+def test_a_pit_boss_deals_at_their_pit_s_table_or_one_in_no_pit(dealer_table, where):
+    pia = staff_client("pia", PIT_BOSS)
+    pit("a", *([dealer_table] if where == "their pit" else []), bosses=[pia])
+    pit("b", bosses=[staff_client("otto", PIT_BOSS)])
+    run_action(pia, Table, "log_dealer_in", [dealer_table], dealer=str(pia.user.pk))
+    assert DealerSession.objects.get(ended_at__isnull=True).dealer == pia.user
+
+
+def test_a_dealer_is_logged_in_at_any_pit_s_table(dealer_table, pit_boss):
+    pit("b", dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
+    carla = staff_client("carla", DEALER).user
+    assert dealer_login(table=dealer_table, dealer=carla, actor=pit_boss).dealer == carla

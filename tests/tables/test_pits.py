@@ -94,6 +94,8 @@ def test_a_pit_is_set_up_and_changed_audited_and_a_table_moves_from_pit_to_pit(
     [
         ({"code": "bad code!"}, "a pit's code is 1 to 20 letters"),
         ({"code": "x" * 21}, "a pit's code is 1 to 20 letters"),
+        ({"code": ""}, "a pit's code is 1 to 20 letters"),
+        ({"code": 7}, "a pit's code is 1 to 20 letters"),
         ({"code": "salon"}, "there is already a pit salon"),
         ({"name": "  "}, "a pit's name is 1 to 80 characters"),
         ({"name": "n" * 81}, "a pit's name is 1 to 80 characters"),
