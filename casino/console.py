@@ -86,9 +86,12 @@ def _dealer_table(code: str) -> Table:
 
 
 def _deals_here(request: HttpRequest, table: Table) -> bool:
-    """The signed-in user is the dealer logged in at this table (tables.deal alone, as a pit boss has, is not)."""
+    """The signed-in user is the dealer logged in at this table (tables.deal alone, as a pit boss has, is not);
+    a pit boss so logged in, only while the table is in their care (it may have moved to another pit since)."""
     session = table_dealer(table=table)
-    return session is not None and session.dealer_id == request.user.pk
+    if session is None or session.dealer_id != request.user.pk:
+        return False
+    return not request.user.has_perm("tables.operate_table") or table_supervised_by(table=table, user=request.user)
 
 
 def _may_act(request: HttpRequest, table: Table, step: ConsoleStep) -> bool:

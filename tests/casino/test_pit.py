@@ -16,7 +16,7 @@ from django.urls import reverse
 from tables.errors import TableError
 from tables.holds import coup_hold
 from tables.models import AuditLog, DealerSession, LimitSet, Table
-from tables.pits import pit_create
+from tables.pits import pit_create, pit_update
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
@@ -248,3 +248,17 @@ def test_a_dealer_is_logged_in_at_any_pit_s_table(dealer_table, pit_boss):
     pit("b", dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
     carla = staff_client("carla", DEALER).user
     assert dealer_login(table=dealer_table, dealer=carla, actor=pit_boss).dealer == carla
+
+
+def test_a_pit_boss_dealing_at_a_table_moved_to_another_pit_deals_there_no_more(dealer_table):
+    """The dealer's session of a pit boss lasts only while the table is in their care: a floor manager
+    moving it to another pit closes its console steps to them, though the session stands."""
+    pia = staff_client("pia", PIT_BOSS)
+    theirs = pit("a", dealer_table, bosses=[pia])
+    run_action(pia, Table, "log_dealer_in", [dealer_table], dealer=str(pia.user.pk))
+    assert pia.post(url(dealer_table, "coup_open")).status_code == 302
+    pit_update(pit=theirs, name=theirs.name, tables=[], bosses=[pia.user], actor=None, reason="moved")
+    pit("b", dealer_table, bosses=[staff_client("otto", PIT_BOSS)])
+    coups = dealer_table.coups.count()
+    assert pia.post(url(dealer_table, "coup_open")).status_code == 403
+    assert dealer_table.coups.count() == coups
