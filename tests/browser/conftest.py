@@ -47,6 +47,12 @@ for table in Table.objects.filter(dealing_mode=Table.DealingMode.AUTOMATIC):
     )
 """
 
+TOTP_NOW = (
+    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
+    "from tests.factories import totp_code; "
+    "print(totp_code(staff_device(user=get_user_model().objects.get(username='{username}'))))"
+)
+
 expect.set_options(timeout=15_000)
 
 
@@ -248,6 +254,30 @@ def sign_in(page: Page, username: str, next_path: str = "/") -> None:
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in", exact=True).click()
     expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
+
+
+def staff_sign_in(context: BrowserContext, server: Server, username: str, path: str) -> Page:
+    """A demo staff member signed in (password and the TOTP code of the moment) on ``path``'s page."""
+    page = context.new_page()
+    page.goto(path)
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.locator("input[name=otp_token]").fill(
+        server.manage("shell", "-c", TOTP_NOW.format(username=username)).split()[-1]
+    )
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(re.escape(path) + "$"))
+    return page
+
+
+def shoe_start_at_the_console(dealer: Page) -> None:
+    """The dealer starts the shoe (seed 000 §2.1): the decks checked, cut 200 cards from the top, the burn
+    card 5H shown."""
+    for check in ("Every deck complete", "No marked card", "No damaged card"):
+        dealer.get_by_label(check).check()
+    dealer.get_by_label("Cut: cards from the top").fill("200")
+    dealer.get_by_label("Burn card shown").fill("5H")
+    dealer.get_by_role("button", name=re.compile("start the shoe")).click()
 
 
 def open_table(context: BrowserContext, username: str, code: str) -> Page:

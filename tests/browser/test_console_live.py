@@ -10,8 +10,16 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import Server, no_console_errors, open_table, players_created, screenshot
-from tests.browser.test_dealer_console import TABLET, said, staff_sign_in
+from tests.browser.conftest import (
+    Server,
+    no_console_errors,
+    open_table,
+    players_created,
+    screenshot,
+    shoe_start_at_the_console,
+    staff_sign_in,
+)
+from tests.browser.test_dealer_console import TABLET, said
 
 pytestmark = pytest.mark.browser
 
@@ -54,11 +62,7 @@ def test_a_hold_by_the_pit_shows_on_the_dealers_console_without_a_reload(browser
         browser.new_context(base_url=server.url, viewport=TABLET, has_touch=True), server, "dealer9", "/console/live9/"
     )
     errors = no_console_errors(dealer)
-    for check in ("Every deck complete", "No marked card", "No damaged card"):
-        dealer.get_by_label(check).check()
-    dealer.get_by_label("Cut: cards from the top").fill("200")
-    dealer.get_by_label("Burn card shown").fill("5H")
-    dealer.get_by_role("button", name=re.compile("start the shoe")).click()
+    shoe_start_at_the_console(dealer)
     dealer.get_by_role("button", name="Open a coup for betting").click()
     said(dealer, "bets, please.")
     round_id = re.search(r"\(([^()]+)\): Betting", dealer.locator("#coup-heading + p").inner_text())[1]

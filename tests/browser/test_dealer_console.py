@@ -10,38 +10,21 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import (
-    PASSWORD,
     SCREENSHOTS,
     no_console_errors,
     open_table,
     players_created,
     screenshot,
+    shoe_start_at_the_console,
+    staff_sign_in,
 )
 from tests.browser.test_table_page import chip
 
 TABLET = {"width": 1024, "height": 768}
 ONLINE = ("dana", "erin")  # players of this test's own: the demo's keep their balances for the other tests
-TOTP_NOW = (
-    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
-    "from tests.factories import totp_code; "
-    "print(totp_code(staff_device(user=get_user_model().objects.get(username='{username}'))))"
-)
-
-
-def staff_sign_in(context: BrowserContext, server, username: str, path: str) -> Page:
-    page = context.new_page()
-    page.goto(path)
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.locator("input[name=otp_token]").fill(
-        server.manage("shell", "-c", TOTP_NOW.format(username=username)).split()[-1]
-    )
-    page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(re.compile(re.escape(path) + "$"))
-    return page
 
 
 def seat(page: Page, number: int):
@@ -91,12 +74,7 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
         seat(dealer, number).get_by_role("button", name="Chips for cash").click()
         said(dealer, f"Seat {number}: {cash}.00 EUR in chips for cash.")
 
-    dealer.get_by_label("Every deck complete").check()
-    dealer.get_by_label("No marked card").check()
-    dealer.get_by_label("No damaged card").check()
-    dealer.get_by_label("Cut: cards from the top").fill("200")
-    dealer.get_by_label("Burn card shown").fill("5H")
-    dealer.get_by_role("button", name=re.compile("start the shoe")).click()
+    shoe_start_at_the_console(dealer)
     dealer.get_by_role("button", name="Open a coup for betting").click()
     said(dealer, "bets, please.")
 

@@ -13,8 +13,16 @@ import re
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
-from tests.browser.conftest import Server, open_table, players_created, screenshot, wait_for_betting
-from tests.browser.test_dealer_console import online_bet, said, staff_sign_in
+from tests.browser.conftest import (
+    Server,
+    open_table,
+    players_created,
+    screenshot,
+    shoe_start_at_the_console,
+    staff_sign_in,
+    wait_for_betting,
+)
+from tests.browser.test_dealer_console import online_bet, said
 from tests.browser.test_table_layouts import SIZES
 from tests.browser.test_video import SIZE_NAMES, off_screen, stream  # noqa: F401 (the live video, a fixture)
 
@@ -35,12 +43,7 @@ def coup_opened(dealer: Page) -> None:
         finish.click()
         said(dealer, "finished")
     if dealer.get_by_role("button", name=re.compile("start the shoe")).is_visible():
-        dealer.get_by_label("Every deck complete").check()
-        dealer.get_by_label("No marked card").check()
-        dealer.get_by_label("No damaged card").check()
-        dealer.get_by_label("Cut: cards from the top").fill("200")
-        dealer.get_by_label("Burn card shown").fill("5H")
-        dealer.get_by_role("button", name=re.compile("start the shoe")).click()
+        shoe_start_at_the_console(dealer)
         said(dealer, "in play")
     dealer.get_by_role("button", name="Open a coup for betting").click()
     said(dealer, "bets, please.")

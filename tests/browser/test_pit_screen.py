@@ -5,17 +5,10 @@ No console error, no CSP violation."""
 
 from __future__ import annotations
 
-import re
-
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import DESKTOP, PASSWORD, Server, no_console_errors, screenshot
+from tests.browser.conftest import DESKTOP, PASSWORD, Server, no_console_errors, screenshot, staff_sign_in
 
-TOTP_NOW = (
-    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
-    "from tests.factories import totp_code; "
-    "print(totp_code(staff_device(user=get_user_model().objects.get(username='{username}'))))"
-)
 PIT_BOSS_WITHOUT_PIT = f"""
 from django.contrib.auth import get_user_model
 from casino.two_factor import staff_totp_device_issue
@@ -31,17 +24,8 @@ PIT = "/console/floor/pit/"
 
 
 def pit_screen(browser: Browser, server: Server, username: str) -> tuple[Page, list[str]]:
-    page = browser.new_context(base_url=server.url, viewport=DESKTOP).new_page()
-    errors = no_console_errors(page)
-    page.goto(PIT)
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.locator("input[name=otp_token]").fill(
-        server.manage("shell", "-c", TOTP_NOW.format(username=username)).split()[-1]
-    )
-    page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(re.compile(re.escape(PIT) + "$"))
-    return page, errors
+    page = staff_sign_in(browser.new_context(base_url=server.url, viewport=DESKTOP), server, username, PIT)
+    return page, no_console_errors(page)
 
 
 def test_the_pit_boss_sees_their_pit_and_one_without_a_pit_the_tables_in_none(browser, server):

@@ -8,13 +8,8 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PASSWORD, SCREENSHOTS, no_console_errors, screenshot
+from tests.browser.conftest import DESKTOP, PASSWORD, SCREENSHOTS, TOTP_NOW, no_console_errors, screenshot
 
-TOTP_NOW = (
-    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
-    "from tests.factories import totp_code; "
-    "print(totp_code(staff_device(user=get_user_model().objects.get(username='surveillance'))))"
-)
 # The unit tests' late shoe, finished, at a dealer table of its own (closed): "wong" bets 2.00 on the player
 # pair early and 40.00 once it is in the player's favour, "flat" 10.00 throughout.
 LATE_SHOE = """
@@ -52,7 +47,8 @@ def test_surveillance_sees_the_favourable_bets_and_who_raised_on_them(browser, s
     page.goto("/console/surveillance/")
     page.get_by_label("Username").fill("surveillance")
     page.get_by_label("Password").fill(PASSWORD)
-    page.locator("input[name=otp_token]").fill(server.manage("shell", "-c", TOTP_NOW).split()[-1])
+    code = server.manage("shell", "-c", TOTP_NOW.format(username="surveillance")).split()[-1]
+    page.locator("input[name=otp_token]").fill(code)
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Shoes in play")
     expect(page.locator("table.grid tbody tr").filter(has_text="Punto Banco 1")).to_have_count(1)

@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
-from tests.browser.conftest import Server, open_table, players_created, screenshot
-from tests.browser.test_dealer_console import staff_sign_in
+from tests.browser.conftest import Server, open_table, players_created, screenshot, staff_sign_in
 from tests.browser.test_table_layouts import ON_SCREEN, SIZES
 
 pytestmark = pytest.mark.browser

@@ -34,14 +34,6 @@ def staff_client(username: str, role: str | None) -> Client:
     return client
 
 
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    """Carla, logged in as the dealer at the dealer table."""
-    client = staff_client("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
-
-
 def url(table, name: str = "table") -> str:
     return reverse(f"console:{name}", kwargs={"code": table.code})
 

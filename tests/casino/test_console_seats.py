@@ -16,9 +16,9 @@ from casino.settlement import coup_settle
 from tables.models import AuditLog, LimitSet, SeatSession
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
-from tables.services import dealer_login, table_create, table_open
-from tests.casino.test_console import live_coup, staff_client, step, url
-from tests.factories import SHUFFLED_AND_CUT, CoupFactory
+from tables.services import table_create, table_open
+from tests.casino.test_console import staff_client, step, url
+from tests.factories import CoupFactory
 from wagering.checks import ledger_check, settlement_check
 from wagering.chips import tray_count
 from wagering.models import Account, Bet
@@ -27,21 +27,6 @@ from wagering.selectors import coup_bet_totals
 
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    client = staff_client("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
-
-
-@pytest.fixture
-def betting(dealer, dealer_table):
-    """A shoe in play and a coup taking bets."""
-    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
-    step(dealer, dealer_table, "coup_open")
-    return live_coup(dealer_table)
 
 
 def seated_state() -> list:

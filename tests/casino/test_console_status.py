@@ -15,29 +15,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tables.holds import coup_hold, coup_release
-from tables.roles import DEALER, PIT_BOSS
+from tables.roles import PIT_BOSS
 from tables.seating import patron_move, patron_seat, patron_unseat
-from tables.services import dealer_login
-from tests.casino.test_console import live_coup, staff_client, step, url
-from tests.factories import SHUFFLED_AND_CUT
+from tests.casino.test_console import staff_client, step, url
 from wagering.chips import tray_count
 from wagering.seated import seat_bets_place
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    client = staff_client("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
-
-
-@pytest.fixture
-def betting(dealer, dealer_table):
-    step(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
-    step(dealer, dealer_table, "coup_open")
-    return live_coup(dealer_table)
 
 
 def status_of(client, table) -> dict:
