@@ -14,7 +14,7 @@ from tables.locks import table_locked
 from tables.models import Coup, Seat, SeatSession, Table
 from tables.selectors import coup_rules, table_live_coup_named, table_seated
 from wagering.amounts import bet_label
-from wagering.chip_reports import seat_session_ratings
+from wagering.chip_reports import seat_session_ratings, table_open_shifts
 from wagering.chips import seat_buy_in
 from wagering.errors import BetRejected
 from wagering.models import money
@@ -55,7 +55,15 @@ def seats_context(*, table: Table, coup: Coup | None, acting: bool) -> dict:
     return {
         "seats": seats,
         "seat_form": PatronSeatForm(initial={"seat": free[0]}) if acting and free else None,
+        "shiftless_currencies": _shiftless_currencies(table, seated.values()) if acting else [],
     }
+
+
+def _shiftless_currencies(table: Table, seated) -> list[str]:
+    """The seated patrons' currencies with no shift open: their chips would be refused (``no_open_shift``),
+    so the console says so before the dealer enters any."""
+    open_in = {opening.currency for opening in table_open_shifts(table_id=table.pk)}
+    return sorted({session.currency for session in seated} - open_in)
 
 
 def _session_here(table: Table, session_id: int, *, for_update: bool = False) -> SeatSession:

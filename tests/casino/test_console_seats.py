@@ -240,3 +240,15 @@ def test_over_the_differential_the_console_proposes_the_reduction_or_the_pits_ov
     assert "over the table&#x27;s maximum differential of 2000.00" in step(
         boss, dealer_table, "seat_bet_override", **too_far
     )
+
+
+def test_the_console_says_when_the_seats_chips_wait_for_a_shift(dealer, dealer_table, betting):
+    """Seated chips are played only in a shift: before the dealer enters any, the console says none is open in
+    a seated patron's currency, and stops saying so once the pit boss has counted the tray."""
+    page = dealer.get(url(dealer_table)).content.decode()
+    assert "data-no-shift" not in page  # nobody seated: nothing waits
+    patron_seat(table=dealer_table, seat_number=4, actor=dealer.user, guest_name="lady in red")
+    page = dealer.get(url(dealer_table)).content.decode()
+    assert "No shift open in EUR: the seats' chips wait for the pit boss to count the tray." in page
+    step(staff_client("pia", PIT_BOSS), dealer_table, "tray_count", currency="EUR", amount="10000")
+    assert "data-no-shift" not in dealer.get(url(dealer_table)).content.decode()
