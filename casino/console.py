@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
+from typing import NamedTuple
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -36,7 +37,7 @@ from casino.console_seats import (
     seats_context,
 )
 from casino.console_showing import banker_shown_first_step, hand_shown_by_dealer_step, showing_context
-from casino.console_status import ConsoleStatus, console_status
+from casino.console_status import console_status
 from casino.console_tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
 from casino.two_factor import auto_refresh_not_staff_activity, not_staff_activity
 from tables import coups, shoes, shuffles
@@ -52,7 +53,7 @@ from tables.console_forms import (
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
 from tables.forms import CardForm, CoupStepForm, ShoeCutForm, ShoeStartForm
-from tables.models import Coup, HeldCard, Shoe, Table
+from tables.models import Coup, DealerSession, HeldCard, Shoe, Table
 from tables.selectors import (
     coup_deal_state,
     shoe_is_finished,
@@ -123,12 +124,9 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     table = _dealer_table(code)
     deals_here = _deals_here(request, table)
     pit_boss_here = _pit_boss_here(request, table)
-    dealer = table_dealer(table=table)
-    shoe = table_shoe_in_play(table=table)
-    shuffled = table_shoe_shuffled(table=table) if shoe is None else None
-    coup = table_current_coup(table=table)
-    deal = coup_deal_state(coup=coup) if coup is not None else None
-    status = console_status(table=table, dealer=dealer, shoe=shoe, shuffled=shuffled, coup=coup, deal=deal)
+    now = _table_now(table)
+    dealer, shoe, shuffled, coup, deal = now
+    status = console_status(table=table, **now._asdict())
     state = coup.state if coup is not None else None
     live = state in Coup.LIVE_STATES
     in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
@@ -173,14 +171,24 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
 def table_status(request: HttpRequest, code: str) -> JsonResponse:
     """The console page's poll (every few seconds): its coup held or not, the next step, and whether anything
     it shows changed (``casino.console_status``)."""
-    return JsonResponse(_table_status(_dealer_table(code)).as_json(), headers={"Cache-Control": "no-store"})
+    table = _dealer_table(code)
+    status = console_status(table=table, **_table_now(table)._asdict())
+    return JsonResponse(status.as_json(), headers={"Cache-Control": "no-store"})
 
 
-def _table_status(table: Table) -> ConsoleStatus:
+class _TableNow(NamedTuple):
+    dealer: DealerSession | None
+    shoe: Shoe | None
+    shuffled: Shoe | None  # a shoe shuffled and waiting for its cut, when none is in play
+    coup: Coup | None
+    deal: CoupDeal | None
+
+
+def _table_now(table: Table) -> _TableNow:
+    """What the console page and its poll both read of the table: one place, so they never differ."""
     shoe = table_shoe_in_play(table=table)
     coup = table_current_coup(table=table)
-    return console_status(
-        table=table,
+    return _TableNow(
         dealer=table_dealer(table=table),
         shoe=shoe,
         shuffled=table_shoe_shuffled(table=table) if shoe is None else None,

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from baccarat.coup import CoupResult
@@ -111,9 +112,14 @@ class ClosedBet(NamedTuple):
     returned: Decimal
 
 
+def _open(coup: Coup) -> QuerySet:
+    """The coup's bets still open (accepted), which the caller's lock on the coup keeps as they are."""
+    return Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED)
+
+
 def open_bets(coup: Coup) -> list[_OpenBet]:
     """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
-    rows = Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).order_by("pk")
+    rows = _open(coup).order_by("pk")
     columns = ("pk", "user_id", "bet_type", "stake", "stake_account_id", "stake_account__currency")
     return [_OpenBet(*row) for row in rows.values_list(*columns)]
 
@@ -155,7 +161,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
         closed.append(ClosedBet(bet, *paid_by_kind[kind]))
     by_user = bets_by_user(closed)
     returned_by_account = returns_by_account(closed)
-    accounts = stake_accounts_locked(Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).values("stake_account"))
+    accounts = stake_accounts_locked(_open(coup).values("stake_account"))
     withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returned_by_account)
     transactions, paid_by_currency = {}, {}
     for currency, in_currency in by_currency(closed).items():
@@ -265,7 +271,7 @@ def bets_close(
         ("bet", "outcome", "returned", "transaction"),
         [(each.bet.pk, each.outcome, each.returned, transactions[each.bet.currency].pk) for each in closed],
     )
-    Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED).update(state=state)
+    _open(coup).update(state=state)
 
 
 def _bets_close_set_wise(
