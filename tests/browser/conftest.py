@@ -49,8 +49,8 @@ for table in Table.objects.filter(dealing_mode=Table.DealingMode.AUTOMATIC):
 
 TOTP_NOW = (
     "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
-    "from tests.factories import totp_code; "
-    "print(totp_code(staff_device(user=get_user_model().objects.get(username='{username}'))))"
+    "from tests.factories import totp_code_unused; "
+    "print(totp_code_unused(staff_device(user=get_user_model().objects.get(username='{username}'))))"
 )
 
 expect.set_options(timeout=15_000)
@@ -82,7 +82,10 @@ class Server:
 
     def manage(self, *args: str) -> str:
         command = [sys.executable, str(ROOT / "manage.py"), *args]
-        return subprocess.run(command, env=self.env, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        done = subprocess.run(command, env=self.env, cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {args[0]} failed ({done.returncode}):\n{done.stderr}")
+        return done.stdout
 
 
 @pytest.fixture(scope="session")
@@ -253,7 +256,12 @@ def sign_in(page: Page, username: str, next_path: str = "/") -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in", exact=True).click()
-    expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
+    expect(page).to_have_url(url_at(next_path))
+
+
+def url_at(path: str) -> re.Pattern:
+    """The page at ``path`` itself, not the sign-in page whose ``?next=`` ends with it."""
+    return re.compile(r"^[^?]*" + re.escape(path) + "$")
 
 
 def staff_sign_in(context: BrowserContext, server: Server, username: str, path: str) -> Page:
@@ -266,7 +274,7 @@ def staff_sign_in(context: BrowserContext, server: Server, username: str, path: 
         server.manage("shell", "-c", TOTP_NOW.format(username=username)).split()[-1]
     )
     page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(re.compile(re.escape(path) + "$"))
+    expect(page).to_have_url(url_at(path))
     return page
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
 
-from tests.browser.conftest import PASSWORD, ROOT, players_created, screenshot, wait_for_betting
+from tests.browser.conftest import PASSWORD, ROOT, players_created, screenshot, url_at, wait_for_betting
 
 pytestmark = pytest.mark.browser
 
@@ -86,7 +86,7 @@ def sign_in_anywhere(page: Page, username: str, next_path: str) -> None:
     page.locator('input[name="username"]').fill(username)
     page.locator('input[name="password"]').fill(PASSWORD)
     page.locator('.login-form button[type="submit"]').click()
-    expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
+    expect(page).to_have_url(url_at(next_path))
 
 
 def open_table(context: BrowserContext, username: str, code: str = "pb1") -> Page:
