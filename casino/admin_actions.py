@@ -1,5 +1,6 @@
-"""The floor admins' base: nothing is deleted, a refused action changes nothing and says why, and an
-action that needs a reason asks for it on a confirmation page first."""
+"""The floor admins' base: nothing is deleted, a refused action changes nothing and says why, an action that
+needs a reason asks for it on a confirmation page first, and a pit boss acts only on the tables in their care
+(their pits' and those in no pit; a floor manager's: all): everyone may look at the whole floor."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from tables.errors import TableError
 from tables.forms import (
     ReasonForm,
 )
+from tables.models import Table
+from tables.selectors import table_supervised_by, tables_supervised_by
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
 REFUSALS = (TableError, ValidationError)
@@ -34,7 +37,8 @@ def confirmed_action(
     """An admin action behind a confirmation page whose form (a reason, at least) must be valid.
 
     The decorated ``perform(modeladmin, request, obj, data)`` runs for each selected object
-    in one transaction: if the service refuses any of them, nothing is changed.
+    in one transaction: if the service refuses any of them, or any is at a table not in the user's
+    care (``modeladmin.table_of(obj)``), nothing is changed.
     """
 
     def decorate(perform: Callable) -> Callable:
@@ -52,6 +56,7 @@ def confirmed_action(
             try:
                 with transaction.atomic():
                     for obj in queryset:
+                        _in_care_checked(request, modeladmin.table_of(obj))
                         perform(modeladmin, request, obj, form.cleaned_data)
             except REFUSALS as error:
                 modeladmin.message_user(request, f"Nothing was changed: {_refusal_text(error)}", messages.ERROR)
@@ -62,6 +67,16 @@ def confirmed_action(
         return action
 
     return decorate
+
+
+def table_in_care(request: HttpRequest, table: Table | None) -> bool:
+    """No table yet (a list, an add form), or one in the user's care (``tables.selectors.table_supervised_by``)."""
+    return table is None or table_supervised_by(table=table, user=request.user)
+
+
+def _in_care_checked(request: HttpRequest, table: Table) -> None:
+    if not table_in_care(request, table):
+        raise TableError(f"{table.code} is in a pit you do not supervise", code="not_in_pit")
 
 
 def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str, title: str) -> TemplateResponse:
@@ -87,6 +102,12 @@ class FloorAdmin(ActionsCheckedAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs):
+        """An add form offers only the tables in the user's care, and refuses any other posted."""
+        if db_field.related_model is Table:
+            kwargs["queryset"] = tables_supervised_by(user=request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:
         try:

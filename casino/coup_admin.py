@@ -22,6 +22,7 @@ from tables.models import (
     HeldCard,
     ResultCorrection,
     Shoe,
+    Table,
 )
 
 # --- Coups and shoes: read-only, but a coup can be held, decided and voided -----------------------
@@ -75,6 +76,9 @@ class CoupAdmin(ReadOnlyAdmin):
         "void_coups",
         "request_result_correction",
     )
+
+    def table_of(self, coup: Coup) -> Table:
+        return coup.table
 
     def has_void_coup_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.void_coup")
@@ -159,6 +163,9 @@ class ResultCorrectionAdmin(ReadOnlyAdmin):
     def has_correct_result_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.correct_result")
 
+    def table_of(self, correction: ResultCorrection) -> Table:
+        return correction.coup.table
+
     @confirmed_action(
         description="Approve the selected corrections (re-settles their coups)", permission="correct_result"
     )
@@ -215,6 +222,9 @@ class ShoeAdmin(ReadOnlyAdmin):
 
     def has_replace_cards_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.replace_cards")
+
+    def table_of(self, shoe: Shoe) -> Table:
+        return shoe.table
 
     @confirmed_action(
         description="Cancel the cut (before the first coup): the shoe is cut and burned again",

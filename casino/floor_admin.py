@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from casino import lifecycle
-from casino.admin_actions import FloorAdmin, confirmed_action
+from casino.admin_actions import FloorAdmin, confirmed_action, table_in_care
 from casino.admin_base import ReadOnlyAdmin, ReadOnlyInline, StrictLookupsMixin
 from tables.forms import (
     RULES_TAKE_EFFECT,
@@ -84,7 +84,9 @@ class BetLimitInline(admin.TabularInline):
         return False  # every bet type gets its limit when the limit set is created
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        """``obj``: the limit set."""
+        allowed = super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        return allowed and table_in_care(request, obj.table if obj is not None else None)
 
 
 class DealerSessionInline(ReadOnlyInline):
@@ -119,8 +121,12 @@ class TableAdmin(FloorAdmin):
         session = table_dealer(table=table)
         return session.dealer.get_username() if session else "-"
 
+    def table_of(self, table: Table) -> Table:
+        return table
+
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        allowed = super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        return allowed and table_in_care(request, obj)
 
     def has_operate_table_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.operate_table")
@@ -239,7 +245,8 @@ class LimitSetAdmin(FloorAdmin):
         return super().has_add_permission(request) and request.user.has_perm("tables.operate_table")
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        allowed = super().has_change_permission(request, obj) and request.user.has_perm("tables.operate_table")
+        return allowed and table_in_care(request, obj.table if obj is not None else None)
 
     def get_inline_instances(self, request: HttpRequest, obj=None) -> list:
         return super().get_inline_instances(request, obj) if obj is not None else []  # limits: once it exists
@@ -318,6 +325,9 @@ class PersonalLimitMarkerAdmin(FloorAdmin):
 
     def has_revoke_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("tables.change_personallimitmarker")
+
+    def table_of(self, marker: PersonalLimitMarker) -> Table:
+        return marker.table
 
     def save_model(self, request: HttpRequest, obj: PersonalLimitMarker, form: forms.ModelForm, change: bool) -> None:
         marker = limit_marker_grant(actor=request.user, **form.cleaned_data)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Max, Prefetch
+from django.db.models import Max, Prefetch, Q, QuerySet
 
 from baccarat.cards import Card
 from baccarat.coup import CoupDeal
@@ -150,6 +150,13 @@ def table_supervised_by(*, table: Table, user: AbstractBaseUser) -> bool:
     if table.pit_id is None or user_oversees_floor(user=user):
         return True
     return Pit.objects.filter(pk=table.pit_id, bosses=user).exists()
+
+
+def tables_supervised_by(*, user: AbstractBaseUser) -> QuerySet[Table]:
+    """The tables in the user's care, as ``table_supervised_by`` says of one."""
+    if user_oversees_floor(user=user):
+        return Table.objects.all()
+    return Table.objects.filter(Q(pit=None) | Q(pit__bosses=user)).distinct()
 
 
 def table_seated(*, table: Table) -> list[SeatSession]:

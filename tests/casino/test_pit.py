@@ -222,7 +222,12 @@ def test_a_pit_boss_of_another_pit_is_not_logged_in_as_the_dealer(dealer_table, 
     dealer_login(table=dealer_table, dealer=carla, actor=pit_boss)
     before = (AuditLog.objects.count(), list(DealerSession.objects.values_list("dealer", "ended_at")))
 
+    # By pia, another pit's table is not hers to act on in the admin at all (tests/security/test_pit_authority.py);
+    # by otto, whose table it is, pia is no dealer for it.
     response = run_action(pia, Table, "log_dealer_in", [dealer_table], dealer=str(pia.user.pk))
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == ["Nothing was changed: d1 is in a pit you do not supervise"]
+    response = run_action(otto, Table, "log_dealer_in", [dealer_table], dealer=str(pia.user.pk))
     messages = [str(m) for m in get_messages(response.wsgi_request)]
     assert messages == [
         "Nothing was changed: pia is a pit boss, and d1 is in a pit they do not supervise: a pit boss deals only "
