@@ -22,9 +22,10 @@ from tables.forms import (
 )
 from tables.models import Table
 from tables.selectors import table_supervised_by, tables_supervised_by
+from wagering.errors import WageringError
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
-REFUSALS = (TableError, ValidationError)
+REFUSALS = (TableError, WageringError, ValidationError)
 
 
 def _refusal_text(error: Exception) -> str:
@@ -37,8 +38,8 @@ def confirmed_action(
     """An admin action behind a confirmation page whose form (a reason, at least) must be valid.
 
     The decorated ``perform(modeladmin, request, obj, data)`` runs for each selected object
-    in one transaction: if the service refuses any of them, or any is at a table not in the user's
-    care (``modeladmin.table_of(obj)``), nothing is changed.
+    in one transaction: if the service refuses any of them, nothing is changed; if any is at a table not in
+    the user's care (``modeladmin.table_of(obj)``), none is acted on.
     """
 
     def decorate(perform: Callable) -> Callable:
@@ -54,9 +55,9 @@ def confirmed_action(
                     modeladmin, request, queryset, form, action_name=perform.__name__, title=description
                 )
             try:
+                _in_care_checked(request, {modeladmin.table_of(obj) for obj in queryset})
                 with transaction.atomic():
                     for obj in queryset:
-                        _in_care_checked(request, modeladmin.table_of(obj))
                         perform(modeladmin, request, obj, form.cleaned_data)
             except REFUSALS as error:
                 modeladmin.message_user(request, f"Nothing was changed: {_refusal_text(error)}", messages.ERROR)
@@ -74,9 +75,11 @@ def table_in_care(request: HttpRequest, table: Table | None) -> bool:
     return table is None or table_supervised_by(table=table, user=request.user)
 
 
-def _in_care_checked(request: HttpRequest, table: Table) -> None:
-    if not table_in_care(request, table):
-        raise TableError(f"{table.code} is in a pit you do not supervise", code="not_in_pit")
+def _in_care_checked(request: HttpRequest, tables: set[Table]) -> None:
+    """Before any is acted on: the selection's tables, each once."""
+    for table in sorted(tables, key=lambda table: table.code):
+        if not table_in_care(request, table):
+            raise TableError(f"{table.code} is in a pit you do not supervise", code="not_in_pit")
 
 
 def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str, title: str) -> TemplateResponse:

@@ -20,7 +20,7 @@ from baccarat.cards import InvalidCardError, parse_cards
 from baccarat.coup import CoupResult, DealingError, resolve_hands
 from tables.audit import audit_record
 from tables.errors import TableError
-from tables.locks import coup_only_locked
+from tables.locks import coup_locked, coup_only_locked
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_rules
 
@@ -103,10 +103,10 @@ def result_correction_request(
 
 
 def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, ResultCorrection]:
-    """The coup's row lock first (as settlement takes it), then the correction's; refused unless it is
-    pending and the actor is not its requester."""
+    """The coup with its table and shoe (``coup_locked``: a re-settlement may move the table's tray, so no shift
+    closes meanwhile), then the correction; refused unless it is pending and the actor is not its requester."""
     _permission_check(actor)
-    coup = coup_only_locked(correction.coup_id)
+    coup = coup_locked(correction.coup)
     correction = (
         ResultCorrection.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=correction.pk)
     )

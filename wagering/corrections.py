@@ -9,6 +9,9 @@ A wallet never goes below zero: a debit it cannot cover takes what it holds and 
 (``PlayerAdjustment.owed_change``; the player-debt account's balance is minus what players owe), so the
 house's leg is always the full difference and the ledger stays balanced. A later credit from a
 correction pays back what the player owes first.
+
+A seated patron's chips are paid or taken back from the table's tray, so in a shift (``no_open_shift``
+otherwise, nothing changed): the difference then counts in that shift's report, as every chip the tray moves.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from baccarat.coup import CoupResult
 from casino.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_rules
+from wagering.chips import open_shift
+from wagering.errors import ChipsRefused
 from wagering.ledger import ledger_post
 from wagering.locks import stake_accounts_locked
 from wagering.models import (
@@ -70,6 +75,7 @@ def coup_resettle(
     for change in changes:
         if change.bet.user_id is None:
             seated_by_currency[accounts[change.bet.stake_account_id].currency] += change.difference
+    _tray_shifts_checked(coup, seated_by_currency)
     wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     owed = dict(
         PlayerAdjustment.objects.filter(user_id__in=by_user)
@@ -162,6 +168,19 @@ def coup_resettle(
         },
     )
     return list(transactions.values())
+
+
+def _tray_shifts_checked(coup: Coup, seated_by_currency: dict[str, Decimal]) -> None:
+    """The approval holds the table's lock (``tables.corrections``), as a shift's closing count takes it
+    (``chips.tray_count``): a shift closed before is seen here, one closing meanwhile waits and counts this."""
+    for currency, difference in sorted(seated_by_currency.items()):
+        if difference and open_shift(table=coup.table, currency=currency) is None:
+            raise ChipsRefused(
+                "no_open_shift",
+                f"the correction pays seated patrons' chips at table {coup.table.code} in {currency} from the tray,"
+                " and no shift is open there: a pit boss counts the tray first",
+                {"table": coup.table.code, "currency": currency},
+            )
 
 
 def _by_account(changes: list[_Change]) -> dict[int, Decimal]:

@@ -7,16 +7,19 @@ from decimal import Decimal as D
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.messages import get_messages
 
 from casino import lifecycle
 from casino.settlement import coup_settle
 from tables import corrections
 from tables.limit_sets import limit_set_create
-from tables.models import Coup, LimitSet
+from tables.models import Coup, LimitSet, ResultCorrection
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.seating import patron_seat, patron_unseat
 from tables.services import limit_marker_grant
+from tests.casino.test_console import staff_client
 from tests.factories import CoupFactory, coup_resolve
+from tests.tables.test_admin import run_action
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
 from wagering.chip_reports import shift_report
@@ -157,6 +160,37 @@ def test_a_result_correction_resettles_the_seats_through_the_tray(coup, guest, p
     # Player wins after all: the banker's 100 is lost, the player's 50 returns 100. The tray holds 150 - 100.
     assert account(Account.Kind.CHIP_TRAY) == D("50.00")
     assert account(Account.Kind.PATRON_CHIPS) == D("-50.00")
+    assert ledger_check().ok and not settlement_check().problems
+
+
+def test_a_correction_paying_seats_after_the_shift_closed_waits_for_the_next_shift(coup, guest, pit_boss):
+    """The tray pays a seated patron's chips only in a shift, so every chip it moves is in a shift's report."""
+    seat_bets_place(coup=coup, seat_session=guest, bets={"banker": "100.00"}, actor=pit_boss)
+    settle_banker_natural(coup)
+    tray_count(table=coup.table, currency="EUR", counted="9905.00", actor=pit_boss)  # the shift closes
+    ana, ben = staff_client("ana", PIT_BOSS), staff_client("ben", PIT_BOSS)
+    correction = corrections.result_correction_request(
+        coup=coup, player_cards="9S KD", banker_cards="2H 3C", reason="cards misread", actor=ana.user
+    )
+    before = (account(Account.Kind.CHIP_TRAY), LedgerTransaction.objects.count(), coup.winner)
+    with pytest.raises(ChipsRefused) as refusal:
+        lifecycle.result_correction_approve(correction=correction, actor=ben.user)
+    assert refusal.value.code == "no_open_shift"
+    response = run_action(ben, ResultCorrection, "approve_corrections", [correction], reason="approved")
+    assert [str(message) for message in get_messages(response.wsgi_request)] == [
+        f"Nothing was changed: the correction pays seated patrons' chips at table {coup.table.code} in EUR from the"
+        " tray, and no shift is open there: a pit boss counts the tray first"
+    ]
+    coup.refresh_from_db()
+    correction.refresh_from_db()
+    assert (account(Account.Kind.CHIP_TRAY), LedgerTransaction.objects.count(), coup.winner) == before
+    assert correction.state == correction.State.PENDING
+
+    opening = tray_count(table=coup.table, currency="EUR", counted="9905.00", actor=pit_boss)  # the next shift
+    lifecycle.result_correction_approve(correction=correction, actor=ben.user)
+    report = shift_report(opening=opening)
+    # The Banker's 100 lost after all: the 195 it was paid (stake and win) goes back to the tray, in this shift.
+    assert (report.seated_win, report.tray_now) == (D("195.00"), D("10100.00"))
     assert ledger_check().ok and not settlement_check().problems
 
 
