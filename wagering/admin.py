@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import uuid
 
 from django import forms
@@ -29,6 +28,7 @@ from wagering.models import (
     ShoeReport,
     TableDayReport,
 )
+from wagering.report_csv import csv_response
 from wagering.reports import shoe_report_build, table_day_report_build
 from wagering.wallets import MAX_IDEMPOTENCY_KEY, wallet_deposit, wallet_withdraw
 
@@ -190,13 +190,8 @@ class ReportAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Export selected reports as CSV", permissions=["view"])
     def export_csv(self, request: HttpRequest, queryset) -> HttpResponse:
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{self.opts.model_name}.csv"'
-        writer = csv.writer(response)
-        writer.writerow([*self.key_fields, *REPORT_FIELDS])
-        for report in queryset:
-            writer.writerow([*self.key_values(report), *(getattr(report, field) for field in REPORT_FIELDS)])
-        return response
+        rows = ([*self.key_values(report), *(getattr(report, field) for field in REPORT_FIELDS)] for report in queryset)
+        return csv_response(filename=self.opts.model_name, header=[*self.key_fields, *REPORT_FIELDS], rows=rows)
 
     def has_rebuild_permission(self, request: HttpRequest) -> bool:
         """Surveillance and the pit boss view and export reports; recomputing them is a change."""

@@ -21,11 +21,13 @@ from tables.models import SeatSession, Table
 from wagering.chip_reports import Rating, seat_session_ratings, shift_openings, shift_report
 from wagering.models import ChipMovement, TrayCount
 from wagering.rating_reports import ratings_report
+from wagering.report_csv import ratings_by_patron_csv, ratings_by_table_day_csv, shifts_csv
 
 RATING_COLUMNS = ("minutes", "buy_in", "hands", "average_bet", "staked", "theoretical_win", "actual_win")
 REPORT_DEFAULT_DAYS = 7
 REPORT_MAX_DAYS = 92
 SHIFTS_PER_PAGE = 25
+RATINGS_EXPORTS = {"patrons": ratings_by_patron_csv, "table-days": ratings_by_table_day_csv}
 
 
 class ReportFilterForm(forms.Form):
@@ -81,7 +83,8 @@ class SeatSessionAdmin(ReadOnlyAdmin):
         return [path("ratings/", view, name="tables_seatsession_ratings"), *super().get_urls()]
 
     def ratings_view(self, request: HttpRequest) -> HttpResponse:
-        """The ratings report: totals per known patron, and per table and day (guests' sessions included)."""
+        """The ratings report: totals per known patron, and per table and day (guests' sessions included);
+        ``?export=patrons`` or ``table-days``: that table as a CSV file."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         form = ReportFilterForm(request.GET)
@@ -89,6 +92,9 @@ class SeatSessionAdmin(ReadOnlyAdmin):
         if form.is_valid():
             days = {"since": form.cleaned_data["since"], "until": form.cleaned_data["until"]}
             report = ratings_report(**days, table_id=form.table_id())
+            export = RATINGS_EXPORTS.get(request.GET.get("export"))
+            if export is not None:
+                return export(report)
         return _report_page(
             self, request, "Ratings report", "admin/wagering/ratings_report.html", form=form, report=report
         )
@@ -145,7 +151,8 @@ class TrayCountAdmin(ReadOnlyAdmin):
         return [path("shifts/", view, name="wagering_traycount_shifts"), *super().get_urls()]
 
     def shifts_view(self, request: HttpRequest) -> HttpResponse:
-        """Every shift with its report (``shift_report``): counts, fills, credits, drop, win, hold and variance."""
+        """Every shift with its report (``shift_report``): counts, fills, credits, drop, win, hold and variance;
+        ``?export=csv``: every shift of the filter in one CSV file (the filter's days are at most 92)."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         form = ShiftFilterForm(request.GET)
@@ -157,6 +164,8 @@ class TrayCountAdmin(ReadOnlyAdmin):
                 table_id=form.table_id(),
                 currency=form.cleaned_data["currency"],
             )
+            if request.GET.get("export") == "csv":
+                return shifts_csv(shift_report(opening=opening) for opening in openings)
             page = Paginator(openings, SHIFTS_PER_PAGE).get_page(request.GET.get("page"))
             context = {"page": page, "shifts": [shift_report(opening=opening) for opening in page]}
         return _report_page(self, request, "Shifts", "admin/wagering/shifts_report.html", form=form, **context)

@@ -3,6 +3,8 @@ surveillance to read, never to change."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -147,3 +149,47 @@ def test_a_dealer_and_a_player_cannot_read_the_reports(rated, name):
     player = Client()
     player.force_login(UserFactory())
     assert player.get(reverse(name))["Location"].startswith("/admin/login/")
+
+
+def csv_rows(response) -> list[dict[str, str]]:
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith("attachment; filename=")
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def test_the_ratings_export_as_csv_with_the_pages_figures(rated, pit_boss):
+    """Each table of the report as a CSV file, the page's filter applied; a guest's name a spreadsheet would run
+    as a formula is written as text."""
+    client = staff(SURVEILLANCE)
+    page = client.get(reverse(RATINGS), {"table": rated.table_id}).content.decode()
+    assert "export=patrons" in page and "export=table-days" in page
+    [day] = csv_rows(client.get(reverse(RATINGS), {"table": rated.table_id, "export": "table-days"}))
+    assert {key: day[key] for key in ("table", "players", "guest_sessions", "buy_in", "hands")} == {
+        "table": "d1",
+        "players": "0",
+        "guest_sessions": "1",
+        "buy_in": "250.00",
+        "hands": "1",
+    }
+    assert (day["average_bet"], day["theoretical_win"], day["actual_win"]) == ("100.00", "1.06", "-95.00")
+
+    patron = UserFactory(username='=HYPERLINK("http://evil.example","x")')
+    patron_seat(table=rated.table, seat_number=7, actor=pit_boss, player=patron)
+    [row] = csv_rows(client.get(reverse(RATINGS), {"export": "patrons"}))
+    assert row["patron"].startswith("'=HYPERLINK") and row["currency"] == "EUR"
+    bad_filter = client.get(reverse(RATINGS), {"export": "patrons", "since": "2026-13-45"})
+    assert bad_filter["Content-Type"].startswith("text/html") and "Enter a valid date." in bad_filter.content.decode()
+
+
+def test_the_shifts_export_as_csv_every_shift_of_the_filter(rated, pit_boss):
+    closing = tray_count(table=rated.table, currency="EUR", counted="5000", actor=pit_boss)
+    tray_count(table=rated.table, currency="EUR", counted="5000", actor=pit_boss)  # the next shift, open
+    client = staff(PIT_BOSS)
+    assert "export=csv" in client.get(reverse(SHIFTS)).content.decode()
+    rows = csv_rows(client.get(reverse(SHIFTS), {"export": "csv", "page": "1"}))
+    assert [row["closing_count"] for row in rows] == ["", "5000.00"]  # latest first; the open one has none
+    closed = rows[1]
+    assert (closed["table"], closed["opened_by"], closed["closed_by"]) == ("d1", "boss", "boss")
+    assert (closed["drop"], closed["tray_should_hold"], closed["variance"]) == ("250.00", "4655.00", "345.00")
+    assert closed["closed_at"] == closing.created_at.isoformat(timespec="seconds")
+    assert csv_rows(client.get(reverse(SHIFTS), {"export": "csv", "currency": "USD"})) == []
