@@ -1,7 +1,11 @@
 """Opening a game launch URL (``/launch/<token>/``, from ``POST /api/v1/sessions/``): the browser is signed
 in as the partner's player, in a session bound to that partner (``LAUNCH_SESSION_KEY``: its return URL and
 the origins that may frame its pages, ``casino.security.LaunchedSessionMiddleware``), and goes to the lobby
-or the table named. A token already used, expired or unknown gets a page that says so."""
+or the table named. A token already used, expired or unknown gets a page that says so.
+
+Opening the URL (GET) uses nothing: it answers a page whose script posts back at once (a button without
+script), and that POST uses the token. A chat app's link preview, a mail scanner or a prefetch, which fetch
+the URL but post nothing, no longer use up the player's launch."""
 
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_supported_language_variant
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
 
 from casino.security import LAUNCH_SESSION_KEY, frame_ancestors_allow
-from partners.launch import LaunchRefused, frame_origins, launch_token_redeem
-from partners.models import PartnerPlayer
+from partners.launch import LaunchRefused, frame_origins, launch_token_check, launch_token_redeem
+from partners.models import Partner, PartnerPlayer
 from partners.selectors import seamless_player
 
 REFUSED_STATUS = {"unknown": 404, "used": 410, "expired": 410, "partner_disabled": 403}
@@ -29,20 +34,17 @@ def launched_seamless_player(request: HttpRequest) -> PartnerPlayer | None:
 
 
 @never_cache
-@require_GET
+@require_http_methods(["GET", "POST"])
+@csrf_exempt  # the token is the credential, and a browser may hold no cookie of ours yet (a partner's frame)
 def launch(request: HttpRequest, token: str) -> HttpResponse:
     try:
+        if request.method == "GET":
+            return _private(_framed(render(request, "launch.html"), launch_token_check(token=token).partner))
         opened = launch_token_redeem(token=token)
     except LaunchRefused as refused:
-        response = render(
-            request,
-            "launch_refused.html",
-            {"message": refused.message, "code": refused.code},
-            status=REFUSED_STATUS[refused.code],
-        )
-        if refused.partner is not None:  # the page shows in the partner's frame
-            frame_ancestors_allow(response, frame_origins(refused.partner))
-        return response
+        context = {"message": refused.message, "code": refused.code}
+        response = render(request, "launch_refused.html", context, status=REFUSED_STATUS[refused.code])
+        return _framed(response, refused.partner)
     partner = opened.partner
     login(request, opened.player.user, backend=settings.PERMISSION_BACKEND)  # a new session, for this player only
     request.session[LAUNCH_SESSION_KEY] = {
@@ -53,9 +55,22 @@ def launch(request: HttpRequest, token: str) -> HttpResponse:
         "frame_origins": frame_origins(partner),
     }
     destination = reverse("play:table", args=[opened.table_code]) if opened.table_code else reverse("home")
-    response = redirect(destination)
-    response.headers["Referrer-Policy"] = "no-referrer"  # the token stays out of the next page's Referer
+    response = _private(redirect(destination))
     language_choose(response, opened.language)
+    return response
+
+
+def _framed(response: HttpResponse, partner: Partner | None) -> HttpResponse:
+    """A launch's pages show in the partner's frame."""
+    if partner is not None:
+        frame_ancestors_allow(response, frame_origins(partner))
+    return response
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    """The token stays out of the next page's Referer and out of search engines."""
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Robots-Tag"] = "noindex, nofollow"
     return response
 
 

@@ -29,6 +29,7 @@ from tables.services import player_nickname_set
 LANGUAGE = re.compile(r"^[a-z]{2}(-[A-Z]{2})?$")
 MAX_RETURN_URL = 500
 DEFAULT_LANGUAGE = "en"
+AGAIN = "Go back to the casino and open the game again."
 
 
 @dataclass(frozen=True)
@@ -119,25 +120,21 @@ def _return_url_check(url: str) -> None:
         )
 
 
+def launch_token_check(*, token: str) -> LaunchToken:
+    """The launch the token would open, without using it (the page that asks the browser to go on);
+    ``LaunchRefused`` says why it would not."""
+    return _usable(token, now=timezone.now())
+
+
 def launch_token_redeem(*, token: str) -> LaunchToken:
     """Use the token, once: the launch it opens (its player, table, return URL). ``LaunchRefused`` says
     why not."""
-    digest = token_hash(token) if isinstance(token, str) and len(token) <= 100 else ""
     now = timezone.now()
-    again = "Go back to the casino and open the game again."
     with transaction.atomic():
-        launch = LaunchToken.objects.filter(token_hash=digest).select_related("partner", "player__user").first()
-        if launch is None:
-            raise LaunchRefused("unknown", f"This game link is not valid. {again}")
-        if launch.used_at is not None:
-            raise LaunchRefused("used", f"This game link was already used. {again}", launch.partner)
-        if launch.expires_at <= now:
-            raise LaunchRefused("expired", f"This game link has expired. {again}", launch.partner)
-        if not launch.partner.is_active:
-            raise LaunchRefused("partner_disabled", "This casino's games are not available right now.")
+        launch = _usable(token, now=now)
         # Conditional: of two browsers opening the link at once, one only signs in.
         if not LaunchToken.objects.filter(pk=launch.pk, used_at__isnull=True).update(used_at=now):
-            raise LaunchRefused("used", f"This game link was already used. {again}", launch.partner)
+            raise LaunchRefused("used", f"This game link was already used. {AGAIN}", launch.partner)
         launch.used_at = now
         audit_record(
             action="launch_redeemed",
@@ -145,6 +142,20 @@ def launch_token_redeem(*, token: str) -> LaunchToken:
             obj=launch,
             after={"player_id": launch.player.external_id},
         )
+    return launch
+
+
+def _usable(token: str, *, now: datetime) -> LaunchToken:
+    digest = token_hash(token) if isinstance(token, str) and len(token) <= 100 else ""
+    launch = LaunchToken.objects.filter(token_hash=digest).select_related("partner", "player__user").first()
+    if launch is None:
+        raise LaunchRefused("unknown", f"This game link is not valid. {AGAIN}")
+    if launch.used_at is not None:
+        raise LaunchRefused("used", f"This game link was already used. {AGAIN}", launch.partner)
+    if launch.expires_at <= now:
+        raise LaunchRefused("expired", f"This game link has expired. {AGAIN}", launch.partner)
+    if not launch.partner.is_active:
+        raise LaunchRefused("partner_disabled", "This casino's games are not available right now.")
     return launch
 
 

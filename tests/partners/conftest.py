@@ -8,6 +8,8 @@ from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
+from django.http import HttpResponse
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -15,6 +17,13 @@ from partners import services as partner_services
 from partners.api.throttling import PartnerRateThrottle
 from partners.models import Partner, PartnerPlayer
 from tests.factories import CoupFactory, TableFactory
+
+
+def launch_open(browser: Client, url: str) -> HttpResponse:
+    """What a browser does with a launch URL: it gets the page, whose script posts back (that uses the token)."""
+    page = browser.get(url)
+    assert page.status_code == 200 and b'<form method="post" data-launch>' in page.content, page.status_code
+    return browser.post(url)
 
 
 def partner_make(code: str, **fields) -> Partner:

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from partners.models import LaunchToken, PartnerPlayer
 from tests.factories import UserFactory
-from tests.partners.conftest import client_for, partner_make
+from tests.partners.conftest import client_for, launch_open, partner_make
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_a_launch_url_signs_the_browser_in_as_the_partners_player_once(api, part
     expires = timezone.datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
     assert timedelta(seconds=55) < expires - timezone.now() <= timedelta(seconds=60)
     browser = Client()
-    opened = browser.get(body["launch_url"])
+    opened = launch_open(browser, body["launch_url"])
     assert opened.status_code == 302 and opened["Location"] == "/tables/pb1/"
     assert opened["Referrer-Policy"] == "no-referrer"
     player = PartnerPlayer.objects.get(partner=partner, external_id="u-42")
@@ -43,18 +43,37 @@ def test_a_launch_url_signs_the_browser_in_as_the_partners_player_once(api, part
     assert page.status_code == 200
     assert b'href="https://casino.example/lobby" target="_top"' in page.content  # the Exit button
     assert player.user.player_profile.nickname == "Ann"
-    again = Client().get(body["launch_url"])
-    assert again.status_code == 410 and b"already used" in again.content
+    for again in (Client().get(body["launch_url"]), Client().post(body["launch_url"])):
+        assert again.status_code == 410 and b"already used" in again.content
     assert LaunchToken.objects.get().token_hash not in body["launch_url"]  # only its hash is kept
+
+
+def test_opening_the_url_uses_nothing_so_a_link_preview_leaves_the_launch_to_the_player(
+    api, partner, table, launch_body
+):
+    """A chat app's preview, a mail scanner or a prefetch gets the URL and posts nothing: before, that used the
+    single-use token and the player then found "already used"."""
+    url = launch_url(api, launch_body)
+    preview = Client(HTTP_USER_AGENT="Slackbot-LinkExpanding 1.0")
+    for _ in range(3):
+        page = preview.get(url)
+        assert page.status_code == 200 and "_auth_user_id" not in preview.session
+        assert (page["Referrer-Policy"], page["X-Robots-Tag"]) == ("no-referrer", "noindex, nofollow")
+        assert "no-cache" in page["Cache-Control"]
+    assert LaunchToken.objects.get().used_at is None
+    assert b'<form method="post" data-launch>' in page.content and b"js/launch.js" in page.content
+    assert launch_open(Client(), url)["Location"] == "/tables/pb1/"
+    assert LaunchToken.objects.get().used_at is not None
 
 
 def test_an_expired_or_unknown_token_is_refused_with_a_clear_page(api, partner, table, launch_body):
     url = launch_url(api, launch_body)
     LaunchToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    expired = Client().get(url)
-    assert expired.status_code == 410 and b"expired" in expired.content
-    unknown = Client().get("/launch/not-a-token/")
-    assert unknown.status_code == 404 and b"not valid" in unknown.content
+    for method in ("get", "post"):
+        expired = getattr(Client(), method)(url)
+        assert expired.status_code == 410 and b"expired" in expired.content
+        unknown = getattr(Client(), method)("/launch/not-a-token/")
+        assert unknown.status_code == 404 and b"not valid" in unknown.content
     assert "_auth_user_id" not in Client().session
 
 
@@ -62,7 +81,9 @@ def test_launched_pages_may_be_framed_by_the_partners_origins_only(api, partner,
     partner.frame_origins = "https://casino.example\nhttps://m.casino.example:8443"
     partner.save()
     browser = Client()
-    browser.get(launch_url(api, launch_body))
+    url = launch_url(api, launch_body)
+    assert "frame-ancestors https://casino.example " in Client().get(url)["Content-Security-Policy"]  # its page
+    launch_open(browser, url)
     page = browser.get("/")
     policy = page["Content-Security-Policy"]
     assert "frame-ancestors https://casino.example https://m.casino.example:8443" in policy
@@ -97,7 +118,7 @@ def test_a_launch_never_signs_in_another_partners_player_or_staff(api, partner, 
     other = partner_make("globex")
     url = launch_url(client_for(other), launch_body)  # globex's u-42 is not acme's u-42
     browser = Client()
-    browser.get(url)
+    launch_open(browser, url)
     user_id = int(browser.session["_auth_user_id"])
     assert PartnerPlayer.objects.get(user_id=user_id).partner == other
     assert not PartnerPlayer.objects.get(user_id=user_id).user.is_staff
@@ -108,14 +129,15 @@ def test_a_disabled_partners_launch_is_refused(api, partner, table, launch_body)
     url = launch_url(api, launch_body)
     partner.is_active = False
     partner.save()
-    response = Client().get(url)
-    assert response.status_code == 403
+    for method in ("get", "post"):
+        response = getattr(Client(), method)(url)
+        assert response.status_code == 403
     assert "_auth_user_id" not in Client().session
 
 
 @pytest.mark.parametrize(("language", "page_language"), [("zh-CN", "zh-hans"), ("zh", "zh-hans"), ("en-GB", "en")])
 def test_a_launch_opens_the_pages_in_its_language(api, partner, table, launch_body, language, page_language):
     browser = Client(HTTP_ACCEPT_LANGUAGE="fr-FR" if page_language == "zh-hans" else "zh-CN")
-    opened = browser.get(launch_url(api, {**launch_body, "language": language}))
+    opened = launch_open(browser, launch_url(api, {**launch_body, "language": language}))
     assert opened.cookies["django_language"].value == page_language
     assert f'<html lang="{page_language}">'.encode() in browser.get("/tables/pb1/").content

@@ -21,7 +21,7 @@ from partners.models import WalletTransaction
 from partners.services import partner_player_create
 from partners.wallet_settings import partner_wallet_set
 from tests.factories import coup_resolve
-from tests.partners.conftest import client_for, idempotency_key, partner_make
+from tests.partners.conftest import client_for, idempotency_key, launch_open, partner_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
 from wagering.cancellation import bet_batch_undo
 from wagering.checks import ledger_check
@@ -266,7 +266,7 @@ def test_a_launched_player_bets_and_undoes_from_the_table_page(
     api = client_for(seamless_partner)
     launch = api.post("/api/v1/sessions/", {"player_id": "p-1", "currency": "EUR", "table": "pb1"}).json()
     browser = Client(enforce_csrf_checks=False)
-    browser.get(launch["launch_url"])
+    launch_open(browser, launch["launch_url"])
     mine = browser.get("/tables/pb1/bets/").json()
     assert mine["balance"] == "100.00"  # asked of the partner's wallet
     placed = browser.post("/tables/pb1/bets/", {"bets": {"player": "25.00"}}, content_type="application/json")
@@ -283,7 +283,7 @@ def test_a_launched_players_game_history_has_no_balance_of_ours(wallet, seamless
     api = client_for(seamless_partner)
     launch = api.post("/api/v1/sessions/", {"player_id": "p-1", "currency": "EUR", "table": "pb1"}).json()
     browser = Client()
-    browser.get(launch["launch_url"])
+    launch_open(browser, launch["launch_url"])
     browser.post("/tables/pb1/bets/", {"bets": {"player": "25.00"}}, content_type="application/json")
     (round_,) = browser.get("/tables/pb1/history/").json()["rounds"]
     assert (round_["staked"], round_["currency"]) == ("25.00", "EUR")
