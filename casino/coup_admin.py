@@ -167,7 +167,9 @@ class ResultCorrectionAdmin(ReadOnlyAdmin):
         return correction.coup.table
 
     @confirmed_action(
-        description="Approve the selected corrections (re-settles their coups)", permission="correct_result"
+        description="Approve the selected correction (re-settles its coup)",
+        permission="correct_result",
+        one_at_a_time=True,  # one transaction: tables locked one after the other could deadlock with a void
     )
     def approve_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
         lifecycle.result_correction_approve(correction=correction, actor=request.user, reason=data["reason"])

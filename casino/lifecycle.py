@@ -33,7 +33,7 @@ from tables.selectors import table_live_coup, table_shoe_in_play
 from tables.shoes import shoe_finish, shoe_prepare
 from wagering.cancellation import coup_bets_refund
 from wagering.corrections import coup_resettle
-from wagering.selectors import coup_top_bettors
+from wagering.selectors import coup_has_seated_bets, coup_top_bettors
 
 User = AbstractBaseUser
 
@@ -103,7 +103,10 @@ def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
 def result_correction_approve(*, correction: ResultCorrection, actor: User, reason: str = "") -> ResultCorrection:
     """Apply the corrected result: the coup, its shoe's roads, a re-settlement if the coup was settled,
     and the notices to the table, the players and the partners (on commit)."""
-    coup, correction, result = result_correction_apply(correction=correction, actor=actor, reason=reason)
+    tray_moves = coup_has_seated_bets(coup_id=correction.coup_id)  # none is added to a coup once it is resolved
+    coup, correction, result = result_correction_apply(
+        correction=correction, actor=actor, reason=reason, tray_moves=tray_moves
+    )
     settled = coup.state == Coup.State.SETTLED
     resettlement = coup_resettle(correction=correction, coup=coup, result=result, actor=actor) if settled else []
     if resettlement:

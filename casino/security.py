@@ -35,6 +35,7 @@ def frame_ancestors_allow(response: HttpResponse, origins: list[str]) -> None:
     response.headers["Content-Security-Policy"] = "; ".join([*directives, f"frame-ancestors {' '.join(origins)}"])
     response.headers.pop("X-Frame-Options", None)
     response.xframe_options_exempt = True
+    response.frame_ancestors_chosen = True  # by the view: the session's launch does not override it
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -84,7 +85,8 @@ class LaunchedSessionMiddleware:
         launched = session.get(LAUNCH_SESSION_KEY) if session is not None else None
         if not isinstance(launched, dict):
             return response
-        frame_ancestors_allow(response, launched.get("frame_origins") or [])
+        if not getattr(response, "frame_ancestors_chosen", False):  # another partner's launch page: its own
+            frame_ancestors_allow(response, launched.get("frame_origins") or [])
         if request.is_secure():
             for name in (settings.SESSION_COOKIE_NAME, settings.CSRF_COOKIE_NAME, settings.LANGUAGE_COOKIE_NAME):
                 if name in response.cookies:

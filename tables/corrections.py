@@ -102,11 +102,14 @@ def result_correction_request(
     return correction
 
 
-def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, ResultCorrection]:
-    """The coup with its table and shoe (``coup_locked``: a re-settlement may move the table's tray, so no shift
-    closes meanwhile), then the correction; refused unless it is pending and the actor is not its requester."""
+def _pending_locked(
+    correction: ResultCorrection, actor: User, *, tray_moves: bool = False
+) -> tuple[Coup, ResultCorrection]:
+    """The coup's row (as settlement takes it), then the correction's; refused unless it is pending and the
+    actor is not its requester. ``tray_moves``: a re-settlement of seated chips moves the table's tray, so the
+    coup is locked with its table and shoe (``coup_locked``), as a shift's closing count takes the table."""
     _permission_check(actor)
-    coup = coup_locked(correction.coup)
+    coup = coup_locked(correction.coup) if tray_moves else coup_only_locked(correction.coup_id)
     correction = (
         ResultCorrection.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=correction.pk)
     )
@@ -120,12 +123,12 @@ def _pending_locked(correction: ResultCorrection, actor: User) -> tuple[Coup, Re
 
 
 def result_correction_apply(
-    *, correction: ResultCorrection, actor: User, reason: str = ""
+    *, correction: ResultCorrection, actor: User, reason: str = "", tray_moves: bool = False
 ) -> tuple[Coup, ResultCorrection, CoupResult]:
     """The approval's floor part: the correction decided and the coup's result rewritten, the coup's row
-    locked. ``casino.lifecycle.result_correction_approve`` composes it with the re-settlement, the
-    roads, the audit and the notices, in one transaction."""
-    coup, correction = _pending_locked(correction, actor)
+    locked (with its table when ``tray_moves``: ``_pending_locked``). ``casino.lifecycle.result_correction_approve``
+    composes it with the re-settlement, the roads, the audit and the notices, in one transaction."""
+    coup, correction = _pending_locked(correction, actor, tray_moves=tray_moves)
     if coup.state not in CORRECTABLE_STATES:
         raise TableError(
             f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected", code="not_correctable"

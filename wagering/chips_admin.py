@@ -27,6 +27,7 @@ RATING_COLUMNS = ("minutes", "buy_in", "hands", "average_bet", "staked", "theore
 REPORT_DEFAULT_DAYS = 7
 REPORT_MAX_DAYS = 92
 SHIFTS_PER_PAGE = 25
+SHIFTS_EXPORT_MAX = 500  # a few queries each (``shift_report``)
 RATINGS_EXPORTS = {"patrons": ratings_by_patron_csv, "table-days": ratings_by_table_day_csv}
 
 
@@ -152,7 +153,7 @@ class TrayCountAdmin(ReadOnlyAdmin):
 
     def shifts_view(self, request: HttpRequest) -> HttpResponse:
         """Every shift with its report (``shift_report``): counts, fills, credits, drop, win, hold and variance;
-        ``?export=csv``: every shift of the filter in one CSV file (the filter's days are at most 92)."""
+        ``?export=csv``: every shift of the filter in one CSV file, up to ``SHIFTS_EXPORT_MAX``."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         form = ShiftFilterForm(request.GET)
@@ -165,7 +166,9 @@ class TrayCountAdmin(ReadOnlyAdmin):
                 currency=form.cleaned_data["currency"],
             )
             if request.GET.get("export") == "csv":
-                return shifts_csv(shift_report(opening=opening) for opening in openings)
+                if openings.count() <= SHIFTS_EXPORT_MAX:
+                    return shifts_csv(shift_report(opening=opening) for opening in openings)
+                form.add_error(None, f"At most {SHIFTS_EXPORT_MAX} shifts in one file: choose fewer days or a table.")
             page = Paginator(openings, SHIFTS_PER_PAGE).get_page(request.GET.get("page"))
             context = {"page": page, "shifts": [shift_report(opening=opening) for opening in page]}
         return _report_page(self, request, "Shifts", "admin/wagering/shifts_report.html", form=form, **context)

@@ -171,8 +171,9 @@ def coup_resettle(
 
 
 def _tray_shifts_checked(coup: Coup, seated_by_currency: dict[str, Decimal]) -> None:
-    """The approval holds the table's lock (``tables.corrections``), as a shift's closing count takes it
-    (``chips.tray_count``): a shift closed before is seen here, one closing meanwhile waits and counts this."""
+    """The approval of a coup with seated bets holds the table's lock (``tables.corrections``), as a shift's
+    closing count takes it (``chips.tray_count``): a shift closed before is seen here, one closing meanwhile
+    waits and counts this."""
     for currency, difference in sorted(seated_by_currency.items()):
         if difference and open_shift(table=coup.table, currency=currency) is None:
             raise ChipsRefused(

@@ -369,6 +369,10 @@ def _round_recall(bets: list[Bet], legs: list[LedgerEntry]) -> RoundRecall:
     )
 
 
+def coup_has_seated_bets(*, coup_id: int) -> bool:
+    return Bet.objects.filter(coup_id=coup_id, seat_session__isnull=False).exists()
+
+
 def coup_seat_bets(*, coup: Coup) -> dict[int, list[dict]]:
     """The seated patrons' bets standing or settled on the coup, by seat session id: each bet's type, stake,
     and once settled its outcome and what it returned (what the dealer pays the seat)."""

@@ -62,6 +62,7 @@ def test_opening_the_url_uses_nothing_so_a_link_preview_leaves_the_launch_to_the
         assert "no-cache" in page["Cache-Control"]
     assert LaunchToken.objects.get().used_at is None
     assert b'<form method="post" data-launch>' in page.content and b"js/launch.js" in page.content
+    assert url.rsplit("/", 2)[-2].encode() not in page.content  # no link of the page carries the token on
     assert launch_open(Client(), url)["Location"] == "/tables/pb1/"
     assert LaunchToken.objects.get().used_at is not None
 
@@ -92,6 +93,21 @@ def test_launched_pages_may_be_framed_by_the_partners_origins_only(api, partner,
     ordinary = Client().get("/")
     assert "frame-ancestors 'none'" in ordinary["Content-Security-Policy"]
     assert ordinary["X-Frame-Options"] == "DENY"
+
+
+def test_another_partners_launch_page_shows_in_its_own_frame_in_a_launched_browser(api, partner, table, launch_body):
+    """A browser launched by one partner opens another's game: that launch's page is the other partner's to
+    frame, not the session's partner's."""
+    partner.frame_origins = "https://a.example"
+    partner.save()
+    other = partner_make("globex")
+    other.frame_origins = "https://b.example"
+    other.save()
+    browser = Client()
+    launch_open(browser, launch_url(api, launch_body))
+    url = launch_url(client_for(other), launch_body)
+    assert "frame-ancestors https://b.example" in browser.get(url)["Content-Security-Policy"]
+    assert "frame-ancestors https://b.example" in browser.post(url).headers.get("Content-Security-Policy", "")
 
 
 @pytest.mark.parametrize(

@@ -136,7 +136,7 @@ def test_a_request_then_another_staff_members_approval_corrects_and_resettles(
 
     with django_capture_on_commit_callbacks(execute=True):
         response = decide_in_admin(client_for(approver), correction, "approve_corrections")
-    assert messages_of(response) == ["Done: Approve the selected corrections (re-settles their coups) (1)."]
+    assert messages_of(response) == ["Done: Approve the selected correction (re-settles its coup) (1)."]
     correction.refresh_from_db()
     assert (correction.state, correction.decided_by) == ("approved", approver)
     coup.refresh_from_db()

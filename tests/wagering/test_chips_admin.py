@@ -15,6 +15,7 @@ from casino.settlement import coup_settle
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
+from wagering import chips_admin
 from wagering.chips import seat_buy_in, tray_count, tray_credit, tray_fill
 from wagering.seated import seat_bets_place
 
@@ -193,3 +194,12 @@ def test_the_shifts_export_as_csv_every_shift_of_the_filter(rated, pit_boss):
     assert (closed["drop"], closed["tray_should_hold"], closed["variance"]) == ("250.00", "4655.00", "345.00")
     assert closed["closed_at"] == closing.created_at.isoformat(timespec="seconds")
     assert csv_rows(client.get(reverse(SHIFTS), {"export": "csv", "currency": "USD"})) == []
+
+
+def test_a_shifts_export_too_large_is_refused_with_the_reason(rated, pit_boss, monkeypatch):
+    monkeypatch.setattr(chips_admin, "SHIFTS_EXPORT_MAX", 1)
+    tray_count(table=rated.table, currency="EUR", counted="5000", actor=pit_boss)
+    tray_count(table=rated.table, currency="EUR", counted="5000", actor=pit_boss)  # two shifts
+    page = staff(PIT_BOSS).get(reverse(SHIFTS), {"export": "csv"})
+    assert page["Content-Type"].startswith("text/html")
+    assert "At most 1 shifts in one file: choose fewer days or a table." in page.content.decode()
