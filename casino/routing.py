@@ -1,7 +1,12 @@
-"""WebSocket routes: the table's socket, with the player's bet requests over it (``casino.table_socket``)."""
+"""WebSocket routes: the table's socket, with the player's bet requests over it (``casino.table_socket``), and
+the lobby's, every table's public events on one socket (``casino.lobby_socket``)."""
 
 from django.urls import re_path
 
+from casino.lobby_socket import LobbyConsumer
 from casino.table_socket import PlayerTableConsumer
 
-websocket_urlpatterns = [re_path(r"^ws/tables/(?P<code>[-a-zA-Z0-9_]+)/$", PlayerTableConsumer.as_asgi())]
+websocket_urlpatterns = [
+    re_path(r"^ws/tables/(?P<code>[-a-zA-Z0-9_]+)/$", PlayerTableConsumer.as_asgi()),
+    re_path(r"^ws/lobby/$", LobbyConsumer.as_asgi()),
+]

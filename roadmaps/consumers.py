@@ -46,8 +46,12 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number")
 
 
-def _message(event_type: str, data: dict) -> str:
-    return json.dumps({"type": event_type, "version": EVENT_VERSION, "data": data})
+def socket_message(event_type: str, data: dict, *, table: str | None = None) -> str:
+    """A message of the socket's own, as ``casino.live`` writes events (with the ``table`` a lobby needs)."""
+    message = {"type": event_type, "version": EVENT_VERSION, "data": data}
+    if table is not None:
+        message["table"] = table
+    return json.dumps(message)
 
 
 def _chat_line(text: object) -> str:
@@ -78,6 +82,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     connection_slot: str | None = None
     slot_keeper: asyncio.Task | None = None
     counted = False  # in the open sockets' gauge
+    groups_joined: tuple[str, ...] | list[str] = ()  # the user's own events
 
     async def connect(self) -> None:
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
@@ -85,31 +90,41 @@ class TableConsumer(AsyncWebsocketConsumer):
         if table is None:
             await self.close(code=NOT_FOUND)
             return
-        owner, limit = connection_owner(self.scope)
-        if limit:
-            self.connection_slot = await connection_slot_take(owner=owner, limit=limit, channel_name=self.channel_name)
-            if self.connection_slot is None:
-                await self.accept()  # so that the browser sees the close code
-                await self.close(code=TOO_MANY_CONNECTIONS)
-                return
-            self.slot_keeper = asyncio.create_task(
-                connection_slot_keep(key=self.connection_slot, channel_name=self.channel_name)
-            )
+        if not await self.connection_slot_taken():
+            return
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
-        self.groups_joined = []
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
-            self.groups_joined.append(user_group(user.pk))
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        self.held_events: list[str] | None = []  # the table's, until the snapshot is sent (then None)
-        self.table_joined = table_group(table.code)
-        await table_join(layer=self.channel_layer, group=self.table_joined, listener=self)
+            self.groups_joined = [user_group(user.pk)]
+            await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
+        await self.follow([table.code])
+
+    async def connection_slot_taken(self) -> bool:
+        """One of the user's (or address's) sockets; beyond their allowance the socket is closed with 4429."""
+        owner, limit = connection_owner(self.scope)
+        if not limit:
+            return True
+        self.connection_slot = await connection_slot_take(owner=owner, limit=limit, channel_name=self.channel_name)
+        if self.connection_slot is None:
+            await self.accept()  # so that the browser sees the close code
+            await self.close(code=TOO_MANY_CONNECTIONS)
+            return False
+        self.slot_keeper = asyncio.create_task(
+            connection_slot_keep(key=self.connection_slot, channel_name=self.channel_name)
+        )
+        return True
+
+    async def follow(self, codes: list[str]) -> None:
+        """Join the tables' events, accept, send the snapshot, then the events made meanwhile, in their order."""
+        self.held_events: list[str] | None = []  # the tables', until the snapshot is sent (then None)
+        self.tables_joined = [table_group(code) for code in codes]
+        for group in self.tables_joined:
+            await table_join(layer=self.channel_layer, group=group, listener=self)
         await self.accept()
         open_sockets_change(1)
         self.counted = True
         await self.send_snapshot()
-        while self.held_events:  # made meanwhile: after the snapshot, in their order
+        while self.held_events:
             await self.send(text_data=self.held_events.pop(0))
         self.held_events = None
 
@@ -117,8 +132,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.counted:
             open_sockets_change(-1)
             self.counted = False
-        if getattr(self, "table_joined", None) is not None:
-            await table_leave(layer=self.channel_layer, group=self.table_joined, listener=self)
+        for group in getattr(self, "tables_joined", []):
+            await table_leave(layer=self.channel_layer, group=group, listener=self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.slot_keeper is not None:
@@ -128,7 +143,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_snapshot(self) -> None:
         snapshot = await database_sync_to_async(lambda: self.snapshot(Table.objects.get(code=self.table_code)))()
-        await self.send(text_data=_message("snapshot", snapshot))
+        await self.send(text_data=socket_message("snapshot", snapshot))
 
     def snapshot(self, table: Table) -> dict:
         return table_snapshot(table=table)
@@ -147,7 +162,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         """One client message (a dict with a string ``type``): the viewer's messages here; the player's
         bets are added by ``casino.table_socket``."""
         if message["type"] == "ping":
-            await self.send(text_data=_message("pong", {}))
+            await self.send(text_data=socket_message("pong", {}))
         elif message["type"] == "snapshot":
             if self.snapshot_allowed():
                 await self.send_snapshot()
@@ -162,7 +177,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         return self.snapshots.take()
 
     async def send_error(self, code: str, message: str) -> None:
-        await self.send(text_data=_message("error", {"code": code, "message": message}))
+        await self.send(text_data=socket_message("error", {"code": code, "message": message}))
 
     async def chat(self, text: object) -> None:
         """Pass a signed-in player's message on to the table: one line of printable text, length- and rate-limited."""

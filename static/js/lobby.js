@@ -1,7 +1,7 @@
 /**
- * The lobby: each open table's card follows the table's WebSocket — the betting timer,
- * the coup's progress and result, the dealer, the last results and a mini Big Road. A closed
- * table's card has no socket: the server drew it closed.
+ * The lobby: each open table's card follows its table on the lobby's one WebSocket (every table's
+ * events, each naming its table) — the betting timer, the coup's progress and result, the dealer, the
+ * last results and a mini Big Road. A closed table's card is not followed: the server drew it closed.
  */
 
 import { countDown, syncServerClock } from "./countdown.js";
@@ -17,10 +17,20 @@ const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "P
 const list = document.querySelector(".lobby-tables");
 if (list) {
   syncServerClock(list.dataset.serverNow);
-  for (const card of list.querySelectorAll("[data-lobby-table][data-socket]")) followTable(card);
+  const cards = new Map();
+  const live = connectTable(list.dataset.socket, {
+    onMessage: (message) => cards.get(message.table)?.handle(message),
+    onStatus: (state) => {
+      if (state === "reconnecting") for (const card of cards.values()) card.reconnecting();
+    },
+  });
+  for (const card of list.querySelectorAll("[data-lobby-table][data-follow]")) {
+    cards.set(card.dataset.lobbyTable, followTable(card, live));
+  }
 }
 
-function followTable(card) {
+/** The card's handling of its table's messages, and what it shows while the socket reconnects. */
+function followTable(card, live) {
   const status = card.querySelector("[data-status]");
   const timer = card.querySelector("[data-timer]");
   const bar = card.querySelector("[data-timer-bar]");
@@ -28,7 +38,7 @@ function followTable(card) {
   const bettors = card.querySelector("[data-bettors]");
   let stopTimer = () => {};
   let bettingSeconds = 1;
-  let live;
+  const snapshotAgain = () => live.send({ type: "snapshot", table: card.dataset.lobbyTable });
 
   const setStatus = (text, phase) => {
     status.textContent = text;
@@ -110,23 +120,24 @@ function followTable(card) {
       showCoup(coup, true);
       showCutCard(coup);
     },
-    cut_card_out: () => live.send({ type: "snapshot" }),
+    cut_card_out: snapshotAgain,
     dealer_changed: (data) => showDealer(data.dealer),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
     card: () => setStatus(gettext("Dealing"), "dealing"),
     coup_held: () => showCoup({ state: "held" }, true),
-    coup_resumed: () => live.send({ type: "snapshot" }),
+    coup_resumed: snapshotAgain,
     result: showResult,
     roads: showRoads,
-    shoe_change: () => live.send({ type: "snapshot" }),
-    table_opened: () => live.send({ type: "snapshot" }),
+    shoe_change: snapshotAgain,
+    table_opened: snapshotAgain,
     table_closed: () => setStatus(pgettext("table", "Closed"), "closed"),
   };
 
-  live = connectTable(card.dataset.socket, {
-    onMessage: (message) => handlers[message.type]?.(message.data),
-    onStatus: (state) => {
-      if (state === "reconnecting") setStatus(gettext("Reconnecting…"), "idle");
+  return {
+    handle: (message) => handlers[message.type]?.(message.data),
+    reconnecting: () => {
+      stopTimer();
+      setStatus(gettext("Reconnecting…"), "idle");
     },
-  });
+  };
 }

@@ -192,16 +192,3 @@ async def test_a_limit_of_zero_caps_nothing(table, settings):
     sockets = [await join(table.code) for _ in range(3)]
     for ws in sockets:
         await ws.disconnect()
-
-
-async def test_a_players_lobby_of_twelve_open_tables_leaves_room_for_a_table_page(alice):
-    """The lobby holds a socket for each open table: a player with it open in a casino of a dozen tables still
-    opens a table page beside it, and a second one (the allowance as deployed: 5 took the lobby of 5 tables)."""
-    boss = await asyncio.to_thread(lambda: get_user_model().objects.create_user(username="floor"))
-    codes = [f"lob{number}" for number in range(12)]
-    for code in codes:
-        await asyncio.to_thread(table_create, code=code, name=code, actor=boss)
-    lobby = [await join(code, cookie=alice, address="198.51.100.9") for code in codes]
-    tables = [await join(codes[0], cookie=alice, address="198.51.100.9") for _ in range(2)]
-    for ws in (*lobby, *tables):
-        await ws.disconnect()

@@ -19,8 +19,9 @@ def test_a_closed_table_is_shown_marked_and_not_linked(client, table):
     closed = page[page.index('data-lobby-table="shut"') :]
     assert 'class="lobby-card lobby-card--closed"' in page and "Closed Table" in closed
     assert '<p class="lobby-status lobby-status--closed">Closed</p>' in closed
-    assert 'href="/tables/shut/"' not in page and 'data-socket="/ws/tables/shut/"' not in page
-    assert 'href="/tables/pb1/"' in page and 'data-socket="/ws/tables/pb1/"' in page
+    assert 'href="/tables/shut/"' not in page and "data-follow" not in closed  # nor followed on the lobby's socket
+    assert 'href="/tables/pb1/"' in page and 'data-lobby-table="pb1" data-follow>' in page
+    assert page.count('data-socket="/ws/lobby/"') == 1 and "/ws/tables/" not in page  # one socket for the lobby
 
 
 def test_a_dealer_table_names_its_dealer_by_first_name(client, dealer_table):

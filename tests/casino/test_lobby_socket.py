@@ -1,0 +1,132 @@
+"""The lobby's one socket (``/ws/lobby/``): a snapshot of every table, then every table's public events, each
+naming its table; one table's snapshot on request; one socket in the player's allowance however many tables
+are open (a lobby of more open tables than the allowance used to leave cards "Reconnecting…")."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+
+from casino.asgi import application
+from casino.live import table_event_send, user_event_send
+from roadmaps.consumers import TOO_MANY_CONNECTIONS
+from tables.services import table_create, table_open
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://127.0.0.1")
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer_and_fresh_cache(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    cache.clear()
+
+
+@pytest.fixture
+def tables(db):
+    boss = get_user_model().objects.create_user(username="boss")
+    opened = [table_open(table=table_create(code=code, name=code, actor=boss), actor=boss) for code in ("la", "lb")]
+    return [*opened, table_create(code="lc", name="lc", actor=boss)]  # lc closed
+
+
+def socket(path: str = "/ws/lobby/", cookie: bytes | None = None) -> WebsocketCommunicator:
+    ws = WebsocketCommunicator(application, path, headers=[ORIGIN] + ([(b"cookie", cookie)] if cookie else []))
+    ws.scope["client"] = ("198.51.100.20", 50000)
+    return ws
+
+
+async def lobby_open(**options) -> tuple[WebsocketCommunicator, dict[str, dict]]:
+    ws = socket(**options)
+    connected, _ = await ws.connect()
+    assert connected
+    snapshots = {}
+    for _ in range(3):
+        message = await ws.receive_json_from()
+        assert message["type"] == "snapshot"
+        snapshots[message["table"]] = message["data"]
+    return ws, snapshots
+
+
+async def test_a_snapshot_of_every_table_then_every_tables_events_each_naming_its_table(tables):
+    ws, snapshots = await lobby_open()
+    assert list(snapshots) == ["la", "lb", "lc"]
+    assert [snapshots[code]["table"]["is_open"] for code in snapshots] == [True, True, False]
+    assert "card_order" not in json.dumps(snapshots)
+
+    await asyncio.to_thread(table_event_send, table_code="lb", event_type="dealer_changed", data={"dealer": "Eve"})
+    event = await ws.receive_json_from()
+    assert (event["type"], event["table"], event["data"]) == ("dealer_changed", "lb", {"dealer": "Eve"})
+    await asyncio.to_thread(table_event_send, table_code="lc", event_type="table_opened", data={})
+    assert (await ws.receive_json_from())["table"] == "lc"  # a closed table is followed: it may open
+    await ws.disconnect()
+
+
+async def test_one_tables_snapshot_on_request_and_anything_else_refused(tables):
+    ws, _ = await lobby_open()
+    await ws.send_json_to({"type": "snapshot", "table": "lb"})
+    again = await ws.receive_json_from()
+    assert (again["type"], again["table"], again["data"]["table"]["code"]) == ("snapshot", "lb", "lb")
+    for message, code in (
+        ({"type": "snapshot", "table": "nope"}, "unknown_table"),
+        ({"type": "snapshot"}, "unknown_table"),
+        ({"type": "chat", "text": "hi"}, "unknown_message"),
+        ({"type": "bet", "round_id": "x", "bets": {"banker": "5"}}, "unknown_message"),
+    ):
+        await ws.send_json_to(message)
+        answer = await ws.receive_json_from()
+        assert (answer["type"], answer["data"]["code"]) == ("error", code)
+    await ws.send_json_to({"type": "ping"})
+    assert (await ws.receive_json_from())["type"] == "pong"
+    await ws.disconnect()
+
+
+async def test_snapshot_requests_past_one_per_table_at_once_are_refused(tables):
+    ws, _ = await lobby_open()
+    answers = []
+    for _ in range(4):  # three tables: three at once, then one a second
+        await ws.send_json_to({"type": "snapshot", "table": "la"})
+        answers.append(await ws.receive_json_from())
+    assert [answer["type"] for answer in answers] == ["snapshot"] * 3 + ["error"]
+    assert answers[-1]["data"]["code"] == "snapshot_too_fast"
+    await ws.disconnect()
+
+
+async def test_a_players_own_events_do_not_reach_the_lobby(tables):
+    alice = await asyncio.to_thread(get_user_model().objects.create_user, username="alice")
+    client = Client()
+    await asyncio.to_thread(client.force_login, alice)
+    ws, _ = await lobby_open(cookie=f"sessionid={client.cookies['sessionid'].value}".encode())
+    await asyncio.to_thread(user_event_send, user_id=alice.pk, event_type="balance", data={"balance": "5.00"})
+    await asyncio.to_thread(table_event_send, table_code="la", event_type="dealer_changed", data={"dealer": "Eve"})
+    assert (await ws.receive_json_from())["type"] == "dealer_changed"  # the balance never came
+    await ws.disconnect()
+
+
+async def test_a_lobby_of_more_open_tables_than_the_allowance_is_one_socket(settings):
+    """Forty open tables, an allowance of ten: the lobby and nine table pages, the eleventh socket refused."""
+    boss = await asyncio.to_thread(get_user_model().objects.create_user, username="floor")
+    codes = [f"t{number:02}" for number in range(40)]
+    for code in codes:
+        await asyncio.to_thread(lambda code=code: table_open(table=table_create(code=code, name=code, actor=boss)))
+    alice = await asyncio.to_thread(get_user_model().objects.create_user, username="alice")
+    client = Client()
+    await asyncio.to_thread(client.force_login, alice)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    assert settings.WS_MAX_CONNECTIONS_PER_USER == 10
+    lobby = socket(cookie=cookie)
+    assert (await lobby.connect())[0]
+    assert {(await lobby.receive_json_from())["table"] for _ in codes} == set(codes)
+    pages = [socket(f"/ws/tables/{code}/", cookie=cookie) for code in codes[:10]]
+    for page in pages[:9]:
+        assert (await page.connect())[0]
+        assert (await page.receive_json_from())["type"] == "snapshot"
+    await pages[9].connect()
+    assert await pages[9].receive_output() == {"type": "websocket.close", "code": TOO_MANY_CONNECTIONS}
+    for ws in (lobby, *pages[:9]):
+        await ws.disconnect()
