@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 
 from tables.services import table_create, table_open
 
@@ -80,3 +81,14 @@ def auto_table(db, pit_boss):
 def dealer_table(db, pit_boss):
     table = table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
     return table_open(table=table, actor=pit_boss)
+
+
+# --- Sockets --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def in_memory_layer_and_fresh_cache(settings):
+    """A socket test's layer in its own process (the cross-process tests use Redis), and the socket allowances
+    and chat pauses of earlier tests forgotten."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    cache.clear()

@@ -10,7 +10,6 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 
 from casino.asgi import application
@@ -18,14 +17,8 @@ from casino.live import table_event_send, user_event_send
 from roadmaps.consumers import TOO_MANY_CONNECTIONS
 from tables.services import table_create, table_open
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]
 ORIGIN = (b"origin", b"http://127.0.0.1")
-
-
-@pytest.fixture(autouse=True)
-def in_memory_layer_and_fresh_cache(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    cache.clear()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import pytest
 from channels.db import database_sync_to_async as in_thread
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -22,14 +21,8 @@ from wagering.models import Bet, BetBatch, BetRequest
 from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]
 D = Decimal
-
-
-@pytest.fixture(autouse=True)
-def in_memory_layer_and_fresh_cache(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    cache.clear()
 
 
 @pytest.fixture

@@ -6,20 +6,13 @@ import asyncio
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 
 from casino.asgi import application
 from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.services import table_create
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def in_memory_layer_and_fresh_cache(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    cache.clear()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]
 
 
 @pytest.fixture

@@ -17,16 +17,10 @@ from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering.placement import bet_batch_place
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]
 
 HOUSE_USERNAME = "alexandra.whale-1987"
 PARTNER_PLAYER_ID = "customer-8841-" + "9" * 86  # the partner's own id for its player, 100 characters
-
-
-@pytest.fixture(autouse=True)
-def in_memory_layer_and_fresh_cache(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    cache.clear()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import uvicorn
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import connect as ws_connect
@@ -28,14 +27,8 @@ from roadmaps.consumers import (
 )
 from tables.services import table_create
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]
 ORIGIN = (b"origin", b"http://127.0.0.1")
-
-
-@pytest.fixture(autouse=True)
-def in_memory_layer_and_fresh_cache(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    cache.clear()
 
 
 @pytest.fixture
