@@ -272,9 +272,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
-# Table sockets one signed-in user, or one anonymous address, may hold at once (0: no limit); counted
-# in the cache below, so across processes with Redis (roadmaps/connections.py). The lobby holds one for each
-# open table, so a player's allowance must leave room for the lobby and a few tables beside it.
+# Sockets one signed-in user, or one anonymous address, may hold at once (0: no limit); counted in the cache
+# below, so across processes with Redis (roadmaps/connections.py): the lobby's one and table pages beside it.
 WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=10)
 WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
 # The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.

@@ -36,6 +36,7 @@ WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, mana
 MESSAGE_TOO_BIG = 1009
 NOT_FOUND = 4404
 TOO_MANY_CONNECTIONS = 4429
+SERVER_ERROR = 1011
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1
 CHAT_MAX_LENGTH = 200
@@ -123,7 +124,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.accept()
         open_sockets_change(1)
         self.counted = True
-        await self.send_snapshot()
+        try:
+            await self.send_snapshot()
+        except Exception:  # channels would not call disconnect: the slot and the tables would stay taken
+            await self.disconnect(SERVER_ERROR)
+            await self.close(code=SERVER_ERROR)
+            raise
         while self.held_events:
             await self.send(text_data=self.held_events.pop(0))
         self.held_events = None

@@ -1,5 +1,6 @@
 /**
- * A table's live feed (`/ws/tables/<code>/`) that reconnects by itself, with backoff.
+ * A live feed (a table's, `/ws/tables/<code>/`, or the lobby's, `/ws/lobby/`) that reconnects by itself,
+ * with backoff.
  * The server sends a fresh snapshot on every connect, so a reconnect catches up.
  *
  * `onMessage(message)` gets every parsed server message; `onStatus(state)` gets

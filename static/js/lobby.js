@@ -10,6 +10,7 @@ import { BEAD_LETTERS, renderBigRoad } from "./roads.js";
 import { cutCardNotice } from "./shoe.js";
 
 const RESULTS_SHOWN = 12;
+const SNAPSHOT_RETRY_MS = 1100; // the lobby's socket serves one snapshot a second past its burst
 const ROAD_CELL = 12;
 const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
@@ -130,13 +131,21 @@ function followTable(card, live) {
     roads: showRoads,
     shoe_change: snapshotAgain,
     table_opened: snapshotAgain,
-    table_closed: () => setStatus(pgettext("table", "Closed"), "closed"),
+    table_closed: () => {
+      stopTimer();
+      timer.hidden = true;
+      setStatus(pgettext("table", "Closed"), "closed");
+    },
+    error: (data) => {
+      if (data.code === "snapshot_too_fast") setTimeout(snapshotAgain, SNAPSHOT_RETRY_MS);
+    },
   };
 
   return {
     handle: (message) => handlers[message.type]?.(message.data),
     reconnecting: () => {
       stopTimer();
+      timer.hidden = true;
       setStatus(gettext("Reconnecting…"), "idle");
     },
   };

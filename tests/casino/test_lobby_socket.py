@@ -12,6 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from casino import lobby_socket, table_broadcast
 from casino.asgi import application
 from casino.live import table_event_send, user_event_send
 from roadmaps.consumers import TOO_MANY_CONNECTIONS
@@ -52,6 +53,8 @@ async def test_a_snapshot_of_every_table_then_every_tables_events_each_naming_it
     assert [snapshots[code]["table"]["is_open"] for code in snapshots] == [True, True, False]
     assert "card_order" not in json.dumps(snapshots)
 
+    for event_type in ("bet_totals", "chat", "seats"):  # not shown in the lobby: not sent
+        await asyncio.to_thread(table_event_send, table_code="lb", event_type=event_type, data={})
     await asyncio.to_thread(table_event_send, table_code="lb", event_type="dealer_changed", data={"dealer": "Eve"})
     event = await ws.receive_json_from()
     assert (event["type"], event["table"], event["data"]) == ("dealer_changed", "lb", {"dealer": "Eve"})
@@ -86,7 +89,7 @@ async def test_snapshot_requests_past_one_per_table_at_once_are_refused(tables):
         await ws.send_json_to({"type": "snapshot", "table": "la"})
         answers.append(await ws.receive_json_from())
     assert [answer["type"] for answer in answers] == ["snapshot"] * 3 + ["error"]
-    assert answers[-1]["data"]["code"] == "snapshot_too_fast"
+    assert (answers[-1]["data"]["code"], answers[-1]["table"]) == ("snapshot_too_fast", "la")  # the card retries
     await ws.disconnect()
 
 
@@ -123,3 +126,31 @@ async def test_a_lobby_of_more_open_tables_than_the_allowance_is_one_socket(sett
     assert await pages[9].receive_output() == {"type": "websocket.close", "code": TOO_MANY_CONNECTIONS}
     for ws in (lobby, *pages[:9]):
         await ws.disconnect()
+
+
+async def test_an_owner_opens_at_most_three_lobby_sockets_a_second(tables, monkeypatch):
+    """Each connect reads every table's snapshot: a reconnect loop is held to three a second."""
+    monkeypatch.setattr(lobby_socket.time, "time", lambda: 1_800_000_000.5)  # one second for the whole test
+    opened = [(await lobby_open())[0] for _ in range(3)]
+    fourth = socket()
+    await fourth.connect()
+    assert await fourth.receive_output() == {"type": "websocket.close", "code": TOO_MANY_CONNECTIONS}
+    for ws in opened:
+        await ws.disconnect()
+
+
+async def test_a_snapshot_failing_on_connect_gives_the_slot_and_the_tables_back(tables, monkeypatch, settings):
+    settings.WS_MAX_CONNECTIONS_PER_ADDRESS = 1
+    real = lobby_socket._snapshots
+    monkeypatch.setattr(lobby_socket, "_snapshots", lambda codes: 1 / 0)
+    broken = socket()
+    connected, _ = await broken.connect()
+    assert connected
+    assert await broken.receive_output() == {"type": "websocket.close", "code": 1011}
+    with pytest.raises(ZeroDivisionError):
+        await broken.wait()
+    assert not any(table.listeners for table in table_broadcast._tables.get(asyncio.get_running_loop(), {}).values())
+    monkeypatch.setattr(lobby_socket, "_snapshots", real)
+    ws, snapshots = await lobby_open()  # the address's only slot is free again
+    assert list(snapshots) == ["la", "lb", "lc"]
+    await ws.disconnect()

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 def test_the_lobby_lists_every_table_with_its_main_limits(client, table):
     page = client.get("/").content.decode()
     assert 'data-lobby-table="pb1"' in page and "Punto Banco 1" in page
-    assert 'href="/tables/pb1/"' in page and 'data-socket="/ws/tables/pb1/"' in page
+    assert 'href="/tables/pb1/"' in page and 'data-lobby-table="pb1" data-follow>' in page
     assert "<dt>Player</dt><dd>1–1,000 EUR</dd>" in page and "<dt>Tie</dt><dd>1–100 EUR</dd>" in page
     assert 'href="/accounts/login/"' in page
 
