@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import ConsoleMessage, FrameLocator, expect
 
-from tests.browser.conftest import Server, screenshot
+from tests.browser.conftest import DESKTOP, Server, screenshot
 from tests.partners.fake_wallet import SECRET, FakeWallet
 
 pytestmark = pytest.mark.browser
@@ -133,3 +133,29 @@ def _wait_for(condition, page, timeout_ms: int = 20_000) -> None:
         assert waited < timeout_ms, "timed out"
         page.wait_for_timeout(100)
         waited += 100
+
+
+PARTNER_WITHOUT_FRAME = """
+from partners import services
+
+partner = services.partner_create(code="noscript", name="No Script Casino")
+print(services.partner_api_key_create(partner=partner, name="browser").key)
+"""
+
+
+def test_a_launch_link_opened_without_script_waits_for_the_player_s_button(server, browser):
+    """What a link preview sees: the page, which uses nothing; the player's button then opens the game."""
+    key = server.manage("shell", "-c", PARTNER_WITHOUT_FRAME).strip().splitlines()[-1]
+    url = launch(server, key, return_url="https://casino.example/lobby")
+    page = browser.new_context(base_url=server.url, java_script_enabled=False, viewport=DESKTOP).new_page()
+    page.goto(url)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Opening the game…")
+    screenshot(page, "launch-no-script-desktop")
+    page.goto(url)  # fetched again, as previews do: still unused
+    page.get_by_role("button", name="Continue to the game").click()
+    expect(page).to_have_url(f"{server.url}/tables/pb1/")
+    page.goto(url)
+    expect(page.get_by_role("heading", level=1)).to_have_text("The game could not open")
+    expect(page.locator("[data-launch-refused]")).to_have_text(
+        "This game link was already used. Go back to the casino and open the game again."
+    )
