@@ -169,6 +169,7 @@ class TrayCountAdmin(ReadOnlyAdmin):
                 if openings.count() <= SHIFTS_EXPORT_MAX:
                     return shifts_csv(shift_report(opening=opening) for opening in openings)
                 form.add_error(None, f"At most {SHIFTS_EXPORT_MAX} shifts in one file: choose fewer days or a table.")
-            page = Paginator(openings, SHIFTS_PER_PAGE).get_page(request.GET.get("page"))
-            context = {"page": page, "shifts": [shift_report(opening=opening) for opening in page]}
+            else:
+                page = Paginator(openings, SHIFTS_PER_PAGE).get_page(request.GET.get("page"))
+                context = {"page": page, "shifts": [shift_report(opening=opening) for opening in page]}
         return _report_page(self, request, "Shifts", "admin/wagering/shifts_report.html", form=form, **context)
