@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 from decimal import Decimal
@@ -20,10 +21,18 @@ from tests.factories import CoupFactory, TableFactory
 
 
 def launch_open(browser: Client, url: str) -> HttpResponse:
-    """What a browser does with a launch URL: it gets the page, whose script posts back (that uses the token)."""
+    """What a browser does with a launch URL: it gets the page, whose script posts back the page's proof (that
+    uses the token)."""
     page = browser.get(url)
     assert page.status_code == 200 and b'<form method="post" data-launch>' in page.content, page.status_code
-    return browser.post(url)
+    return browser.post(url, {"launch_proof": launch_proof(page)})
+
+
+def launch_proof(page: HttpResponse) -> str:
+    """The one-time value a launch page gives its form to post back (``casino.launch``)."""
+    found = re.search(rb'name="launch_proof" value="([^"]+)"', page.content)
+    assert found, "the launch page carries no proof"
+    return found.group(1).decode()
 
 
 def partner_make(code: str, **fields) -> Partner:

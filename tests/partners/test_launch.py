@@ -4,14 +4,16 @@ that player only (never staff), once, within 60 s, in a session its partner's or
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.test import Client
 from django.utils import timezone
 
+from casino.launch import LAUNCH_COOKIE
 from partners.models import LaunchToken, PartnerPlayer
 from tests.factories import UserFactory
-from tests.partners.conftest import client_for, launch_open, partner_make
+from tests.partners.conftest import client_for, launch_open, launch_proof, partner_make
 
 
 @pytest.fixture
@@ -65,6 +67,45 @@ def test_opening_the_url_uses_nothing_so_a_link_preview_leaves_the_launch_to_the
     assert url.rsplit("/", 2)[-2].encode() not in page.content  # no link of the page carries the token on
     assert launch_open(Client(), url)["Location"] == "/tables/pb1/"
     assert LaunchToken.objects.get().used_at is not None
+
+
+def test_a_cross_site_form_with_a_fresh_token_signs_nobody_in(api, partner, table, launch_body):
+    """Login CSRF: whoever can get a launch URL for a player of their own (a partner's player asking for one) has a
+    victim's browser post it from their site. The POST must return the value the launch page gave *that*
+    browser, bound to the token by a cookie the attacker can neither read nor set: nobody is signed in and the
+    token stays unused."""
+    url = launch_url(api, launch_body)
+    attacker = Client()
+    attackers_proof = launch_proof(attacker.get(url))  # the attacker may open the page: its value is theirs
+    victim = Client()
+    cross_site = {"HTTP_ORIGIN": "https://attacker.example", "HTTP_SEC_FETCH_SITE": "cross-site"}
+    for forged in ({}, {"launch_proof": ""}, {"launch_proof": attackers_proof}, {"launch_proof": "0" * 64}):
+        refused = victim.post(url, forged, **cross_site)
+        assert refused.status_code == 403, forged
+        assert b'data-launch-refused="unconfirmed"' in refused.content and b"open the game again" in refused.content
+        assert "_auth_user_id" not in victim.session
+    victim.get(url)  # the victim's browser made to fetch the page (a hidden frame): its value stays unread
+    assert victim.post(url, {"launch_proof": attackers_proof}, **cross_site).status_code == 403
+    other_url = launch_url(api, launch_body)
+    other_proof = launch_proof(victim.get(other_url))  # a value the victim holds is bound to its own link
+    assert victim.post(url, {"launch_proof": other_proof}, **cross_site).status_code == 403
+    assert "_auth_user_id" not in victim.session
+    assert not LaunchToken.objects.filter(used_at__isnull=False).exists()
+    assert launch_open(Client(), url)["Location"] == "/tables/pb1/"  # the player's own GET then POST
+
+
+def test_the_launch_pages_value_is_bound_to_its_link_in_a_short_lived_cookie(api, partner, table, launch_body):
+    """HttpOnly, only for the link's own path, gone when the token expires, and over https ``SameSite=None;
+    Secure``: the launch opens in the partner's cross-site frame, where a Lax cookie would not go with the POST."""
+    url = launch_url(api, launch_body)
+    cookie = Client().get(url).cookies[LAUNCH_COOKIE]
+    assert cookie["path"] == urlsplit(url).path and cookie["httponly"]
+    assert 0 < int(cookie["max-age"]) <= 60 and cookie["samesite"] == "Lax" and not cookie["secure"]
+    framed = Client().get(url, secure=True).cookies[LAUNCH_COOKIE]
+    assert framed["samesite"] == "None" and framed["secure"]
+    opened = launch_open(Client(), url)
+    assert opened.status_code == 302 and opened.cookies[LAUNCH_COOKIE]["max-age"] == 0  # used: forgotten
+    assert opened.cookies[LAUNCH_COOKIE]["path"] == urlsplit(url).path
 
 
 def test_an_expired_or_unknown_token_is_refused_with_a_clear_page(api, partner, table, launch_body):
