@@ -12,6 +12,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from casino.beat import BEAT_SCHEDULE as CASINO_BEAT_SCHEDULE
 from casino.encryption import keys_check
 from partners.beat import BEAT_SCHEDULE as PARTNERS_BEAT_SCHEDULE
 from wagering.beat import BEAT_SCHEDULE as WAGERING_BEAT_SCHEDULE
@@ -176,6 +177,7 @@ CELERY_TASK_ROUTES = {
     "wagering.tasks.shoe_report_build": {"queue": "reports"},
     "wagering.tasks.day_reports_build": {"queue": "reports"},
     "wagering.tasks.bet_requests_prune": {"queue": "reports"},
+    "casino.tasks.ledger_roots_seal": {"queue": "reports"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "reports"
 # Every task has limits (wagering.tasks sets tighter ones per task): past the soft limit the task gets
@@ -186,7 +188,7 @@ CELERY_TASK_TIME_LIMIT = 150
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE = {**WAGERING_BEAT_SCHEDULE, **PARTNERS_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {**WAGERING_BEAT_SCHEDULE, **PARTNERS_BEAT_SCHEDULE, **CASINO_BEAT_SCHEDULE}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

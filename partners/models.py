@@ -12,7 +12,7 @@ from casino.currencies import currency_validator
 from casino.money import MONEY
 from partners.identifiers import frame_origins_validator
 from tables.models import Coup, ResultCorrection, Shoe
-from wagering.models import BetBatch, LedgerTransaction
+from wagering.models import BetBatch, LedgerRoot, LedgerTransaction
 
 
 class Partner(models.Model):
@@ -160,6 +160,7 @@ class WebhookDelivery(models.Model):
         ROUND_VOIDED = "round.voided"
         ROUND_CORRECTED = "round.corrected"
         SHOE_FINISHED = "shoe.finished"
+        LEDGER_HOURLY_ROOT = "ledger.hourly_root"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (retrying)"
@@ -173,6 +174,9 @@ class WebhookDelivery(models.Model):
     shoe = models.ForeignKey(Shoe, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries")
     correction = models.ForeignKey(
         ResultCorrection, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
+    )
+    ledger_root = models.ForeignKey(
+        LedgerRoot, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
     )
     payload = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -200,8 +204,14 @@ class WebhookDelivery(models.Model):
             models.UniqueConstraint(
                 fields=["endpoint", "shoe"], condition=Q(shoe__isnull=False), name="one_event_per_endpoint_shoe"
             ),
+            models.UniqueConstraint(
+                fields=["endpoint", "ledger_root"],
+                condition=Q(ledger_root__isnull=False),
+                name="one_event_per_endpoint_ledger_root",
+            ),
             models.CheckConstraint(
-                condition=Q(coup__isnull=False) | Q(shoe__isnull=False), name="a_delivery_is_of_a_coup_or_a_shoe"
+                condition=Q(coup__isnull=False) | Q(shoe__isnull=False) | Q(ledger_root__isnull=False),
+                name="a_delivery_is_of_a_coup_a_shoe_or_an_hour",
             ),
         ]
         indexes = [models.Index(fields=["status", "-id"])]
@@ -209,7 +219,8 @@ class WebhookDelivery(models.Model):
         verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
-        return f"{self.event_type} {self.coup_id or self.shoe_id} to {self.endpoint_id} ({self.status})"
+        subject = self.coup_id or self.shoe_id or self.ledger_root_id
+        return f"{self.event_type} {subject} to {self.endpoint_id} ({self.status})"
 
 
 class LaunchToken(models.Model):

@@ -110,7 +110,8 @@ def test_an_endpoint_is_registered_with_a_secret_shown_once(api, partner):
         {
             "id": created["id"],
             "url": created["url"],
-            "events": ["round.settled", "round.voided", "round.corrected", "shoe.finished"],  # all, by default
+            # all, by default
+            "events": ["round.settled", "round.voided", "round.corrected", "shoe.finished", "ledger.hourly_root"],
             "created_at": created["created_at"],
         }
     ]

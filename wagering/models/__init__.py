@@ -28,6 +28,7 @@ from wagering.models.bets import (
 )
 from wagering.models.chips import ChipMovement, TrayCount
 from wagering.models.reports import GameReport, ShoeReport, TableDayReport
+from wagering.models.roots import LedgerRoot
 
 __all__ = [
     "BETTOR_ONE_OF_TWO",
@@ -44,6 +45,7 @@ __all__ = [
     "GameReport",
     "IdempotencyKey",
     "LedgerEntry",
+    "LedgerRoot",
     "LedgerTransaction",
     "PlayerAdjustment",
     "ShoeReport",

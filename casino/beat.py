@@ -1,0 +1,12 @@
+"""Celery beat entries of the composition layer, merged into ``CELERY_BEAT_SCHEDULE``."""
+
+from celery.schedules import crontab
+
+BEAT_SCHEDULE = {
+    # The ledger's hourly roots (wagering.ledger_roots): an hour is due 5 minutes after it ends; each run
+    # seals every hour due (after a worker was down, in order) and sends the roots to the partners.
+    "casino-ledger-roots-seal": {
+        "task": "casino.tasks.ledger_roots_seal",
+        "schedule": crontab(minute=6),
+    },
+}
