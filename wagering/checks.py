@@ -6,7 +6,7 @@ guard the same rules as the rows are written."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -46,7 +46,10 @@ class LedgerCheck:
     mismatched_accounts: list[int]
     stale_accounts: list[int]
     broken_chains: list[int]
+    changed_accounts: list[int]
     missing_guards: list[str]
+    # Not problems of the books: how they could become some (``_connection_role_warnings``).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
@@ -57,6 +60,7 @@ class LedgerCheck:
             "accounts whose balance is not the sum of their entries": self.mismatched_accounts,
             "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
             "entries that do not follow their account's previous entry": self.broken_chains,
+            "accounts whose currency, owner or table is not what their legs show": self.changed_accounts,
             "database guards missing or disabled": self.missing_guards,
         }
         return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
@@ -67,7 +71,8 @@ class LedgerCheck:
 
 
 # PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
-# wagering/0002, 0010): the ledger balanced and append-only, balances moving only by new legs.
+# wagering/0010, 0019): the ledger balanced and append-only, balances moving only by new legs, accounts
+# keeping their identity.
 LEDGER_GUARDS = (
     "tables_auditlog_append_only",
     "tables_auditlog_no_truncate",
@@ -78,14 +83,16 @@ LEDGER_GUARDS = (
     "wagering_ledgerentry_no_truncate",
     "wagering_account_balance_inserted",
     "wagering_account_balance_updated",
+    "wagering_account_identity_fixed",
 )
 
 
 def ledger_check() -> LedgerCheck:
     """Every transaction's legs sum to zero, all in its currency; every account's balance is the sum of its
     legs and its last leg's ``balance_after``; each leg's ``balance_before`` is its account's previous leg's
-    ``balance_after`` (0 for the first) and its ``balance_after`` that plus its amount. On PostgreSQL, the triggers that
-    guard all this are installed and enabled."""
+    ``balance_after`` (0 for the first) and its ``balance_after`` that plus its amount; every account still the
+    one its legs were written for (``_accounts_changed``). On PostgreSQL, the triggers that guard all this are
+    installed and enabled."""
     money_field = DecimalField(**MONEY)
     sums = LedgerEntry.objects.values("transaction_id").annotate(total=Sum("amount")).order_by()
     unbalanced = sums.filter(_beyond_a_cent("total")).values_list("transaction_id", flat=True)
@@ -109,7 +116,50 @@ def ledger_check() -> LedgerCheck:
         mismatched_accounts=sorted(drift.values_list("pk", flat=True)),
         stale_accounts=sorted(stale.values_list("pk", flat=True)),
         broken_chains=sorted(broken.values_list("pk", flat=True)),
+        changed_accounts=_accounts_changed(),
         missing_guards=_ledger_guards_missing(),
+        warnings=_connection_role_warnings(),
+    )
+
+
+def _connection_role_warnings() -> list[str]:
+    """On PostgreSQL, a warning if the application's role could disable the guards above: a superuser, or the
+    ledger's owner (or a member of its role). The platform should connect as a runtime role that owns nothing
+    (``DATABASE_URL``) and migrate as the owner (``DATABASE_MIGRATE_URL``: ``casino.database_roles``)."""
+    if connection.vendor != "postgresql":
+        return []  # the embedded default: one file, no roles
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_user, rolsuper, pg_has_role(current_user, relowner, 'USAGE') FROM pg_roles, pg_class "
+            "WHERE rolname = current_user AND pg_class.oid = %s::regclass",
+            [LedgerEntry._meta.db_table],
+        )
+        role, superuser, owner = cursor.fetchone()
+    if not (superuser or owner):
+        return []
+    what = "a superuser" if superuser else "the ledger's owner"
+    return [
+        f"the application connects to the database as {role}, {what}, which can disable the ledger's guards: "
+        "connect as a runtime role (DATABASE_URL) and migrate as the owner (DATABASE_MIGRATE_URL)"
+    ]
+
+
+def _accounts_changed() -> list[int]:
+    """Accounts whose identity differs from what their legs show. A leg names only its account and its
+    transaction, so what can be compared is: the currency of the account's first leg's transaction; for a
+    player's wallet, the player of every bet staked from it; for a table's account, the table of every coup
+    whose transactions have a leg in it. Its kind and partner have no witness in the rows: on PostgreSQL a
+    trigger keeps them, with the rest (``wagering_account_identity_fixed``)."""
+    first_currency = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("pk").values("transaction__currency")
+    currency = Account.objects.annotate(first=Subquery(first_currency[:1])).exclude(currency=F("first"))
+    owner = Bet.objects.filter(stake_account__kind=Account.Kind.PLAYER).exclude(user_id=F("stake_account__user_id"))
+    table = LedgerEntry.objects.filter(account__table__isnull=False, transaction__coup__isnull=False).exclude(
+        account__table_id=F("transaction__coup__table_id")
+    )
+    return sorted(
+        set(currency.filter(first__isnull=False).values_list("pk", flat=True))
+        | set(owner.values_list("stake_account_id", flat=True))
+        | set(table.values_list("account_id", flat=True))
     )
 
 

@@ -115,14 +115,14 @@ def test_the_database_refuses_a_negative_wallet_but_not_a_negative_house(user):
 def test_ledger_check_finds_an_unbalanced_transaction_and_a_drifted_balance(user):
     wallet_deposit(user=user, amount="10", idempotency_key="dep")
     assert ledger_check().ok
-    # Rolled back: Django checks deferred constraints when a test ends, and on PostgreSQL
-    # the ledger trigger would (rightly) refuse this transaction.
+    # Written as only a superuser can on PostgreSQL (the ledger trigger refuses the leg), and rolled back.
     with transaction.atomic():
         broken = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
-        LedgerEntry.objects.create(
-            transaction=broken, account=user.wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
-        )
-        Account.objects.filter(pk=user.wallet.pk).update(balance=D("15.00"))
+        with ledger_tampered():
+            LedgerEntry.objects.create(
+                transaction=broken, account=user.wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
+            )
+            Account.objects.filter(pk=user.wallet.pk).update(balance=D("15.00"))
         check = ledger_check()
         assert check.unbalanced == [broken.pk]
         assert check.transactions == 2 and check.entries == 3
@@ -163,7 +163,9 @@ def test_ledger_check_finds_an_entry_whose_balance_after_is_not_before_plus_amou
 @postgres_only
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.books_broken_on_purpose  # legs written by hand to test the trigger
-def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zero():
+def test_postgresql_refuses_a_statement_that_leaves_a_transaction_unbalanced():
+    """Each statement that writes legs must leave their transactions balanced (checked as it ends, not at
+    commit): every writer puts a transaction's legs in one statement."""
     user = UserFactory()
     wallet_deposit(user=user, amount="10", idempotency_key="dep")
     wallet = Account.objects.get(user=user)
@@ -172,18 +174,22 @@ def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zer
         LedgerEntry.objects.create(
             transaction=entry, account=wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
         )
-        # Still inside the transaction: the deferred trigger only runs at commit.
     assert LedgerTransaction.objects.count() == 1
-    # The same legs balanced commit fine, even written one statement at a time.
-    with transaction.atomic():
+    house = Account.objects.create(kind=Account.Kind.HOUSE)
+
+    def legs(entry):
+        return [
+            LedgerEntry(transaction=entry, account=wallet, amount=D(5), balance_before=D(10), balance_after=D(15)),
+            LedgerEntry(transaction=entry, account=house, amount=D(-5), balance_before=D(0), balance_after=D(-5)),
+        ]
+
+    with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():  # balanced only at the end
         entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
-        house = Account.objects.create(kind=Account.Kind.HOUSE)
-        LedgerEntry.objects.create(
-            transaction=entry, account=wallet, amount=D("5.00"), balance_before=D(10), balance_after=D(15)
-        )
-        LedgerEntry.objects.create(
-            transaction=entry, account=house, amount=D("-5.00"), balance_before=D(0), balance_after=D(-5)
-        )
+        for leg in legs(entry):
+            leg.save()
+    with transaction.atomic():  # the same legs in one statement
+        entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
+        LedgerEntry.objects.bulk_create(legs(entry))
     # Nor may a committed leg be changed afterwards.
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         LedgerEntry.objects.filter(account=house).update(amount=D("-4.00"))
@@ -196,7 +202,8 @@ def test_postgresql_refuses_to_commit_a_transaction_whose_legs_do_not_sum_to_zer
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.books_broken_on_purpose  # legs written by hand to test the trigger
 def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once():
-    """The trigger sums a transaction once for a batch of its legs: a leg written after that sum is summed again."""
+    """The trigger sums all the legs of each transaction a statement writes to: a leg added after its
+    transaction was found balanced is summed with the legs before it."""
     users = UserFactory.create_batch(3)
     house = Account.objects.create(kind=Account.Kind.HOUSE)
     wallets = [Account.objects.create(kind=Account.Kind.PLAYER, user=user) for user in users]
@@ -209,9 +216,6 @@ def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once()
         LedgerEntry.objects.bulk_create(
             [leg(entry, wallet, "1.00") for wallet in wallets[:2]] + [leg(entry, house, "-2")]
         )
-        with connection.cursor() as cursor:
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # summed now: balanced
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         LedgerEntry.objects.create(
             transaction=entry, account=wallets[2], amount=D("1.00"), balance_before=0, balance_after=0
         )

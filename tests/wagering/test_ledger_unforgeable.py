@@ -1,0 +1,159 @@
+"""The ledger's guards against a client of the database that is neither its owner nor a superuser: a role
+with SELECT, INSERT, UPDATE and DELETE on the tables, as the application's own may be (issue 27). Raw SQL,
+in the role, inside one transaction: what someone holding the application's password does."""
+
+import uuid
+from decimal import Decimal as D
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from tests.factories import CoupFactory, UserFactory
+from tests.wagering.conftest import fund, ledger_tampered, postgres_only
+from wagering.checks import ledger_check
+from wagering.models import Account, LedgerTransaction
+from wagering.placement import bet_batch_place
+
+FORGED = D("500000.00")
+
+
+def sql(statement: str, params: list | None = None) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+@pytest.fixture
+def as_application():
+    """Statements run as a fresh role holding the application's table privileges only (``SET LOCAL ROLE``:
+    for the enclosing transaction)."""
+    role = f"punto_forger_{uuid.uuid4().hex[:12]}"
+    sql(f"CREATE ROLE {role} NOLOGIN NOSUPERUSER")
+    sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
+    sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
+    yield lambda: sql(f"SET LOCAL ROLE {role}")
+    sql(f"DROP OWNED BY {role}")
+    sql(f"DROP ROLE {role}")
+
+
+def wallet_of(amount: str | None = "100.00") -> Account:
+    user = UserFactory()
+    if amount is not None:
+        fund(user, amount)
+    return Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user)[0]
+
+
+def forged_legs(legs: list[tuple[Account, D]]) -> None:
+    """The attack of issue 27: a deposit whose legs (one statement) the trigger is told it already summed,
+    each account's balance moved to its new leg's ``balance_after``."""
+    ((movement,),) = sql(
+        "INSERT INTO wagering_ledgertransaction (kind, currency, reason, created_at) "
+        "VALUES ('deposit', 'EUR', 'forged', now()) RETURNING id"
+    )
+    sql("SELECT set_config('wagering.ledger_summed', %s, true)", [f"{movement}:9223372036854775807"])
+    accounts, amounts = [account.pk for account, _ in legs], [amount for _, amount in legs]
+    sql(
+        "INSERT INTO wagering_ledgerentry (transaction_id, account_id, amount, balance_before, balance_after) "
+        "SELECT %s, account.id, leg.amount, account.balance, account.balance + leg.amount "
+        "FROM unnest(%s::bigint[], %s::numeric[]) AS leg (account_id, amount) "
+        "JOIN wagering_account account ON account.id = leg.account_id",
+        [movement, accounts, amounts],
+    )
+    sql(
+        "UPDATE wagering_account account SET balance = balance + leg.amount "
+        "FROM unnest(%s::bigint[], %s::numeric[]) AS leg (account_id, amount) WHERE account.id = leg.account_id",
+        [accounts, amounts],
+    )
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("currency", "refusal"), [(None, "is unbalanced: its legs sum to 500000"), ("USD", "legs in another currency")]
+)
+def test_a_setting_the_client_writes_skips_neither_the_sum_nor_the_currency(as_application, currency, refusal):
+    """One leg of +500,000 (no other), or a balanced pair with a leg in a dollar account of a euro deposit."""
+    wallet = wallet_of()
+    legs = [(wallet, FORGED)]
+    if currency:
+        legs.append((Account.objects.create(kind=Account.Kind.HOUSE, currency=currency), -FORGED))
+    with pytest.raises(IntegrityError, match=refusal), transaction.atomic():
+        as_application()
+        forged_legs(legs)
+    wallet.refresh_from_db()
+    assert wallet.balance == D("100.00")
+    assert not LedgerTransaction.objects.filter(reason="forged").exists()
+    assert ledger_check().ok
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_wallet_never_changes_hands(as_application):
+    """Three updates in one transaction (past the one-wallet-per-user key) would give carol alice's wallet."""
+    alice, carol, spare = wallet_of(), wallet_of("5.00"), UserFactory()
+    with pytest.raises(IntegrityError, match=f"account {carol.pk} keeps its identity"), transaction.atomic():
+        as_application()
+        sql("UPDATE wagering_account SET user_id = %s WHERE id = %s", [spare.pk, carol.pk])
+        sql("UPDATE wagering_account SET user_id = %s WHERE id = %s", [carol.user_id, alice.pk])
+        sql("UPDATE wagering_account SET user_id = %s WHERE id = %s", [alice.user_id, carol.pk])
+    owners = dict(Account.objects.filter(pk__in=[alice.pk, carol.pk]).values_list("pk", "user_id"))
+    assert owners == {alice.pk: alice.user_id, carol.pk: carol.user_id}
+    assert ledger_check().ok
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ("kind = 'house', user_id = NULL", "keeps its identity"),
+        ("partner_code = 'acme'", "keeps its identity"),
+        ("currency = 'USD'", "has ledger legs in EUR: its currency cannot change"),
+    ],
+)
+def test_an_accounts_identity_is_fixed(as_application, change, refusal):
+    wallet = wallet_of()
+    with pytest.raises(IntegrityError, match=refusal), transaction.atomic():
+        as_application()
+        sql(f"UPDATE wagering_account SET {change} WHERE id = %s", [wallet.pk])
+    assert Account.objects.filter(pk=wallet.pk, kind="player", partner_code="", currency="EUR").exists()
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_table_account_stays_at_its_table_and_an_account_without_legs_changes_currency(as_application):
+    """A partner's accounts take its new currency before any money moves (``partners.wallet_settings``)."""
+    table, other_table = CoupFactory().table, CoupFactory().table
+    in_play = Account.objects.create(kind=Account.Kind.BETS_IN_PLAY, table=table)
+    with pytest.raises(IntegrityError, match="keeps its identity"), transaction.atomic():
+        as_application()
+        sql("UPDATE wagering_account SET table_id = %s WHERE id = %s", [other_table.pk, in_play.pk])
+    with transaction.atomic():
+        as_application()
+        sql("UPDATE wagering_account SET currency = 'USD' WHERE id = %s", [in_play.pk])
+    assert Account.objects.get(pk=in_play.pk).currency == "USD"
+
+
+@pytest.mark.django_db
+@pytest.mark.books_broken_on_purpose
+def test_ledger_check_reports_an_account_whose_identity_is_not_its_legs(coup):
+    """As only the owner can on PostgreSQL (the triggers off): alice's wallet given to carol, the table's bets
+    in play moved to another table, a wallet's currency changed after its legs."""
+    alice, carol, dollars = UserFactory(), UserFactory(), wallet_of()
+    fund(alice, "100.00")
+    bet_batch_place(user=alice, coup=coup, bets={"banker": "10"})
+    wallet = Account.objects.get(user=alice)
+    in_play = Account.objects.get(kind=Account.Kind.BETS_IN_PLAY, table=coup.table)
+    other_table = CoupFactory().table
+    assert ledger_check().ok
+    with ledger_tampered():
+        Account.objects.filter(pk=wallet.pk).update(user=carol)
+        Account.objects.filter(pk=in_play.pk).update(table=other_table)
+        Account.objects.filter(pk=dollars.pk).update(currency="USD")
+    check = ledger_check()
+    assert check.changed_accounts == sorted([wallet.pk, in_play.pk, dollars.pk])
+    assert (check.unbalanced, check.mismatched_accounts, check.stale_accounts) == ([], [], [])
