@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django (its synchronous stack in worker threads, ``casino.http``),
-WebSockets through Channels."""
+WebSockets through Channels, signed in by the session as pages are and held to the same staff rules
+(``casino.two_factor.StaffSocketMiddleware``)."""
 
 import os
 
@@ -14,10 +15,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from casino.http import http_application  # noqa: E402
 from casino.routing import websocket_urlpatterns  # noqa: E402
+from casino.two_factor import StaffSocketMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": http_application(),
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(StaffSocketMiddleware(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )

@@ -1,18 +1,24 @@
-"""Staff sign-in: password and TOTP code (django-otp), the one check that keeps staff pages two-factor,
-the staff session's idle expiry, and the sign-in lock-out's reset.
+"""Staff sign-in: password and TOTP code (django-otp), the one check that keeps staff pages and sockets
+two-factor, the staff session's idle expiry, and the sign-in lock-out's reset.
 
 A staff account (``is_staff``) signs in at the admin's sign-in with its password and the current
 code of its authenticator app; the session then remembers the verified device. A staff session
-without one (a password-only sign-in, a device removed since) is anonymous on every page.
+without one (a password-only sign-in, a device removed since) is anonymous on every page and socket.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import logging
 from collections.abc import Callable
 from functools import wraps
+from importlib import import_module
+from types import SimpleNamespace
 
 from axes.models import AccessAttempt
+from channels.auth import get_user as get_socket_user
+from channels.db import database_sync_to_async
 from django import forms
 from django.conf import settings
 from django.contrib.admin import AdminSite
@@ -23,9 +29,12 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject
+from django_otp.middleware import OTPMiddleware
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from tables.audit import audit_record
+
+logger = logging.getLogger(__name__)
 
 NO_DEVICE = (
     "This staff account has no two-factor device yet: an administrator creates one with "
@@ -33,6 +42,8 @@ NO_DEVICE = (
 )
 WRONG_CODE = "That code is wrong or already used: enter the current 6-digit code of your authenticator app."
 STAFF_USE_STAFF_SIGN_IN = "Staff accounts sign in at the staff sign-in (/admin/login/) with their two-factor code."
+STAFF_SOCKET_CHECK_SECONDS = 30  # how late an open staff socket may learn that its session has ended
+STAFF_SESSION_ENDED = 4401  # its close code: live.js reconnects, as nobody then
 
 
 class StaffDeviceError(ValueError):
@@ -139,6 +150,95 @@ class StaffSessionMiddleware:
         if SESSION_KEY in request.session and request.user.is_staff and getattr(request, "staff_activity", True):
             request.session.set_expiry(settings.STAFF_SESSION_IDLE_MINUTES * 60)
         return response
+
+
+class StaffSocketMiddleware:
+    """Inside channels' ``AuthMiddlewareStack``: a staff member's WebSocket follows the staff rules of pages.
+
+    A staff user whose session has no verified device connects as anonymous. An open staff socket's session is
+    read again from the store every ``STAFF_SOCKET_CHECK_SECONDS``; once it signs nobody in (idle
+    ``STAFF_SESSION_IDLE_MINUTES``, signed out, device removed, password changed) the socket is closed with
+    ``STAFF_SESSION_ENDED`` and its consumer told as by a disconnect. Nothing the socket receives or sends is
+    staff activity (the session's expiry, which pages set, is the only stamp): an unattended tablet's socket
+    closes with its session. Players' sockets go through untouched."""
+
+    def __init__(self, inner: Callable) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        user = scope.get("user")
+        if scope["type"] != "websocket" or user is None or not user.is_authenticated or not user.is_staff:
+            return await self.inner(scope, receive, send)
+        if (await database_sync_to_async(_verified)(user, scope["session"])).is_anonymous:
+            return await self.inner({**scope, "user": AnonymousUser()}, receive, send)
+        socket = _StaffSocket(receive, send)
+        watcher = asyncio.create_task(socket.watch(session_key=scope["session"].session_key, user_id=user.pk))
+        try:
+            return await self.inner(scope, socket.receive, socket.send)
+        finally:
+            watcher.cancel()
+            socket.stop()
+
+
+def _verified(user: AbstractBaseUser, session) -> AbstractBaseUser:
+    """The user as pages see them: django-otp's own middleware, run on the session, then ``_staff_unverified``."""
+    request = SimpleNamespace(user=user, session=session)
+    OTPMiddleware(lambda request: None)(request)
+    return AnonymousUser() if _staff_unverified(request.user) else request.user
+
+
+async def _session_user_id(session_key: str) -> int | None:
+    """Whom the session signs in now, as the store holds it (gone once idle or signed out)."""
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    user = await get_socket_user({"session": session})  # channels' check: user, backend, password hash
+    return (await database_sync_to_async(_verified)(user, session)).pk
+
+
+class _StaffSocket:
+    """A staff socket's messages, until its session ends: then the socket is closed for its consumer, which
+    receives a disconnect and whose later messages go nowhere (a server refuses any after the close)."""
+
+    def __init__(self, receive: Callable, send: Callable) -> None:
+        self._receive, self._send = receive, send
+        self.ended, self.closed = asyncio.Event(), False
+        self.pending: asyncio.Future | None = None  # the server's next message, waited for across calls
+
+    async def watch(self, *, session_key: str, user_id: int) -> None:
+        while True:
+            await asyncio.sleep(STAFF_SOCKET_CHECK_SECONDS)
+            try:
+                if await _session_user_id(session_key) != user_id:
+                    break
+            except Exception:  # fails closed: live.js reconnects, and the connect checks again
+                logger.exception("a staff socket's session could not be checked: the socket is closed")
+                break
+        self.ended.set()
+        if not self.closed:
+            self.closed = True
+            await self._send({"type": "websocket.close", "code": STAFF_SESSION_ENDED})
+
+    async def receive(self) -> dict:
+        if not self.ended.is_set():
+            self.pending = self.pending or asyncio.ensure_future(self._receive())
+            ending = asyncio.ensure_future(self.ended.wait())
+            try:
+                await asyncio.wait({self.pending, ending}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                ending.cancel()
+            if self.pending.done():
+                message, self.pending = self.pending.result(), None
+                return message
+        return {"type": "websocket.disconnect", "code": STAFF_SESSION_ENDED}
+
+    async def send(self, message: dict) -> None:
+        if self.closed:
+            return
+        self.closed = message["type"] == "websocket.close"
+        await self._send(message)
+
+    def stop(self) -> None:
+        if self.pending is not None:
+            self.pending.cancel()
 
 
 def not_staff_activity(view: Callable) -> Callable:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from casino import lifecycle
 from casino.asgi import application
-from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetBatch, BetRequest
 from wagering.selectors import wallet_balance
@@ -35,7 +35,10 @@ def player(username: str, funds: str = "100.00", **fields):
     if D(funds):
         wallet_deposit(user=user, amount=D(funds), idempotency_key=uuid.uuid4().hex)
     client = Client()
-    client.force_login(user)
+    if user.is_staff:
+        staff_login(client, user)  # with a verified device: else the socket takes them for anonymous
+    else:
+        client.force_login(user)
     return user, f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
