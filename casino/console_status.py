@@ -1,4 +1,5 @@
-"""What the dealer console's page follows without a reload: whether its coup is held for the pit (and why),
+"""What the dealer console's page follows without a reload: whether its coup is held for the pit (and why, and
+a void request waiting for its decision),
 the tableau's next step, and a fingerprint of what its panels show, so that a change made by someone else (a
 pit boss holding or releasing the coup in the admin, cancelling a cut, logging a dealer in or out, seating or
 moving a patron, entering seated chips, opening or closing a shift from another device, a coup's settlement)
@@ -11,7 +12,8 @@ from dataclasses import asdict, dataclass
 
 from baccarat.coup import CoupDeal, dealer_announcement
 from tables.models import Coup, DealerSession, Shoe, Table
-from tables.selectors import table_seated
+from tables.selectors import coup_void_request_pending, table_seated
+from tables.voids import void_request_text
 from wagering.chip_reports import table_open_shifts
 from wagering.selectors import coup_seat_bets
 
@@ -36,8 +38,9 @@ def console_status(
     deal: CoupDeal | None,
 ) -> ConsoleStatus:
     """From what the console has read already, and the seats, their chips on the coup and the open shifts
-    (three small queries: the seats' and the tray's panels read them on their own)."""
+    (three small queries, and a held coup's void request: the seats' and the tray's panels read them on their own)."""
     state = coup.state if coup is not None else None
+    void_request = coup_void_request_pending(coup=coup) if state == Coup.State.HELD else None
     in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
     panels = (
         (table.is_open, table.no_bet_coups_ordered, dealer.pk if dealer is not None else None),
@@ -55,6 +58,7 @@ def console_status(
             coup.player_shown_by_seat_id,
             coup.banker_shown_by_seat_id,
             len(deal.order),
+            void_request.pk if void_request is not None else None,
         )
         if coup is not None
         else None,
@@ -66,6 +70,7 @@ def console_status(
         version=hashlib.sha256(repr(panels).encode()).hexdigest()[:16],
         held_alert=(
             f"Held for the pit: {coup.held_reason}. Nothing is dealt until a pit boss decides in the admin."
+            + (f" The {void_request_text(void_request)}." if void_request is not None else "")
             if state == Coup.State.HELD
             else ""
         ),

@@ -1,16 +1,16 @@
-"""Coups, result corrections and shoes in the admin: read-only, but a coup can be held, its held card
-decided, voided, and its result corrected (four eyes), through the coup lifecycle; a physical shoe's cut or
-whole shuffle cancelled before its first coup (seed 000 §2.1.3)."""
+"""Coups, void requests, result corrections and shoes in the admin: read-only, but a coup can be held, its held
+card decided, voided (four eyes once the players have seen its first cards), and its result corrected (four eyes),
+through the coup lifecycle; a physical shoe's cut or whole shuffle cancelled before its first coup (seed 000 §2.1.3)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpRequest
 
 from casino import lifecycle
 from casino.admin_actions import confirmed_action
 from casino.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from tables import corrections, holds, shuffles
+from tables import corrections, holds, shuffles, voids
 from tables.forms import (
     KeepForNextCoupForm,
     ResultCorrectionForm,
@@ -18,6 +18,7 @@ from tables.forms import (
 )
 from tables.models import (
     Coup,
+    CoupVoidRequest,
     DealtCard,
     HeldCard,
     ResultCorrection,
@@ -37,6 +38,12 @@ class DealtCardInline(ReadOnlyInline):
 class ResultCorrectionInline(ReadOnlyInline):
     model = ResultCorrection
     fields = ("state", "player_cards", "banker_cards", "reason", "requested_by", "decided_by", "decided_at")
+    readonly_fields = fields
+
+
+class CoupVoidRequestInline(ReadOnlyInline):
+    model = CoupVoidRequest
+    fields = ("state", "dealing_error", "description", "requested_by", "decided_by", "decided_at", "decision_reason")
     readonly_fields = fields
 
 
@@ -67,7 +74,7 @@ class CoupAdmin(ReadOnlyAdmin):
     list_select_related = ("table", "shoe")
     search_fields = ("round_id",)
     date_hierarchy = "opened_at"
-    inlines = (DealtCardInline, HeldCardInline, ResultCorrectionInline)
+    inlines = (DealtCardInline, HeldCardInline, CoupVoidRequestInline, ResultCorrectionInline)
     actions = (
         "hold_coups",
         "release_coups",
@@ -112,10 +119,23 @@ class CoupAdmin(ReadOnlyAdmin):
         holds.held_card_keep_for_next_coup(coup=coup, actor=request.user, no_bet=data["no_bet"], reason=data["reason"])
 
     @confirmed_action(
-        description="Void the selected coups and refund all their bets", permission="void_coup", form_class=VoidForm
+        description="Void the selected coups and refund all their bets (once the players have seen a coup's "
+        "first cards: request it)",
+        permission="void_coup",
+        form_class=VoidForm,
     )
     def void_coups(self, request: HttpRequest, coup: Coup, data: dict) -> None:
-        lifecycle.coup_void(coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"])
+        done = lifecycle.coup_void(
+            coup=coup, actor=request.user, reason=data["reason"], dealing_error=data["dealing_error"]
+        )
+        if isinstance(done, CoupVoidRequest):
+            self.message_user(
+                request,
+                f"Coup {coup.round_id}: the players have seen its first cards, so its void is requested and the coup "
+                "held; another holder of 'approve the void of a dealt coup' approves or rejects it (Coup void "
+                "requests).",
+                messages.WARNING,
+            )
 
     @confirmed_action(
         description="Request a correction of the result (another staff member approves it)",
@@ -177,6 +197,37 @@ class ResultCorrectionAdmin(ReadOnlyAdmin):
     @confirmed_action(description="Reject the selected corrections", permission="correct_result")
     def reject_corrections(self, request: HttpRequest, correction: ResultCorrection, data: dict) -> None:
         corrections.result_correction_reject(correction=correction, actor=request.user, reason=data["reason"])
+
+
+@admin.register(CoupVoidRequest)
+class CoupVoidRequestAdmin(ReadOnlyAdmin):
+    """Opened by the coup's void action; approved or rejected here by someone other than the requester."""
+
+    list_display = ("__str__", "state", "dealing_error", "requested_by", "requested_at", "decided_by", "decided_at")
+    list_filter = ("state", "coup__table")
+    list_select_related = ("coup", "requested_by", "decided_by")
+    search_fields = ("coup__round_id",)
+    actions = ("approve_void_requests", "reject_void_requests")
+
+    def has_void_dealt_coup_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tables.void_dealt_coup")
+
+    def table_of(self, void_request: CoupVoidRequest) -> Table:
+        return void_request.coup.table
+
+    @confirmed_action(
+        description="Approve the selected void request (the coup is void, its bets refunded)",
+        permission="void_dealt_coup",
+        one_at_a_time=True,
+    )
+    def approve_void_requests(self, request: HttpRequest, void_request: CoupVoidRequest, data: dict) -> None:
+        lifecycle.coup_void_request_approve(void_request=void_request, actor=request.user, reason=data["reason"])
+
+    @confirmed_action(description="Reject the selected void requests (the coups go on)", permission="void_dealt_coup")
+    def reject_void_requests(self, request: HttpRequest, void_request: CoupVoidRequest, data: dict) -> None:
+        voids.coup_void_request_decide(
+            void_request=void_request, actor=request.user, approve=False, reason=data["reason"]
+        )
 
 
 def _result_text(result: dict) -> str:

@@ -24,13 +24,13 @@ from tables.audit import audit_record
 from tables.corrections import result_correction_apply
 from tables.coups import coup_close_betting as floor_close_betting
 from tables.coups import coup_resolve as floor_resolve
-from tables.coups import coup_void_check, coup_void_record
 from tables.errors import TableError
 from tables.holds import held_card_discard, kept_card_deal
 from tables.locks import coup_locked, table_locked
-from tables.models import Coup, ResultCorrection, Shoe, Table, VoidReason
+from tables.models import Coup, CoupVoidRequest, ResultCorrection, Shoe, Table, VoidReason
 from tables.selectors import table_live_coup, table_shoe_in_play
 from tables.shoes import shoe_finish, shoe_prepare
+from tables.voids import VoidGround, coup_void_check, coup_void_record, coup_void_request_decide, coup_void_request_open
 from wagering.cancellation import coup_bets_refund
 from wagering.corrections import coup_resettle
 from wagering.selectors import coup_has_seated_bets, coup_top_bettors
@@ -59,14 +59,31 @@ def coup_resolve(*, coup: Coup) -> Coup:
 
 
 @transaction.atomic
-def coup_void(*, coup: Coup, actor: User | None, reason: str = "", dealing_error: str = "") -> Coup:
-    """Void a coup as far as its result's lifecycle allows (``tables.coups.coup_void_check``): its held
-    card discarded, every bet refunded, the partners notified."""
-    coup, text = coup_void_check(coup=coup, reason=reason, dealing_error=dealing_error)
-    held_card_discard(coup=coup, actor=actor)
-    coup_bets_refund(coup=coup)
-    round_rollbacks_record(coup=coup)
-    coup = coup_void_record(coup=coup, actor=actor, text=text, dealing_error=dealing_error)
+def coup_void(*, coup: Coup, actor: User | None, reason: str = "", dealing_error: str = "") -> Coup | CoupVoidRequest:
+    """Void a coup as far as ``tables.voids.coup_void_check`` allows: its held card discarded, every bet
+    refunded, the partners notified. A coup whose first cards the players have seen is not voided here: the
+    request for it is opened (and returned), and ``coup_void_request_approve`` voids it."""
+    ground = coup_void_check(coup=coup, reason=reason, dealing_error=dealing_error)
+    if ground.needs_approval:
+        return coup_void_request_open(ground=ground, actor=actor)
+    return _voided(ground, actor=actor)
+
+
+@transaction.atomic
+def coup_void_request_approve(*, void_request: CoupVoidRequest, actor: User, reason: str = "") -> Coup:
+    """The second pair of eyes: the request decided, then the coup voided through the same check."""
+    void_request = coup_void_request_decide(void_request=void_request, actor=actor, approve=True, reason=reason)
+    ground = coup_void_check(
+        coup=void_request.coup, reason=void_request.description, dealing_error=void_request.dealing_error
+    )
+    return _voided(ground, actor=actor, void_request=void_request)
+
+
+def _voided(ground: VoidGround, *, actor: User | None, void_request: CoupVoidRequest | None = None) -> Coup:
+    held_card_discard(coup=ground.coup, actor=actor)
+    coup_bets_refund(coup=ground.coup)
+    round_rollbacks_record(coup=ground.coup)
+    coup = coup_void_record(ground=ground, actor=actor, void_request=void_request)
     webhook_events_enqueue(coup=coup, kind=VOID)
     return coup
 
@@ -83,7 +100,8 @@ def shoe_end(*, shoe: Shoe, actor: User | None = None, discard: bool = False, re
 def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
     """Replace the cards (seed 000 §3.3 A): void a coup in progress, discard the shoe, prepare a new one.
 
-    A coup in progress is void for the listed dealing error "cards replaced", the reason as its note.
+    A coup in progress is void for the listed dealing error "cards replaced", the reason as its note, only
+    before its first card (``coup_void_check``): one with cards out is finished first (or voided under §4.2).
     """
     if not reason:
         raise TableError("replacing the cards needs a reason", code="reason_required")

@@ -1,7 +1,7 @@
 """The pit screen: every table of the pit boss's pits at a glance (a floor manager's: every pit), and the tables in
 no pit, refreshed every few seconds: its state, dealer, shoe and coup, the seated patrons, the shift's drop and win
-so far, and alerts (a coup held for the pit, a differential close to its limit or past it by a pit override),
-with links to where the pit boss acts."""
+so far, and alerts (a coup held for the pit, a void request waiting for its second pair of eyes, a differential
+close to its limit or past it by a pit override), with links to where the pit boss acts."""
 
 from __future__ import annotations
 
@@ -19,12 +19,14 @@ from casino.two_factor import auto_refresh_not_staff_activity
 from tables.models import Coup, Table
 from tables.selectors import (
     coup_rules,
+    coup_void_request_pending,
     pits_supervised,
     table_current_coup,
     table_dealer,
     table_seated,
     table_shoe_in_play,
 )
+from tables.voids import void_request_text
 from wagering.chip_reports import shift_report, table_open_shifts
 from wagering.selectors import coup_stake_totals, live_coup_bettor_counts
 
@@ -56,6 +58,9 @@ def _table_row(table: Table, bettors: int) -> dict:
     alerts = []
     if coup is not None and coup.state == Coup.State.HELD:
         alerts.append(f"{table.code}: coup {coup.round_id} held for the pit: {coup.held_reason}")
+        void_request = coup_void_request_pending(coup=coup)
+        if void_request is not None:
+            alerts.append(f"{table.code}: coup {coup.round_id}: {void_request_text(void_request)}")
     differentials = _differentials(coup) if coup is not None and coup.state in Coup.LIVE_STATES else []
     for each in differentials:
         if each["past"]:

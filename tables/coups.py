@@ -1,4 +1,4 @@
-"""A coup's steps on the floor: open, close betting, resolve, mark settled, void. Each checks the
+"""A coup's steps on the floor: open, close betting, resolve, mark settled (its void: ``tables.voids``). Each checks the
 coup's state and writes it, audited, with its live event on commit. The money, the roads and the
 partners' notices that go with them are composed in ``casino.lifecycle``, in the same transaction."""
 
@@ -17,7 +17,7 @@ from casino.live import table_event_send, user_events_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, shoe_locked, table_locked
-from tables.models import Coup, DealtCard, SeatSession, Table, VoidReason
+from tables.models import Coup, DealtCard, SeatSession, Table
 from tables.selectors import (
     coup_deal_state,
     coup_hands_shown_by_players,
@@ -148,55 +148,3 @@ def coup_mark_settled(*, coup: Coup) -> None:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved", code="not_resolved")
     coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
     Coup.objects.filter(pk=coup.pk).update(state=coup.state, settled_at=coup.settled_at)
-
-
-def coup_void_check(*, coup: Coup, reason: str = "", dealing_error: str = "") -> tuple[Coup, str]:
-    """Lock the coup and check it may be voided, as far as its result's lifecycle allows; returns the
-    locked coup and the void's text.
-
-    Before its first card: for any reason. Once a card is out (dealing, or held): only for a listed
-    dealing error (``VoidReason``, seed 000 §4, §3.3), ``reason`` being an optional note. Once the
-    result is recorded (resolved, settled): never; only a result correction changes it.
-    """
-    if dealing_error and dealing_error not in VoidReason.values:
-        raise TableError(f"{dealing_error!r} is not a listed dealing error", code="unknown_dealing_error")
-    coup = coup_locked(coup)
-    if coup.state in (Coup.State.RESOLVED, Coup.State.SETTLED):
-        raise TableError(
-            f"coup {coup.round_id} is {coup.state}: its result is recorded and cannot be voided; "
-            "only a result correction can change it",
-            code="result_recorded",
-        )
-    if coup.state == Coup.State.VOID:
-        raise TableError(f"coup {coup.round_id} is void and cannot be voided", code="already_void")
-    cards_out = coup.cards.exists() or coup.held_cards.exists()
-    if cards_out and not dealing_error:
-        listed = "; ".join(str(label) for label in VoidReason.labels)
-        raise TableError(
-            f"coup {coup.round_id} has cards out: it is void only for a listed dealing error ({listed})",
-            code="cards_out",
-        )
-    if not (dealing_error or reason.strip()):
-        raise TableError("voiding a coup needs a reason", code="reason_required")
-    text = ": ".join(part for part in (dealing_error and VoidReason(dealing_error).label, reason.strip()) if part)
-    return coup, text
-
-
-def coup_void_record(*, coup: Coup, actor: User | None, text: str, dealing_error: str = "") -> Coup:
-    """Write the void of a coup ``coup_void_check`` passed (its bets refunded by then), audited."""
-    before = {"state": coup.state}
-    coup.state, coup.voided_at, coup.void_reason = Coup.State.VOID, timezone.now(), text
-    coup.save(update_fields=["state", "voided_at", "void_reason"])
-    audit_record(
-        action="coup_voided",
-        actor=actor,
-        table=coup.table,
-        obj=coup,
-        before=before,
-        after={"state": "void", "dealing_error": dealing_error},
-        reason=text,
-    )
-    table_event_send(
-        table_code=coup.table.code, event_type="coup_void", data={"round_id": coup.round_id, "reason": text}
-    )
-    return coup

@@ -43,18 +43,28 @@ class ResultCorrectionForm(ReasonForm):
 
 
 class VoidForm(forms.Form):
-    """Seed 000 §4, §3.3: once a card is out, a coup is void only for a listed dealing error."""
+    """Seed 000: before the first card any reason; once a card is out only §4.2, described (``tables.voids``)."""
 
     dealing_error = forms.ChoiceField(
         choices=[("", "---------"), *VoidReason.choices],
         required=False,
-        help_text="Required once the coup's first card is out (dealing or held).",
+        help_text=(
+            "Before the first card: any of these, or a reason below. Once a card is out (dealt or held) only "
+            "'Proper order cannot be restored' (§4.2) voids the coup: a card shown by mistake does not, the coup "
+            "is finished as normal (§5.1.8); a card out of turn goes to its proper place, in this coup or the next "
+            "(§4.3: the held card's actions); the cards are replaced between coups (§3.3 A). Once the players have "
+            "seen a card of the Player's or the Banker's first two, the void is a request that another holder of "
+            "'approve the void of a dealt coup' decides; the coup stays held until then."
+        ),
     )
     reason = forms.CharField(
-        label="Reason or note",
+        label="Reason or description",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text="Before the first card: any reason. After it: an optional note. Recorded in the audit log.",
+        help_text=(
+            "Before the first card: any reason. After it: what happened, and why the order cannot be restored "
+            "(required). Recorded in the audit log."
+        ),
     )
 
     def clean(self) -> dict:

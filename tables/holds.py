@@ -2,8 +2,9 @@
 
 A card entered for the wrong hand holds the coup: betting, dealing and settlement wait while the
 card (out of the shoe) waits for a pit boss. The pit boss puts it in its proper order (§4.3), in
-this coup or as the next coup's first card, or voids the coup for a listed dealing error
-(``services.coup_void``). A pit boss may also hold any live coup by hand, and release it.
+this coup or as the next coup's first card, or, when the dealing order cannot be restored (§4.2), voids the
+coup (``casino.lifecycle.coup_void``: by request once the players have seen its first cards, ``tables.voids``).
+A pit boss may also hold any live coup by hand, and release it; a coup with a void request open stays held.
 Locks: table, shoe, coup.
 """
 
@@ -21,7 +22,7 @@ from tables.coups import card_event_send
 from tables.errors import TableError
 from tables.locks import coup_locked
 from tables.models import Coup, DealtCard, HeldCard, Shoe
-from tables.selectors import coup_deal_state
+from tables.selectors import coup_deal_state, coup_void_request_pending
 from tables.services import no_bet_coups_order
 
 User = AbstractBaseUser
@@ -32,7 +33,8 @@ User = AbstractBaseUser
 PUBLIC_HOLD_REASONS = {"dealing_error": "a dealing error: the pit decides", "pit": "held by the pit"}
 
 
-def _held(coup: Coup, *, reason: str, public_reason: str) -> None:
+def coup_hold_mark(coup: Coup, *, reason: str, public_reason: str) -> None:
+    """The coup (locked by the caller) waits for the pit: a card for the wrong hand, a hold by hand, a void request."""
     coup.held_from, coup.held_reason, coup.held_at = coup.state, reason, timezone.now()
     coup.state = Coup.State.HELD
     coup.save(update_fields=["state", "held_from", "held_reason", "held_at"])
@@ -43,7 +45,8 @@ def _held(coup: Coup, *, reason: str, public_reason: str) -> None:
     )
 
 
-def _resumed(coup: Coup, *, state: str) -> None:
+def coup_hold_lift(coup: Coup, *, state: str) -> None:
+    """The held coup (locked by the caller) goes on from ``state``."""
     coup.state, coup.held_from, coup.held_reason, coup.held_at = state, "", "", None
     coup.save(update_fields=["state", "held_from", "held_reason", "held_at"])
     table_event_send(
@@ -76,7 +79,7 @@ def coup_hold_for_card(
         after={"state": Coup.State.HELD, "card": card.code, "entered_for": entered_for, "next_hand": next_hand},
         reason=reason,
     )
-    _held(coup, reason=f"dealing error: {reason}", public_reason="dealing_error")
+    coup_hold_mark(coup, reason=f"dealing error: {reason}", public_reason="dealing_error")
     return held
 
 
@@ -99,14 +102,20 @@ def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
         after={"state": Coup.State.HELD},
         reason=reason,
     )
-    _held(coup, reason=reason, public_reason="pit")
+    coup_hold_mark(coup, reason=reason, public_reason="pit")
     return coup
 
 
 def _held_coup(coup: Coup) -> Coup:
+    """The held coup, locked; refused while a void request waits for its decision (``tables.voids``)."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.HELD:
         raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held", code="not_held")
+    if coup_void_request_pending(coup=coup) is not None:
+        raise TableError(
+            f"coup {coup.round_id} has a void request waiting for a decision: it stays held until then",
+            code="void_request_open",
+        )
     return coup
 
 
@@ -135,7 +144,7 @@ def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
         after={"state": state},
         reason=reason,
     )
-    _resumed(coup, state=state)
+    coup_hold_lift(coup, state=state)
     return coup
 
 
@@ -176,7 +185,7 @@ def held_card_deal_in_this_coup(*, coup: Coup, actor: User | None, reason: str =
         after={"card": held.card, "hand": held.next_hand, "position": dealt.position},
         reason=reason,
     )
-    _resumed(coup, state=Coup.State.DEALING)
+    coup_hold_lift(coup, state=Coup.State.DEALING)
     card_event_send(coup=coup, dealt=dealt, deal=deal)
     return dealt
 
@@ -209,7 +218,7 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
     )
     if no_bet:
         no_bet_coups_order(table=coup.table, actor=actor, count=1, reason=f"§4.3: {held.card} opens the next coup")
-    _resumed(coup, state=coup.held_from)
+    coup_hold_lift(coup, state=coup.held_from)
     return held
 
 

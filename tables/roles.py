@@ -1,9 +1,11 @@
-"""Staff roles as permission groups: pit boss, dealer, surveillance (read-only)."""
+"""Staff roles as permission groups: pit boss, floor manager (a pit boss of every pit, who sets the pits up and
+approves the void of a coup whose first cards the players have seen), dealer, surveillance (read-only)."""
 
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 PIT_BOSS = "Pit boss"
+FLOOR_MANAGER = "Floor manager"
 DEALER = "Dealer"
 SURVEILLANCE = "Surveillance"
 
@@ -22,6 +24,7 @@ _FLOOR_MODELS = (
     "dealersession",
     "auditlog",
     "resultcorrection",
+    "coupvoidrequest",
 )
 _PIT_BOSS_EXTRA = (
     "tables.operate_table",
@@ -39,6 +42,8 @@ _PIT_BOSS_EXTRA = (
     "tables.change_betlimit",
     "tables.add_dealersession",
 )
+# ``tables.change_pit`` makes a floor manager (``tables.selectors.user_oversees_floor``): every pit is in their care.
+_FLOOR_MANAGER_EXTRA = ("tables.add_pit", "tables.change_pit", "tables.void_dealt_coup")
 
 
 def _permissions(codes: list[str]) -> list[Permission]:
@@ -63,6 +68,7 @@ def roles_ensure() -> dict[str, Group]:
     ]
     grants = {
         PIT_BOSS: views + list(_PIT_BOSS_EXTRA),
+        FLOOR_MANAGER: views + list(_PIT_BOSS_EXTRA) + list(_FLOOR_MANAGER_EXTRA),
         DEALER: ["tables.view_table", "tables.view_coup", "tables.deal"],
         SURVEILLANCE: views,
     }

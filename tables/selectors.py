@@ -15,7 +15,17 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from tables.errors import TableError
-from tables.models import BetLimit, Coup, DealerSession, Pit, PlayerProfile, SeatSession, Shoe, Table
+from tables.models import (
+    BetLimit,
+    Coup,
+    CoupVoidRequest,
+    DealerSession,
+    Pit,
+    PlayerProfile,
+    SeatSession,
+    Shoe,
+    Table,
+)
 from tables.players import default_display_name
 
 
@@ -243,6 +253,22 @@ def coup_public(*, coup: Coup) -> dict:
         "shown_by": None if coup.state in (Coup.State.BETTING, Coup.State.VOID) else coup_shown_by(coup=coup),
         "banker_shown_first": coup.banker_shown_first,
     }
+
+
+# Seed 000 §4.1: cards 1-4 are the Player's and the Banker's first two, dealt P B P B before any third card.
+FIRST_CARDS = 4
+
+
+def coup_first_cards_seen(*, coup: Coup) -> bool:
+    """The players have seen a card of the Player's or the Banker's first two. Every dealt card goes to the
+    table face up as it is recorded (``card`` event, ``coup_public``; the one player who squeezes a hand gets it
+    face down, everyone else face up); a card held for the pit (entered for the wrong hand) is not shown."""
+    return coup.cards.filter(position__lt=FIRST_CARDS).exists()
+
+
+def coup_void_request_pending(*, coup: Coup) -> CoupVoidRequest | None:
+    """The coup's void request waiting for a decision (at most one)."""
+    return coup.void_requests.filter(state=CoupVoidRequest.State.PENDING).select_related("requested_by").first()
 
 
 def shoe_public(*, shoe: Shoe | None) -> dict | None:

@@ -1,8 +1,8 @@
 """The casino floor's models (Django's models package): pits, tables, seats, shoes, coups, dealt and held cards,
-limit markers, dealers, result corrections and the audit log, by family in the modules below."""
+limit markers, dealers, void requests, result corrections and the audit log, by family in the modules below."""
 
 from tables.models.audit import AuditLog, AuditLogQuerySet
-from tables.models.coups import Coup, DealtCard, HeldCard, ResultCorrection, VoidReason
+from tables.models.coups import Coup, CoupVoidRequest, DealtCard, HeldCard, ResultCorrection, VoidReason
 from tables.models.floor import (
     BET_TYPE_CHOICES,
     CUT_CARD_RULES,
@@ -28,6 +28,7 @@ __all__ = [
     "AuditLogQuerySet",
     "BetLimit",
     "Coup",
+    "CoupVoidRequest",
     "DealerSession",
     "DealtCard",
     "HeldCard",

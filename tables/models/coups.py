@@ -1,4 +1,4 @@
-"""Coups, the cards dealt to them, cards held for the pit, dealing errors and result corrections."""
+"""Coups, the cards dealt to them, cards held for the pit, dealing errors, void requests and result corrections."""
 
 from __future__ import annotations
 
@@ -88,6 +88,7 @@ class Coup(models.Model):
             ("void_coup", "Can void a coup and refund its bets"),
             ("resolve_dealing_error", "Can hold a coup and decide a dealing error"),
             ("correct_result", "Can request and approve (four eyes) the correction of a recorded result"),
+            ("void_dealt_coup", "Can approve (four eyes) the void of a coup whose first cards the players have seen"),
         ]
 
     def __str__(self) -> str:
@@ -189,13 +190,57 @@ class DealtCard(models.Model):
 
 
 class VoidReason(models.TextChoices):
-    """Why a coup whose first card is out may be void (seed 000 §4, §3.3): nothing else voids it."""
+    """Why a coup is void, as the pit boss chose it. Before the first card any of them (or the pit boss's own
+    words) voids it; once a card is out only §4.2 does (``tables.voids.coup_void_check``): the others stay
+    for the coups voided with them before, and say what the rules do instead."""
 
     ORDER_NOT_RESTORABLE = "order_not_restorable", "Proper order cannot be restored (§4.2)"
-    CARDS_REPLACED = "cards_replaced", "Cards replaced (§3.3)"
-    CARD_EXPOSED = "card_exposed", "Card exposed"
-    SHOE_OR_CARD_DEFECT = "shoe_or_card_defect", "Shoe or card defect"
-    CARD_COUNT = "card_count", "Too many or too few cards"
+    CARDS_REPLACED = "cards_replaced", "Cards replaced (§3.3 A): before the first card only"
+    CARD_EXPOSED = "card_exposed", "Card exposed: before the first card only (then §5.1.8: the coup goes on)"
+    SHOE_OR_CARD_DEFECT = "shoe_or_card_defect", "Shoe or card defect: before the first card only"
+    CARD_COUNT = "card_count", "Too many or too few cards: before the first card only (then §4.3)"
+
+
+class CoupVoidRequest(models.Model):
+    """The void of a coup whose first cards the players have seen, by four eyes: a pit boss requests it
+    (seed 000 §4.2, described), another holder of ``tables.void_dealt_coup`` approves or rejects it, once.
+    While it is open the coup is held: no card, no result, no settlement."""
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="void_requests")
+    dealing_error = models.CharField(max_length=24, help_text="the ground (``VoidReason``): §4.2")
+    description = models.TextField(help_text="the pit boss's account of why the dealing order cannot be restored")
+    held_coup = models.BooleanField(help_text="the request held the coup (it was dealing): a rejection lets it go on")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["coup"], condition=Q(state="pending"), name="one_pending_void_request"),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
+                name="void_request_four_eyes",
+            ),
+            models.CheckConstraint(
+                condition=Q(state="pending", decided_by__isnull=True, decided_at__isnull=True)
+                | (~Q(state="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
+                name="void_request_decided_once",
+            ),
+        ]
+        ordering = ["-requested_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"void request {self.pk} of {self.coup.round_id} ({self.state})"
 
 
 class HeldCard(models.Model):

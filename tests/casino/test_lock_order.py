@@ -18,10 +18,11 @@ from django.db import connection, connections
 
 from casino import lifecycle, settlement
 from casino.settlement import coup_settle
-from tables import coups, dealing
+from tables import coups, dealing, voids
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
-from tables.models import Coup, DealtCard, Shoe
+from tables.models import Coup, CoupVoidRequest, DealtCard, Shoe
+from tables.roles import FLOOR_MANAGER, PIT_BOSS, roles_ensure
 from tables.selectors import coup_deal_state
 from tables.services import table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
@@ -85,25 +86,45 @@ class Interleaving:
 
 
 @pytest.fixture
-def dealing_coup(pit_boss) -> Coup:
-    """An automatic table's coup with a bet, betting closed, its first card dealt."""
+def closed_coup(pit_boss) -> Coup:
+    """An automatic table's coup with a bet, betting closed, no card dealt yet."""
     table = table_open(table=table_create(code="lk1", name="Locks", actor=pit_boss), actor=pit_boss)
     shoe_start(shoe=shoe_prepare(table=table, actor=pit_boss), actor=pit_boss)
     coup = coups.coup_open(table=table)
     player = UserFactory()
     fund(player, "100.00")
     bet_batch_place(user=player, coup=coup, bets={"banker": "20"})
-    coup = lifecycle.coup_close_betting(coup=coup)
-    coup_deal_card(coup=coup)
-    return Coup.objects.get(pk=coup.pk)
+    return lifecycle.coup_close_betting(coup=coup)
 
 
 @pytest.fixture
-def resolved_coup(dealing_coup) -> Coup:
+def dealing_coup(closed_coup) -> Coup:
+    """The same, its first card dealt."""
+    coup_deal_card(coup=closed_coup)
+    return Coup.objects.get(pk=closed_coup.pk)
+
+
+@pytest.fixture
+def complete_coup(dealing_coup) -> Coup:
+    """The same, every card dealt, the result not yet recorded."""
     while not coup_deal_state(coup=dealing_coup).complete:
         coup_deal_card(coup=dealing_coup)
-    coups.coup_resolve(coup=dealing_coup)  # the floor step only: the test settles it itself
     return Coup.objects.get(pk=dealing_coup.pk)
+
+
+def staff_of(role: str, username: str):
+    user = UserFactory(username=username, is_staff=True)
+    user.groups.add(roles_ensure()[role])
+    return user
+
+
+ORDER_LOST = {"dealing_error": "order_not_restorable", "reason": "cards fell under the shoe"}
+
+
+@pytest.fixture
+def resolved_coup(complete_coup) -> Coup:
+    coups.coup_resolve(coup=complete_coup)  # the floor step only: the test settles it itself
+    return Coup.objects.get(pk=complete_coup.pk)
 
 
 def books_balanced() -> None:
@@ -111,33 +132,76 @@ def books_balanced() -> None:
     assert settlement_check(finished=False).problems == []
 
 
-def test_a_shoe_replaced_while_a_card_is_dealt_voids_the_coup_after_the_card(monkeypatch, dealing_coup, pit_boss):
-    cards_before = DealtCard.objects.filter(coup=dealing_coup).count()
+def test_a_shoe_replaced_while_the_first_card_is_dealt_is_refused_after_the_card(monkeypatch, closed_coup, pit_boss):
     race = Interleaving(
         monkeypatch,
         dealing,
         "coup_locked",
-        lambda: lifecycle.shoe_replace(table=dealing_coup.table, actor=pit_boss, reason="marked cards"),
+        lambda: lifecycle.shoe_replace(table=closed_coup.table, actor=pit_boss, reason="marked cards"),
     )
-    dealt, new_shoe = race.first(lambda: coup_deal_card(coup=dealing_coup))
-    assert isinstance(dealt, DealtCard) and isinstance(new_shoe, Shoe), (dealt, new_shoe)
-    coup = Coup.objects.get(pk=dealing_coup.pk)
-    assert coup.state == Coup.State.VOID and coup.cards.count() == cards_before + 1
-    assert Bet.objects.get(coup=coup).state == Bet.State.REFUNDED
-    assert new_shoe.state == Shoe.State.PREPARED
+    dealt, refused = race.first(lambda: coup_deal_card(coup=closed_coup))
+    assert isinstance(dealt, DealtCard), dealt
+    assert isinstance(refused, TableError) and refused.code == "cards_out", refused
+    coup = Coup.objects.get(pk=closed_coup.pk)
+    assert coup.state == Coup.State.DEALING and coup.cards.count() == 1
+    assert Bet.objects.get(coup=coup).state == Bet.State.ACCEPTED
+    assert Shoe.objects.get(pk=coup.shoe_id).state == Shoe.State.IN_PLAY
     books_balanced()
 
 
-def test_a_card_dealt_while_the_shoe_is_replaced_is_refused(monkeypatch, dealing_coup, pit_boss):
-    cards_before = DealtCard.objects.filter(coup=dealing_coup).count()
-    race = Interleaving(monkeypatch, lifecycle, "table_locked", lambda: coup_deal_card(coup=dealing_coup))
+def test_a_first_card_dealt_while_the_shoe_is_replaced_is_refused(monkeypatch, closed_coup, pit_boss):
+    race = Interleaving(monkeypatch, lifecycle, "table_locked", lambda: coup_deal_card(coup=closed_coup))
     new_shoe, dealt = race.first(
-        lambda: lifecycle.shoe_replace(table=dealing_coup.table, actor=pit_boss, reason="marked cards")
+        lambda: lifecycle.shoe_replace(table=closed_coup.table, actor=pit_boss, reason="marked cards")
     )
     assert isinstance(new_shoe, Shoe), new_shoe
     assert isinstance(dealt, TableError) and "void" in str(dealt), dealt
-    coup = Coup.objects.get(pk=dealing_coup.pk)
-    assert coup.state == Coup.State.VOID and coup.cards.count() == cards_before
+    coup = Coup.objects.get(pk=closed_coup.pk)
+    assert coup.state == Coup.State.VOID and coup.cards.count() == 0
+    assert Bet.objects.get(coup=coup).state == Bet.State.REFUNDED
+    books_balanced()
+
+
+def test_a_void_requested_while_the_coup_is_resolved_is_refused(monkeypatch, complete_coup):
+    boss = staff_of(PIT_BOSS, "pb")
+    race = Interleaving(
+        monkeypatch, coups, "coup_locked", lambda: lifecycle.coup_void(coup=complete_coup, actor=boss, **ORDER_LOST)
+    )
+    resolved, requested = race.first(lambda: coups.coup_resolve(coup=complete_coup))
+    assert not isinstance(resolved, Exception), resolved
+    assert isinstance(requested, TableError) and requested.code == "result_recorded", requested
+    assert Coup.objects.get(pk=complete_coup.pk).state == Coup.State.RESOLVED
+    assert not CoupVoidRequest.objects.exists()
+
+
+def test_a_coup_resolved_while_its_void_is_requested_waits_for_the_decision(monkeypatch, complete_coup):
+    boss = staff_of(PIT_BOSS, "pb")
+    race = Interleaving(monkeypatch, voids, "coup_locked", lambda: coups.coup_resolve(coup=complete_coup))
+    requested, resolved = race.first(lambda: lifecycle.coup_void(coup=complete_coup, actor=boss, **ORDER_LOST))
+    assert isinstance(requested, CoupVoidRequest), requested
+    assert isinstance(resolved, TableError) and resolved.code == "not_dealing", resolved
+    coup = Coup.objects.get(pk=complete_coup.pk)
+    assert coup.state == Coup.State.HELD and coup.winner == ""
+    assert Bet.objects.get(coup=coup).state == Bet.State.ACCEPTED
+    books_balanced()
+
+
+def test_a_request_approved_twice_at_once_voids_the_coup_once(monkeypatch, complete_coup):
+    void_request = lifecycle.coup_void(coup=complete_coup, actor=staff_of(PIT_BOSS, "pb"), **ORDER_LOST)
+    first_manager, second_manager = staff_of(FLOOR_MANAGER, "fm1"), staff_of(FLOOR_MANAGER, "fm2")
+    race = Interleaving(
+        monkeypatch,
+        voids,
+        "coup_locked",
+        lambda: lifecycle.coup_void_request_approve(void_request=void_request, actor=second_manager),
+    )
+    voided, again = race.first(
+        lambda: lifecycle.coup_void_request_approve(void_request=void_request, actor=first_manager)
+    )
+    assert isinstance(voided, Coup) and voided.state == Coup.State.VOID, voided
+    assert isinstance(again, TableError) and again.code == "already_decided", again
+    assert CoupVoidRequest.objects.get(pk=void_request.pk).decided_by == first_manager
+    assert Bet.objects.get(coup=complete_coup).state == Bet.State.REFUNDED
     books_balanced()
 
 
@@ -157,7 +221,7 @@ def test_a_void_asked_while_the_coup_is_settled_is_refused(monkeypatch, resolved
 
 
 def test_a_settlement_while_a_void_is_asked_pays_once_the_void_is_refused(monkeypatch, resolved_coup, pit_boss):
-    race = Interleaving(monkeypatch, coups, "coup_locked", lambda: coup_settle(coup_id=resolved_coup.pk))
+    race = Interleaving(monkeypatch, voids, "coup_locked", lambda: coup_settle(coup_id=resolved_coup.pk))
     voided, settled = race.first(
         lambda: lifecycle.coup_void(coup=resolved_coup, actor=pit_boss, dealing_error="cards_replaced")
     )

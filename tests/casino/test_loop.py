@@ -1,6 +1,7 @@
 """The automatic table loop and the table services, through a whole shoe."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from baccarat.cards import Card
@@ -10,8 +11,10 @@ from casino.loop import StepKind, table_step
 from tables import holds
 from tables.coups import coup_open
 from tables.errors import TableError
-from tables.models import AuditLog, Coup, DealtCard, Shoe, Table, VoidReason
+from tables.models import AuditLog, Coup, CoupVoidRequest, DealtCard, Shoe, Table, VoidReason
+from tables.roles import FLOOR_MANAGER, PIT_BOSS, roles_ensure
 from tables.services import dealer_login, no_bet_coups_order, table_close, table_create, table_open, table_rules_update
+from tables.voids import coup_void_request_decide
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -170,14 +173,51 @@ def test_the_loop_leaves_a_held_coup_alone_and_carries_on_once_released(auto_tab
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table).count() == 2)
 
 
-def test_the_loop_carries_on_after_a_held_coup_is_voided(auto_table, pit_boss):
+def staff_of(role: str, username: str):
+    user = get_user_model().objects.create_user(username=username, is_staff=True)
+    user.groups.add(roles_ensure()[role])
+    return user
+
+
+def test_a_held_coup_with_cards_out_is_not_voided_for_a_card_exposed(auto_table):
     step_until(auto_table, lambda: DealtCard.objects.filter(coup__table=auto_table).exists())
     coup = Coup.objects.get(table=auto_table)
-    holds.coup_hold(coup=coup, actor=pit_boss, reason="card exposed on camera")
-    table_step(table_id=auto_table.pk)
-    lifecycle.coup_void(coup=coup, actor=pit_boss, dealing_error=VoidReason.CARD_EXPOSED)
+    boss = staff_of(PIT_BOSS, "pb")
+    holds.coup_hold(coup=coup, actor=boss, reason="card exposed on camera")
+    with pytest.raises(TableError) as refused:
+        lifecycle.coup_void(coup=coup, actor=boss, dealing_error=VoidReason.CARD_EXPOSED)
+    assert refused.value.code == "cards_out"
+    holds.coup_release(coup=coup, actor=boss, reason="§5.1.8: the coup is finished as normal")
+    step_until(auto_table, lambda: Coup.objects.get(pk=coup.pk).state == Coup.State.SETTLED)
+
+
+def test_the_loop_waits_while_a_void_is_requested_and_finishes_the_coup_once_rejected(auto_table):
+    step_until(auto_table, lambda: DealtCard.objects.filter(coup__table=auto_table).count() == 2)
+    coup = Coup.objects.get(table=auto_table)
+    boss, manager = staff_of(PIT_BOSS, "pb"), staff_of(FLOOR_MANAGER, "fm")
+    void_request = lifecycle.coup_void(
+        coup=coup, actor=boss, dealing_error=VoidReason.ORDER_NOT_RESTORABLE, reason="the RNG feed stuttered"
+    )
+    assert isinstance(void_request, CoupVoidRequest)
+    for _ in range(5):
+        assert table_step(table_id=auto_table.pk).kind is StepKind.HELD
+    coup.refresh_from_db()
+    assert (coup.state, coup.cards.count()) == (Coup.State.HELD, 2)
+    coup_void_request_decide(void_request=void_request, actor=manager, approve=False, reason="the log is complete")
+    step_until(auto_table, lambda: Coup.objects.get(pk=coup.pk).state == Coup.State.SETTLED)
+
+
+def test_the_loop_carries_on_after_a_requested_void_is_approved(auto_table):
+    step_until(auto_table, lambda: DealtCard.objects.filter(coup__table=auto_table).exists())
+    coup = Coup.objects.get(table=auto_table)
+    boss, manager = staff_of(PIT_BOSS, "pb"), staff_of(FLOOR_MANAGER, "fm")
+    void_request = lifecycle.coup_void(
+        coup=coup, actor=boss, dealing_error=VoidReason.ORDER_NOT_RESTORABLE, reason="the RNG feed stuttered"
+    )
+    assert table_step(table_id=auto_table.pk).kind is StepKind.HELD
+    lifecycle.coup_void_request_approve(void_request=void_request, actor=manager)
     step_until(auto_table, lambda: Coup.objects.filter(table=auto_table, state=Coup.State.SETTLED).exists())
-    assert Coup.objects.get(pk=coup.pk).void_reason == "Card exposed"
+    assert Coup.objects.get(pk=coup.pk).void_reason == "Proper order cannot be restored (§4.2): the RNG feed stuttered"
 
 
 def test_dealer_rotation_is_recorded(auto_table, pit_boss, django_user_model):

@@ -52,6 +52,7 @@ class Floor:
     settled_coup: object
     pending_correction: object
     held_coup: object  # held by a card entered for the wrong hand
+    pending_void_request: object  # a coup whose first cards were seen, its void requested by the pit boss
     coup_held_by_hand: object
     marker: object
     pit: object  # the dealer tables' pit, supervised by the pit boss
@@ -118,6 +119,7 @@ def floor_state(db) -> Floor:
         table=open_table, player=users[PLAYER], minimum="50", maximum="5000", actor=boss, reason="regular"
     )
     no_bet_coups_order(table=closed_table, actor=boss, count=2, reason="§3.1.2")
+    pending_void_request = _void_requested(boss)
     cut_table = table_create(code="d3", name="d3", actor=boss, dealing_mode="dealer")
     physical_shoe_start(table=table_open(table=cut_table, actor=boss), actor=boss, burn_card="5H")  # no coup yet
 
@@ -159,6 +161,7 @@ def floor_state(db) -> Floor:
         settled_coup=settled_coup,
         pending_correction=pending_correction,
         held_coup=held_coup,
+        pending_void_request=pending_void_request,
         coup_held_by_hand=coup_held_by_hand,
         marker=marker,
         pit=pit,
@@ -193,6 +196,18 @@ def _coup_held(table, boss, wrong_hand: bool):
     return coup
 
 
+def _void_requested(boss):
+    """A dealer table's coup dealt its four first cards, its void (§4.2) requested by the pit boss."""
+    table = table_open(table=table_create(code="d4", name="d4", actor=boss, dealing_mode="dealer"), actor=boss)
+    physical_shoe_start(table=table, actor=boss, burn_card="5H")
+    coup = lifecycle.coup_close_betting(coup=coup_open(table=table, actor=boss), actor=boss)
+    for card in ("9S", "2H", "KD", "3C"):
+        coup_deal_card(coup=coup, card=card, actor=boss)
+    return lifecycle.coup_void(
+        coup=coup, actor=boss, dealing_error="order_not_restorable", reason="cards fell under the shoe"
+    )
+
+
 @pytest.fixture
 def client_as(floor_state):
     """A client for a role: a session for the users, a Bearer key for the partners."""
@@ -224,6 +239,7 @@ WATCHED_MODELS = (
     "tables.PersonalLimitMarker",
     "tables.AuditLog",
     "tables.ResultCorrection",
+    "tables.CoupVoidRequest",
     "tables.SeatSession",
     "wagering.Account",
     "wagering.LedgerTransaction",

@@ -71,6 +71,8 @@ ADMIN_ACTIONS = {
     ("tables.resultcorrection", "reject_corrections"): AdminAction(
         FLOOR_BOSSES, lambda f: f.pending_correction, REASON
     ),
+    ("tables.coupvoidrequest", "approve_void_requests"): AdminAction(ROOT, lambda f: f.pending_void_request, REASON),
+    ("tables.coupvoidrequest", "reject_void_requests"): AdminAction(ROOT, lambda f: f.pending_void_request, REASON),
     ("tables.coup", "hold_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.live_coup, REASON),
     ("tables.coup", "release_coups"): AdminAction(FLOOR_BOSSES, lambda f: f.coup_held_by_hand, REASON),
     ("tables.coup", "deal_held_card_in_this_coup"): AdminAction(FLOOR_BOSSES, lambda f: f.held_coup, REASON),

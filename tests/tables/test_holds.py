@@ -1,5 +1,5 @@
 """Dealing errors are the pit's decision (seed 000 §4): a held coup freezes bets, cards and settlement until
-a pit boss puts the card in order (in this coup or the next) or voids the coup for a listed dealing error.
+a pit boss puts the card in order (in this coup or the next) or voids the coup when the order cannot be restored.
 Voids follow the result's lifecycle. Dealers act through the console, pit bosses through the admin."""
 
 import json
@@ -18,8 +18,8 @@ from casino.settlement import coup_settle
 from tables import holds
 from tables.coups import coup_open
 from tables.errors import TableError
-from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
-from tables.roles import DEALER, PIT_BOSS, roles_ensure
+from tables.models import AuditLog, Coup, CoupVoidRequest, DealtCard, HeldCard, Shoe
+from tables.roles import DEALER, FLOOR_MANAGER, PIT_BOSS, roles_ensure
 from tables.services import dealer_login
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
 from tests.factories import SHUFFLED_AND_CUT, staff_login
@@ -161,41 +161,41 @@ def test_a_resolved_coup_is_not_voided_from_the_admin(
 # --- Void reasons after the first card -----------------------------------------------------------------
 
 
-def test_after_the_first_card_only_a_listed_dealing_error_voids(boss, dealer, dealer_table, punter):
+def test_after_the_first_card_only_a_described_4_2_voids(boss, dealer, dealer_table, punter):
     console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     coup = open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player")
 
     response = action(boss, "void_coups", [coup], reason="I felt like it")
-    assert "has cards out: it is void only for a listed dealing error" in messages_of(response)[0]
+    assert "it is void only when the dealing order cannot be restored (§4.2)" in messages_of(response)[0]
     page = action(boss, "void_coups", [coup], dealing_error="pit_boss_whim", reason="x")
     assert page.status_code == 200 and "Select a valid choice" in page.content.decode()
+    for refused in ({"dealing_error": "shoe_or_card_defect", "reason": "torn 2S"}, {"dealing_error": "card_exposed"}):
+        action(boss, "void_coups", [coup], **refused)
     coup.refresh_from_db()
     assert coup.state == Coup.State.DEALING and wallet_balance(user=punter) == D("60.00")
     with pytest.raises(TableError, match="not a listed dealing error"):
         lifecycle.coup_void(coup=coup, actor=boss.user, dealing_error="pit_boss_whim")
+    with pytest.raises(TableError, match="describe why"):
+        lifecycle.coup_void(coup=coup, actor=boss.user, dealing_error="order_not_restorable")
 
     form = action(boss, "void_coups", [coup]).content.decode()  # the confirmation page offers the list
-    assert "Proper order cannot be restored (§4.2)" in form and "Cards replaced (§3.3)" in form
-    response = action(boss, "void_coups", [coup], dealing_error="shoe_or_card_defect", reason="torn 2S")
-    assert response.status_code == 302
-    coup.refresh_from_db()
-    assert (coup.state, coup.void_reason) == (Coup.State.VOID, "Shoe or card defect: torn 2S")
-    assert wallet_balance(user=punter) == D("100.00")
-    assert AuditLog.objects.get(action="coup_voided").after == {"state": "void", "dealing_error": "shoe_or_card_defect"}
-    money_clean()
+    assert "Proper order cannot be restored (§4.2)" in form and "Cards replaced (§3.3 A): before the first card" in form
+    assert not AuditLog.objects.filter(action="coup_voided").exists()
+    assert ledger_check().ok  # the coup is live: settlement has nothing to check yet
 
 
-def test_replacing_the_cards_mid_coup_voids_it_as_cards_replaced(boss, dealer, dealer_table, punter):
+def test_replacing_the_cards_mid_coup_is_refused(boss, dealer, dealer_table, punter):
     console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     coup = open_coup(dealer, dealer_table, punter, {"banker": "40.00"})
     deal(dealer, dealer_table, "2S:player 3H:banker")
     data = {"action": "replace_cards", "_selected_action": [dealer_table.pk], "confirmed": "yes", "reason": "marked"}
-    assert boss.post(reverse("admin:tables_table_changelist"), data).status_code == 302
+    response = boss.post(reverse("admin:tables_table_changelist"), data)
+    assert "has cards out" in messages_of(response)[0]
     coup.refresh_from_db()
-    assert (coup.state, coup.void_reason) == (Coup.State.VOID, "Cards replaced (§3.3): marked")
-    assert wallet_balance(user=punter) == D("100.00")
-    money_clean()
+    assert coup.state == Coup.State.DEALING and coup.shoe.state == Shoe.State.IN_PLAY
+    assert wallet_balance(user=punter) == D("60.00")
+    assert ledger_check().ok  # the coup is live: settlement has nothing to check yet
 
 
 # --- A held coup: no bets, no cards, no settlement ------------------------------------------------------
@@ -345,18 +345,23 @@ def test_the_held_card_kept_for_the_next_coup(
     money_clean()
 
 
-def test_the_held_coup_voided_for_a_listed_dealing_error(boss, dealer, dealer_table, held_third_card, punter):
+def test_the_held_coup_voided_under_4_2_by_four_eyes(boss, dealer, dealer_table, held_third_card, punter):
     response = action(
         boss, "void_coups", [held_third_card], dealing_error="order_not_restorable", reason="cards mixed up"
     )
     assert response.status_code == 302
+    assert Coup.objects.get(pk=held_third_card.pk).state == Coup.State.HELD  # its first cards were seen: a request
+    manager = staff("flora", FLOOR_MANAGER)
+    data = {"action": "approve_void_requests", "confirmed": "yes", "reason": "checked on video"}
+    data["_selected_action"] = [CoupVoidRequest.objects.get(coup=held_third_card).pk]
+    assert manager.post(reverse("admin:tables_coupvoidrequest_changelist"), data).status_code == 302
     coup = Coup.objects.get(pk=held_third_card.pk)
     assert (coup.state, coup.void_reason) == (
         Coup.State.VOID,
         "Proper order cannot be restored (§4.2): cards mixed up",
     )
     assert HeldCard.objects.get().outcome == HeldCard.Outcome.DISCARDED
-    assert AuditLog.objects.filter(action="held_card_discarded", actor=boss.user).exists()
+    assert AuditLog.objects.filter(action="held_card_discarded", actor=manager.user).exists()
     assert wallet_balance(user=punter) == D("100.00")
     assert "Open a coup for betting" in dealer.get(reverse("console:table", kwargs={"code": "d1"})).content.decode()
     money_clean()

@@ -12,14 +12,15 @@ from casino.two_factor import device_secret, staff_device, staff_totp_device_iss
 from tables.limit_sets import limit_set_create
 from tables.models import Pit, Table
 from tables.pits import pit_create
-from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.roles import DEALER, FLOOR_MANAGER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
 from wagering.wallets import wallet_deposit
 
 DEMO_PASSWORD = "punto-demo"
 PLAYERS = ("alice", "bob", "carol")
-STAFF = (("pitboss", PIT_BOSS), ("dealer", DEALER), ("surveillance", SURVEILLANCE))
+# The floor manager oversees every pit and approves the void of a coup whose first cards were seen (four eyes).
+STAFF = (("pitboss", PIT_BOSS), ("floor", FLOOR_MANAGER), ("dealer", DEALER), ("surveillance", SURVEILLANCE))
 DEMO_TABLES = (
     {"code": "pb1", "name": "Punto Banco 1", "betting_seconds": 12, "side_bets": ["player_pair", "banker_pair"]},
     {
@@ -115,7 +116,7 @@ class Command(BaseCommand):
                 reason="demo",
             )
         self.stdout.write(
-            f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, dealer, surveillance; "
+            f"Demo data ready: players {', '.join(PLAYERS)}; staff admin, pitboss, floor, dealer, surveillance; "
             f"password {DEMO_PASSWORD!r} for all.\nStaff sign in with a two-factor code too: add these secrets to an "
             "authenticator app (demo only):"
         )
