@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+# On PostgreSQL, as the tables' owner (DATABASE_MIGRATE_URL), which then grants the runtime role (DATABASE_URL)
+# what every process below needs; they connect as the runtime role (README: Database roles).
+if [[ ${DATABASE_URL:-} == postgres* && -z ${DATABASE_MIGRATE_URL:-} ]]; then
+  echo "Warning: DATABASE_MIGRATE_URL is not set: the platform connects as the tables' owner and could disable the ledger's guards" >&2
+fi
 .venv/bin/python manage.py migrate --noinput
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
 .venv/bin/python manage.py demo_data --only-local

@@ -1,9 +1,17 @@
 """Shared fixtures. Services are tested against the configured database (SQLite or PostgreSQL)."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connection
+from django.db.backends.base.base import BaseDatabaseWrapper
+from pytest_django.plugin import blocking_manager_key
 
+from casino import database_roles
 from tables.services import table_create, table_open
 
 
@@ -46,17 +54,92 @@ def webhooks_to_loopback(settings):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
 
 
+# --- The database's roles (PostgreSQL): the tests connect as the runtime role --------------------------------
+# The tables' owner (DATABASE_MIGRATE_URL) creates and migrates the test database (``migrate`` then grants the
+# runtime role its privileges: casino.database_roles), empties it after each transactional test and drops it;
+# every test connects as the runtime role (DATABASE_URL), but those marked ``database_owner`` or
+# ``books_broken_on_purpose``, which break the books past the triggers or migrate. With one URL, one role.
+
+OWNER_MARKERS = ("database_owner", "books_broken_on_purpose")
+runtime_credentials = pytest.StashKey[dict]()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "database_owner: the test connects as the tables' owner (DATABASE_MIGRATE_URL), not the runtime role"
+    )
+
+
+def credentials_use(credentials: dict | None) -> dict | None:
+    """The default connection's next connections with ``credentials``; the ones it had (None on SQLite)."""
+    return None if credentials is None else database_roles.credentials_use(connection, credentials)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Next pytest-django creates and migrates the test database: as the owner (the runtime role has no
+    CREATEDB). The value: the credentials before."""
+    return credentials_use(settings.DATABASE_OWNER)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_modify_db_settings):
+    """pytest-django's, then the tests connect as they did before (the runtime role); the owner drops the database."""
+    owner = credentials_use(django_db_modify_db_settings)
+    yield
+    credentials_use(owner)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """Before any fixture (the test's transaction among them): the owner's connection for a test marked so."""
+    if settings.DATABASE_OWNER and any(item.get_closest_marker(name) for name in OWNER_MARKERS):
+        item.stash[runtime_credentials] = credentials_use(settings.DATABASE_OWNER)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """An owner's transactional test may have made tables anew (migrating back and forth): the runtime role's
+    privileges granted again, committed before the flush. Then, after every fixture, the runtime role again."""
+    if runtime_credentials in item.stash and not connection.in_atomic_block:
+        with item.config.stash[blocking_manager_key].unblock():
+            database_roles.runtime_role_grant()
+    try:
+        return (yield)
+    finally:
+        if runtime_credentials in item.stash:
+            credentials_use(item.stash[runtime_credentials])
+
+
+@contextmanager
+def owner_connection() -> Iterator[BaseDatabaseWrapper]:
+    """A connection of its own to the test database, as the tables' owner (the only role on SQLite), in a
+    transaction committed when the block ends. It does not see a test's uncommitted rows."""
+    owner = connection.copy()
+    owner.settings_dict["OPTIONS"].pop("pool", None)  # a pool is shared per alias: not the runtime role's
+    owner.settings_dict.update(settings.DATABASE_OWNER or {})
+    owner.set_autocommit(False)
+    try:
+        yield owner
+        owner.commit()
+    finally:
+        owner.close()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def flush_past_the_ledger_guards():
     """A transactional test ends by emptying every table with TRUNCATE, which PostgreSQL refuses for the
-    ledger and the audit log (tables/0008, wagering/0010): the test database's flush runs as a replica
-    session, which fires no trigger (the tests connect as a superuser; the platform's role would not)."""
+    ledger and the audit log (tables/0008, wagering/0010), and which the runtime role may not do: the owner
+    flushes, in a replica session, which fires no trigger (scripts/services.sh lets the owner set it)."""
     from django.db.backends.postgresql.operations import DatabaseOperations
 
     flush = DatabaseOperations.execute_sql_flush
 
     def execute_sql_flush(self, sql_list):
-        flush(self, ["SET LOCAL session_replication_role = replica", *sql_list])
+        with owner_connection() as owner, owner.cursor() as cursor:
+            for sql in ["SET LOCAL session_replication_role = replica", *sql_list]:
+                cursor.execute(sql)
 
     DatabaseOperations.execute_sql_flush = execute_sql_flush
     yield

@@ -23,7 +23,7 @@ PREVIOUS_MAIN = [
 ]  # and no partners app: migrating wagering back to 0011 unapplies it
 MOVED = {"partner", "partnerapikey", "partnerplayer", "partneridempotencykey", "webhookendpoint", "webhookdelivery"}
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.database_owner]  # migrates: as the owner
 
 
 def migrate(targets) -> MigrationExecutor:

@@ -13,7 +13,7 @@ from tables.services import table_create, table_open
 from tables.shoes import shoe_prepare
 from tests.factories import physical_shoe_start
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.database_owner]  # migrates: as the owner
 BEFORE, AFTER = ("tables", "0018_pits"), ("tables", "0019_shoe_shuffled_by")
 
 

@@ -30,6 +30,7 @@ def test_the_orm_refuses_to_change_or_delete_an_entry(entry):
 
 @pytest.mark.postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
+@pytest.mark.database_owner  # the trigger; the runtime role is refused sooner (tests/casino/test_database_roles.py)
 @pytest.mark.parametrize(
     "sql",
     ["UPDATE tables_auditlog SET reason = 'rewritten' WHERE id = %s", "DELETE FROM tables_auditlog WHERE id = %s"],
@@ -43,6 +44,7 @@ def test_postgresql_refuses_raw_sql_too(entry, sql):
 @pytest.mark.postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
 @pytest.mark.django_db(transaction=True)  # committed: PostgreSQL refuses TRUNCATE with checks pending anyway
+@pytest.mark.database_owner
 def test_postgresql_refuses_to_truncate_the_log():
     entry = audit_record(action="table_opened", actor_label="test", reason="opening")
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:

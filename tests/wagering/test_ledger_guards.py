@@ -28,6 +28,7 @@ def funded_wallet() -> Account:
 
 
 @pytest.mark.django_db(transaction=True)  # committed first: TRUNCATE and ALTER refuse a table with checks pending
+@pytest.mark.database_owner  # the triggers; the runtime role is refused sooner (tests/casino/test_database_roles.py)
 @pytest.mark.parametrize(
     "statement",
     [
@@ -90,6 +91,7 @@ def test_ledger_check_finds_every_guard_on_a_sound_database():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.database_owner  # only the owner may drop or disable a trigger
 @pytest.mark.parametrize(
     ("statement", "guard"),
     [

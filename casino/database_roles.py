@@ -1,0 +1,75 @@
+"""The database's two roles on PostgreSQL (settings ``DATABASE_OWNER`` and ``DATABASE_RUNTIME``).
+
+The tables' owner (``DATABASE_MIGRATE_URL``) runs the migrations; every process of the platform connects as a
+runtime role (``DATABASE_URL``) that owns nothing, so it can neither alter a table nor disable, drop or
+replace a trigger, nor write as a replica (``session_replication_role``): the ledger's and the audit log's
+guards hold against the application itself. After each migration (``casino.management.commands.migrate``)
+the owner grants the runtime role the rows of every table, bar the exceptions of ``RUNTIME_PRIVILEGES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+ROWS = "SELECT, INSERT, UPDATE, DELETE"  # on every table not named below
+APPEND_ONLY = "SELECT, INSERT"
+# What the runtime role may do to the rows of these tables; no TRUNCATE, REFERENCES or TRIGGER anywhere.
+RUNTIME_PRIVILEGES = {
+    "django_migrations": "SELECT",  # written by migrate, as the owner
+    # Balances move (by a leg: wagering/0010); a partner's accounts change currency with the partner's, before
+    # any money moves (partners.wallet_settings; wagering/0019 refuses it after). The holder, kind and table
+    # are the account's identity, and no account is ever deleted (its user and table are PROTECTed).
+    "wagering_account": "SELECT, INSERT, UPDATE (balance, currency)",
+    "wagering_ledgertransaction": APPEND_ONLY,
+    "wagering_ledgerentry": APPEND_ONLY,
+    "wagering_ledgerroot": APPEND_ONLY,  # the hourly Merkle roots
+    "tables_auditlog": APPEND_ONLY,
+}
+
+
+def credentials_use(connection: BaseDatabaseWrapper, credentials: dict) -> dict:
+    """Make ``connection``'s next connections with ``credentials`` (``USER``, ``PASSWORD``, ``HOST``,
+    ``PORT``): its current one and its pool are closed. Returns the credentials it had."""
+    previous = {key: connection.settings_dict[key] for key in credentials}
+    if previous != credentials:
+        connection.close()
+        if connection.vendor == "postgresql":
+            connection.close_pool()
+        connection.settings_dict.update(credentials)
+    return previous
+
+
+@contextmanager
+def connected_as_owner(alias: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """The block's queries on ``alias`` run as the tables' owner, then as the runtime role again (outside
+    any transaction: the connection is closed). Nothing changes on SQLite, or when both roles are one."""
+    if settings.DATABASE_OWNER is None or alias != DEFAULT_DB_ALIAS:
+        yield
+        return
+    previous = credentials_use(connections[alias], settings.DATABASE_OWNER)
+    try:
+        yield
+    finally:
+        credentials_use(connections[alias], previous)
+
+
+def runtime_role_grant() -> str | None:
+    """As the owner (``connected_as_owner``): the runtime role's privileges on every table, from scratch in
+    one transaction, so a table added by a migration gets them and one taken off the list loses them.
+    Returns the role; None when there is none apart (SQLite, or one role for both)."""
+    runtime, owner = settings.DATABASE_RUNTIME, settings.DATABASE_OWNER
+    if runtime is None or runtime["USER"] == owner["USER"]:
+        return None
+    connection = connections[DEFAULT_DB_ALIAS]
+    role = connection.ops.quote_name(runtime["USER"])
+    with transaction.atomic(), connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"REVOKE ALL ON {name} FROM {role}")  # its columns' privileges too
+            cursor.execute(f"GRANT {RUNTIME_PRIVILEGES.get(table, ROWS)} ON {name} TO {role}")
+    return runtime["USER"]
