@@ -45,17 +45,23 @@ def credentials_use(connection: BaseDatabaseWrapper, credentials: dict) -> dict:
 
 
 @contextmanager
-def connected_as_owner(alias: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
-    """The block's queries on ``alias`` run as the tables' owner, then as the runtime role again (outside
-    any transaction: the connection is closed). Nothing changes on SQLite, or when both roles are one."""
-    if settings.DATABASE_OWNER is None or alias != DEFAULT_DB_ALIAS:
-        yield
+def connected_as_owner(alias: str = DEFAULT_DB_ALIAS) -> Iterator[bool]:
+    """The block's queries on ``alias`` run as the tables' owner, then as the runtime role again (the connection
+    is closed in between). Whether they do: not on SQLite, nor inside a transaction (a test's), which a new
+    connection would leave; with one role for both, they do."""
+    connection = connections[alias]
+    if settings.DATABASE_OWNER is None or alias != DEFAULT_DB_ALIAS or connection.in_atomic_block:
+        yield settings.DATABASE_OWNER is not None and _credentials(connection) == settings.DATABASE_OWNER
         return
-    previous = credentials_use(connections[alias], settings.DATABASE_OWNER)
+    previous = credentials_use(connection, settings.DATABASE_OWNER)
     try:
-        yield
+        yield True
     finally:
-        credentials_use(connections[alias], previous)
+        credentials_use(connection, previous)
+
+
+def _credentials(connection: BaseDatabaseWrapper) -> dict:
+    return {key: connection.settings_dict[key] for key in settings.DATABASE_OWNER}
 
 
 def runtime_role_grant() -> str | None:

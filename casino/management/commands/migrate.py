@@ -14,9 +14,9 @@ class Command(migrate.Command):
 
     def execute(self, *args, **options):
         database = options["database"]
-        with connected_as_owner(database):
+        with connected_as_owner(database) as as_owner:
             output = super().execute(*args, **options)
-            if not options["plan"] and database == DEFAULT_DB_ALIAS:
+            if as_owner and not options["plan"] and database == DEFAULT_DB_ALIAS:
                 granted = runtime_role_grant()
                 if granted and options["verbosity"] >= 1:
                     self.stdout.write(f"Privileges granted to the runtime role {granted}.")
