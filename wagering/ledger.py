@@ -1,6 +1,6 @@
 """The double-entry ledger: one ``LedgerTransaction`` per movement in one currency, legs summing to zero
-and all in its currency (a deferred trigger refuses anything else on PostgreSQL), written in bulk,
-balances stored from the newest leg."""
+and all in its currency (a trigger refuses anything else on PostgreSQL as each statement ends: a
+transaction's legs go in one statement), written in bulk, balances stored from the newest leg."""
 
 from __future__ import annotations
 

@@ -151,8 +151,8 @@ def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decima
 # placement at the table queues for, is held for three statements instead of twelve. The wallet is
 # debited only if it holds the total and can hold what the open bets may return (``BalanceBound``,
 # checked against the balance under the wallet's row lock); nothing else is written if not. Then the
-# table's bets-in-play account (created by the first bet at the table); the deferred trigger checks the
-# legs at commit.
+# table's bets-in-play account (created by the first bet at the table); the ledger's trigger checks the
+# legs (both in one INSERT) as the statement ends.
 PLACEMENT_SQL = """
 WITH wallet AS (
     UPDATE {account} SET balance = balance - %(total)s

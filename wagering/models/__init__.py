@@ -1,7 +1,7 @@
 """Money: accounts, a double-entry ledger, bets and their settlement, and the drop/win reports.
 
 Every movement of money is one ``LedgerTransaction`` whose ``LedgerEntry`` legs sum to
-zero (a deferred constraint trigger refuses anything else on PostgreSQL). An entry's
+zero (a statement trigger refuses anything else on PostgreSQL). An entry's
 ``amount`` is signed: positive credits the account. Player wallets can never go below
 zero (a check constraint on the stored balance); system accounts may.
 """

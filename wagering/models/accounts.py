@@ -1,5 +1,5 @@
 """Accounts and the double-entry ledger: every movement of money is one ``LedgerTransaction`` whose
-``LedgerEntry`` legs sum to zero (a deferred constraint trigger refuses anything else on PostgreSQL). An entry's
+``LedgerEntry`` legs sum to zero (a statement trigger refuses anything else on PostgreSQL). An entry's
 ``amount`` is signed: positive credits the account. Player wallets can never go below zero (a check
 constraint on the stored balance); system accounts may."""
 
