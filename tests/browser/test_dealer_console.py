@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import (
@@ -22,6 +23,8 @@ from tests.browser.conftest import (
     staff_sign_in,
 )
 from tests.browser.test_table_page import chip
+
+pytestmark = pytest.mark.browser
 
 TABLET = {"width": 1024, "height": 768}
 ONLINE = ("dana", "erin")  # players of this test's own: the demo's keep their balances for the other tests

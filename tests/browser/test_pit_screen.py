@@ -5,9 +5,12 @@ No console error, no CSP violation."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import DESKTOP, PASSWORD, Server, no_console_errors, screenshot, staff_sign_in
+
+pytestmark = pytest.mark.browser
 
 PIT_BOSS_WITHOUT_PIT = f"""
 from django.contrib.auth import get_user_model

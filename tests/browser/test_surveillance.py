@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PASSWORD, SCREENSHOTS, TOTP_NOW, no_console_errors, screenshot
 
 # The unit tests' late shoe, finished, at a dealer table of its own (closed): "wong" bets 2.00 on the player
 # pair early and 40.00 once it is in the player's favour, "flat" 10.00 throughout.
+pytestmark = pytest.mark.browser
+
 LATE_SHOE = """
 from django.utils import timezone
 from tables.models import Shoe

@@ -30,6 +30,7 @@ QUEUES = {
     "partners.tasks.wallet_transaction_send": "wallet",
     "partners.tasks.wallet_transactions_resend": "wallet",
     "partners.tasks.reconciliation_report_build": "reports",
+    "casino.tasks.ledger_roots_seal": "reports",
 }
 
 
