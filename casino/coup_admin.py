@@ -119,8 +119,8 @@ class CoupAdmin(ReadOnlyAdmin):
         holds.held_card_keep_for_next_coup(coup=coup, actor=request.user, no_bet=data["no_bet"], reason=data["reason"])
 
     @confirmed_action(
-        description="Void the selected coups and refund all their bets (once the players have seen a coup's "
-        "first cards: request it)",
+        description="Void the selected coups and refund all their bets, or request the void where the players "
+        "have seen the first cards",
         permission="void_coup",
         form_class=VoidForm,
     )

@@ -73,7 +73,8 @@ def test_the_pit_boss_of_the_pit_acts_on_its_tables(floor_state, salon, client_a
         client_as(PIT_BOSS_ROLE), "tables.coup", "void_coups", ADMIN_ACTIONS[("tables.coup", "void_coups")], floor_state
     )
     assert [str(message) for message in response.wsgi_request._messages] == [
-        "Done: Void the selected coups and refund all their bets (1)."
+        "Done: Void the selected coups and refund all their bets, or request the void where the players have "
+        "seen the first cards (1)."
     ]
     assert database_state() != before
 
