@@ -84,6 +84,12 @@ LEDGER_GUARDS = (
     "wagering_account_balance_inserted",
     "wagering_account_balance_updated",
     "wagering_account_identity_fixed",
+    "wagering_ledgerroot_append_only",
+    "wagering_ledgerroot_no_truncate",
+    "wagering_ledgerroot_inserts_checked",
+    "wagering_ledgertransaction_id_drawn",
+    "wagering_ledgerentry_id_drawn",
+    "tables_auditlog_id_drawn",
 )
 
 

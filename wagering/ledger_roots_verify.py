@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tables.models import AuditLog
-from wagering.ledger_hashing import GENESIS, chained_root, hour_text, leaf_records
+from wagering.ledger_hashing import AUDIT, GENESIS, TRANSACTIONS, chained_root, hour_text, leaf_records
 from wagering.ledger_roots import HOUR, ROOT_SEALED, hour_hash, hour_rows
 from wagering.models import LedgerRoot
+
+ID_JUMP = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -53,15 +55,33 @@ def first_row_difference(*, sealed: bytes, now: bytes) -> RowDifference | None:
     return None
 
 
+def _id_jumps(root: LedgerRoot, leaf_digests: bytes) -> list[str]:
+    """Ranges that span far more ids than they hold rows: ids are drawn one by one (a rollback leaves a few
+    unused), so a jump of a million is an id written explicitly before wagering/0022 refused it."""
+    rows = {TRANSACTIONS: 0, AUDIT: 0}
+    for table, _, _ in leaf_records(leaf_digests):
+        if table in rows:
+            rows[table] += 1
+    spans = {
+        TRANSACTIONS: root.transactions_last_id - root.transactions_after_id,
+        AUDIT: root.audit_last_id - root.audit_after_id,
+    }
+    return [
+        f"{table}'s range spans {spans[table]} ids for {rows[table]} rows (an id written explicitly?)"
+        for table in (TRANSACTIONS, AUDIT)
+        if spans[table] - rows[table] > ID_JUMP
+    ]
+
+
 def ledger_roots_verify(*, start: datetime, end: datetime) -> RootsVerification:
     """The sealed hours starting in ``[start, end)``, recomputed and compared with their chain."""
     roots = list(LedgerRoot.objects.filter(hour__gte=start, hour__lt=end).order_by("hour"))
     previous = LedgerRoot.objects.filter(hour__lt=start).order_by("-hour").first()
-    published = dict(
-        AuditLog.objects.filter(
-            action=ROOT_SEALED, object_type="LedgerRoot", object_id__in=[str(root.pk) for root in roots]
-        ).values_list("object_id", "after__root")
-    )
+    published: dict[str, list[str]] = {}  # a root's copies: exactly one, or the comparison depends on order
+    for object_id, copy in AuditLog.objects.filter(
+        action=ROOT_SEALED, object_type="LedgerRoot", object_id__in=[str(root.pk) for root in roots]
+    ).values_list("object_id", "after__root"):
+        published.setdefault(object_id, []).append(copy)
     problems: list[str] = []
     first_row = None
     for root in roots:
@@ -81,9 +101,13 @@ def ledger_roots_verify(*, start: datetime, end: datetime) -> RootsVerification:
             != root.root
         ):
             problems.append(f"{hour}: the stored root (LedgerRoot {root.pk}) does not chain its Merkle root")
-        if published.get(str(root.pk)) != root.root:
+        copies = published.get(str(root.pk), [])
+        if len(copies) > 1:
+            problems.append(f"{hour}: the audit log holds {len(copies)} copies of the root, not one")
+        if any(copy != root.root for copy in copies) or not copies:
             problems.append(f"{hour}: the audit log's copy of the root differs from the stored one")
         hashed = hour_hash(hour_rows(root))
+        problems.extend(f"{hour}: {jump}" for jump in _id_jumps(root, hashed.leaf_digests))
         if hashed.merkle_root != root.merkle_root:
             row = first_row_difference(sealed=bytes(root.leaf_digests), now=hashed.leaf_digests)
             where = f"first row that differs: {row}" if row else f"its rows match LedgerRoot {root.pk}'s digests"

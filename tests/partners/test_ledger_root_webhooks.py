@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import pytest
 from django.utils import timezone
 
 from casino import tasks
@@ -12,7 +13,11 @@ from partners.ledger_roots import ledger_roots_seal_and_publish
 from partners.models import WebhookDelivery, WebhookEndpoint
 from partners.webhooks import webhook_endpoint_disable
 from tests.partners.test_webhooks import Receiver, signature_ok
+from tests.wagering.conftest import roots_clock_ahead  # noqa: F401
 from wagering.models import LedgerRoot
+
+# The hours sealed here end a few hours from now: the database's clock for the roots is moved ahead.
+pytestmark = pytest.mark.usefixtures("roots_clock_ahead")
 
 
 def test_each_sealed_hour_is_sent_signed_to_the_subscribed_endpoints_only(

@@ -135,3 +135,26 @@ def funded(amount="10000.00"):
     user = UserFactory()
     fund(user, amount)
     return user
+
+
+@pytest.fixture
+def roots_clock_ahead(request):
+    """The database's clock for the hourly roots (wagering/0022 refuses a root whose hour has not ended)
+    moved 6 hours ahead while the test runs, so that it may seal the hours its rows were written in, as the
+    sealer does with ``now=`` a few hours ahead. Replaced by the owner: the runtime role cannot."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")  # the test's database, before the owner's connection to it
+    from tests.conftest import owner_connection
+
+    def clock(ahead: str) -> None:
+        with owner_connection() as owner, owner.cursor() as cursor:
+            cursor.execute(
+                "CREATE OR REPLACE FUNCTION public.wagering_ledger_roots_clock() RETURNS timestamptz LANGUAGE sql"
+                f" STABLE SET search_path = pg_catalog, public, pg_temp AS $$ SELECT pg_catalog.now(){ahead} $$"
+            )
+
+    clock(" + interval '6 hours'")
+    yield
+    clock("")

@@ -24,6 +24,9 @@ from wagering import ledger_roots
 from wagering.ledger_roots_verify import ledger_roots_verify
 from wagering.models import LedgerEntry, LedgerRoot, LedgerTransaction
 
+# The hours sealed here end a few hours from now: the database's clock for the roots is moved ahead.
+pytestmark = pytest.mark.usefixtures("roots_clock_ahead")
+
 
 def later(hours: float):
     return timezone.now() + timedelta(hours=hours)
