@@ -61,7 +61,7 @@ class LedgerCheck:
             "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
             "entries that do not follow their account's previous entry": self.broken_chains,
             "accounts whose currency, owner or table is not what their legs show": self.changed_accounts,
-            "database guards missing or disabled": self.missing_guards,
+            "database guards missing, disabled or on the caller's search path": self.missing_guards,
         }
         return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
 
@@ -71,8 +71,10 @@ class LedgerCheck:
 
 
 # PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
-# wagering/0010, 0019): the ledger balanced and append-only, balances moving only by new legs, accounts
-# keeping their identity.
+# wagering/0010, 0019, 0021): the ledger balanced, chained and append-only, balances moving only by new legs,
+# accounts keeping their identity. Their functions run on this search path (wagering/0021), not the caller's,
+# whose temporary schema would come first and shadow the tables they read.
+GUARD_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
 LEDGER_GUARDS = (
     "tables_auditlog_append_only",
     "tables_auditlog_no_truncate",
@@ -170,12 +172,14 @@ def _accounts_changed() -> list[int]:
 
 
 def _ledger_guards_missing() -> list[str]:
+    """The guards not installed, disabled, or whose function no longer pins its search path."""
     if connection.vendor != "postgresql":
         return []  # SQLite has no such triggers
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = ANY(%s)",
-            [list(LEDGER_GUARDS)],
+            "SELECT tgname FROM pg_trigger JOIN pg_proc ON pg_proc.oid = tgfoid "
+            "WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = ANY(%s) AND %s = ANY(proconfig)",
+            [list(LEDGER_GUARDS), GUARD_SEARCH_PATH],
         )
         installed = {name for (name,) in cursor.fetchall()}
     return [name for name in LEDGER_GUARDS if name not in installed]

@@ -99,6 +99,10 @@ def test_ledger_check_finds_every_guard_on_a_sound_database():
         ("ALTER TABLE wagering_account DISABLE TRIGGER {guard}", "wagering_account_balance_updated"),
         ("DROP TRIGGER {guard} ON tables_auditlog", "tables_auditlog_no_truncate"),
         ("ALTER TABLE wagering_ledgerentry DISABLE TRIGGER {guard}", "wagering_ledgerentry_balanced"),
+        (
+            "ALTER FUNCTION wagering_account_balance_follows_ledger() RESET search_path",
+            "wagering_account_balance_updated",
+        ),
     ],
 )
 def test_ledger_check_reports_a_guard_removed_or_disabled(statement, guard):
@@ -107,7 +111,10 @@ def test_ledger_check_reports_a_guard_removed_or_disabled(statement, guard):
     with transaction.atomic():  # DDL is transactional on PostgreSQL: rolled back with the savepoint
         sql(statement.format(guard=guard))
         check = ledger_check()
-        assert check.missing_guards == [guard] and not check.ok
-        assert check.problems == [f"1 database guards missing or disabled: [{guard!r}]"]
+        assert guard in check.missing_guards and not check.ok
+        assert check.problems == [
+            f"{len(check.missing_guards)} database guards missing, disabled or on the caller's search path: "
+            f"{check.missing_guards!r}"
+        ]
         transaction.set_rollback(True)
     assert ledger_check().ok

@@ -37,6 +37,7 @@ def as_application():
     sql(f"CREATE ROLE {role} NOLOGIN NOSUPERUSER")
     sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
     sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
+    sql(f"GRANT TEMPORARY ON DATABASE {connection.settings_dict['NAME']} TO {role}")  # whatever PUBLIC holds
     yield lambda: sql(f"SET LOCAL ROLE {role}")
     sql(f"DROP OWNED BY {role}")
     sql(f"DROP ROLE {role}")
@@ -169,3 +170,167 @@ def test_ledger_check_reports_an_account_whose_identity_is_not_its_legs(coup):
     check = ledger_check()
     assert check.changed_accounts == sorted([wallet.pk, in_play.pk, dollars.pk])
     assert (check.unbalanced, check.mismatched_accounts, check.stale_accounts) == ([], [], [])
+
+
+def forged_transactions(count: int, currency: str = "EUR") -> list[int]:
+    rows = sql(
+        "INSERT INTO public.wagering_ledgertransaction (kind, currency, reason, created_at) "
+        "SELECT 'deposit', %s, 'forged', now() FROM generate_series(1, %s) RETURNING id",
+        [currency, count],
+    )
+    return sorted(movement for (movement,) in rows)
+
+
+def legs_written(legs: list[tuple[int, Account, D, D, D]]) -> None:
+    """One INSERT of legs (transaction, account, amount, balance_before, balance_after), in this order; then
+    each account's balance set to its last leg's ``balance_after``, as the deferred check wants."""
+    columns = list(zip(*[(movement, account.pk, *amounts) for movement, account, *amounts in legs], strict=True))
+    sql(
+        "INSERT INTO public.wagering_ledgerentry (transaction_id, account_id, amount, balance_before, balance_after) "
+        "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %s::numeric[], %s::numeric[])",
+        [list(column) for column in columns],
+    )
+    last_after = {account.pk: after for _, account, _, _, after in legs}
+    sql(
+        "UPDATE public.wagering_account account SET balance = leg.balance FROM unnest(%s::bigint[], %s::numeric[]) "
+        "AS leg (account_id, balance) WHERE account.id = leg.account_id",
+        [list(last_after), list(last_after.values())],
+    )
+
+
+def house(currency: str = "EUR") -> Account:
+    return Account.objects.get_or_create(kind=Account.Kind.HOUSE, currency=currency)[0]
+
+
+def shadow_legs(wallet: Account) -> None:
+    """The review's attack: the statement trigger sums an empty temporary ``wagering_ledgerentry``; the
+    deferred one finds there the leg whose ``balance_after`` the forged balance is."""
+    sql(
+        "CREATE TEMP TABLE wagering_ledgerentry "
+        "(id bigint, transaction_id bigint, account_id bigint, amount numeric, balance_after numeric)"
+    )
+    (movement,) = forged_transactions(1)
+    legs_written([(movement, wallet, FORGED, wallet.balance, wallet.balance + FORGED)])
+    sql(
+        "INSERT INTO pg_temp.wagering_ledgerentry (id, account_id, balance_after) VALUES (1, %s, %s)",
+        [wallet.pk, wallet.balance + FORGED],
+    )
+
+
+def shadow_accounts(wallet: Account) -> None:
+    """A leg in a dollar account of a euro deposit: a temporary ``wagering_account`` says both are in euros,
+    with the balances the deferred check reads."""
+    dollars = house("USD")
+    sql("CREATE TEMP TABLE wagering_account (id bigint, currency varchar, balance numeric)")
+    (movement,) = forged_transactions(1)
+    legs_written(
+        [
+            (movement, wallet, FORGED, wallet.balance, wallet.balance + FORGED),
+            (movement, dollars, -FORGED, dollars.balance, dollars.balance - FORGED),
+        ]
+    )
+    sql(
+        "INSERT INTO pg_temp.wagering_account VALUES (%s, 'EUR', %s), (%s, 'EUR', %s)",
+        [wallet.pk, wallet.balance + FORGED, dollars.pk, dollars.balance - FORGED],
+    )
+
+
+def shadow_transactions(wallet: Account) -> None:
+    """A dollar deposit moving euro accounts: a temporary ``wagering_ledgertransaction`` says it is in euros."""
+    euros = house()
+    sql("CREATE TEMP TABLE wagering_ledgertransaction (id bigint, currency varchar)")
+    (movement,) = forged_transactions(1, "USD")
+    sql("INSERT INTO pg_temp.wagering_ledgertransaction VALUES (%s, 'EUR')", [movement])
+    legs_written(
+        [
+            (movement, wallet, FORGED, wallet.balance, wallet.balance + FORGED),
+            (movement, euros, -FORGED, euros.balance, euros.balance - FORGED),
+        ]
+    )
+
+
+def shadow_legs_of_an_account(wallet: Account) -> None:
+    """The identity trigger finds no leg in an empty temporary ``wagering_ledgerentry``: the currency changes."""
+    sql("CREATE TEMP TABLE wagering_ledgerentry (id bigint, account_id bigint)")
+    sql("UPDATE public.wagering_account SET currency = 'USD' WHERE id = %s", [wallet.pk])
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.database_owner  # may create TEMP tables (the runtime role may not); triggers bind the owner too
+@pytest.mark.parametrize(
+    ("attack", "refusal"),
+    [
+        (shadow_legs, "is unbalanced: its legs sum to 500000"),
+        (shadow_accounts, "has 1 legs in another currency"),
+        (shadow_transactions, "has 2 legs in another currency"),
+        (shadow_legs_of_an_account, "has ledger legs in EUR: its currency cannot change"),
+    ],
+)
+def test_temporary_tables_do_not_shadow_the_ones_the_guards_read(as_application, attack, refusal):
+    """A session's temporary tables come first on its search path: the guards read the tables in public."""
+    wallet = wallet_of()
+    with pytest.raises(IntegrityError, match=refusal), transaction.atomic():
+        as_application()
+        attack(wallet)
+    wallet.refresh_from_db()
+    assert (wallet.balance, wallet.currency) == (D("100.00"), "EUR")
+    assert not LedgerTransaction.objects.filter(reason="forged").exists()
+
+
+MILLION = D("1000000.00")
+
+
+def forged_balance_after(wallet: Account, other: Account) -> list:
+    """A balanced pair, +1 to the wallet and -1 to the house, whose wallet leg says a million more."""
+    (movement,) = forged_transactions(1)
+    return [
+        (movement, wallet, D(1), wallet.balance, wallet.balance + MILLION),
+        (movement, other, D(-1), other.balance, other.balance - 1),
+    ]
+
+
+def forged_balance_before(wallet: Account, other: Account) -> list:
+    """The same pair, the wallet's leg adding up, from a balance_before a million above its previous leg's."""
+    (movement,) = forged_transactions(1)
+    return [
+        (movement, wallet, D(1), wallet.balance + MILLION, wallet.balance + MILLION + 1),
+        (movement, other, D(-1), other.balance, other.balance - 1),
+    ]
+
+
+def forged_chain_in_one_statement(wallet: Account, other: Account) -> list:
+    """Two bets of 50 in one statement, the second's leg starting again from the balance before the first."""
+    first, second = forged_transactions(2)
+    stake = D(50)
+    return [
+        (first, wallet, -stake, wallet.balance, wallet.balance - stake),
+        (first, other, stake, other.balance, other.balance + stake),
+        (second, wallet, -stake, wallet.balance, wallet.balance - stake),
+        (second, other, stake, other.balance + stake, other.balance + 2 * stake),
+    ]
+
+
+@postgres_only
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("legs_of", "refusal"),
+    [
+        (forged_balance_after, r"its balance_after 1000100.00 is not its balance_before plus its amount, 101.00"),
+        (forged_balance_before, r"its balance_before 1000100.00 is not the account's previous balance_after 100.00"),
+        (forged_chain_in_one_statement, r"its balance_before 100.00 is not the account's previous balance_after 50.00"),
+    ],
+)
+def test_a_legs_balance_follows_its_accounts_previous_leg(as_application, legs_of, refusal):
+    """The client writes ``balance_after``, and the balance follows the newest leg's: the statement trigger
+    checks each new leg against its account's previous one, in the table or in the same statement."""
+    wallet = wallet_of()
+    other = house()
+    with pytest.raises(IntegrityError, match=refusal), transaction.atomic():
+        as_application()
+        legs_written(legs_of(wallet, other))
+    wallet.refresh_from_db()
+    assert wallet.balance == D("100.00")
+    assert not LedgerTransaction.objects.filter(reason="forged").exists()
