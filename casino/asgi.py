@@ -13,10 +13,12 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from casino.database_roles import migrate_url_warn  # noqa: E402
 from casino.http import http_application  # noqa: E402
 from casino.routing import websocket_urlpatterns  # noqa: E402
 from casino.two_factor import StaffSocketMiddleware  # noqa: E402
 
+migrate_url_warn("web")
 application = ProtocolTypeRouter(
     {
         "http": http_application(),

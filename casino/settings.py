@@ -107,17 +107,15 @@ TEMPLATES = [
 # --- Database: PostgreSQL through psycopg 3 when DATABASE_URL is set, else SQLite.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 # On PostgreSQL the platform connects as a runtime role (DATABASE_URL), which cannot alter the tables
-# nor disable their triggers, and `manage.py migrate` as the tables' owner (DATABASE_MIGRATE_URL: only
-# its user, password, host and port are used; unset, the runtime URL's), which then grants the runtime
-# role its rights (casino.database_roles). SQLite has one file and no roles: both are None.
-DATABASE_RUNTIME = DATABASE_OWNER = None
+# nor disable their triggers, and `manage.py migrate` alone as the tables' owner (DATABASE_MIGRATE_URL, read
+# by casino.database_roles when migrate asks, never here: no serving process holds the owner's password),
+# which then grants the runtime role its rights. SQLite has one file and no roles: None.
+DATABASE_RUNTIME = None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several threads (web, table loop) share the file: wait for the lock instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
 else:
-    _owner = env.db("DATABASE_MIGRATE_URL", default=env.str("DATABASE_URL"))
     DATABASE_RUNTIME = {key: DATABASES["default"][key] for key in ("USER", "PASSWORD", "HOST", "PORT")}
-    DATABASE_OWNER = {key: _owner[key] for key in DATABASE_RUNTIME}
     # Sessions start in UTC (TIME_ZONE): Django then sends no SET TimeZone each time it takes a connection.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c TimeZone=UTC")
     if env.int("DATABASE_POOL_MAX_SIZE", default=16):

@@ -7,11 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 # On PostgreSQL, as the tables' owner (DATABASE_MIGRATE_URL), which then grants the runtime role (DATABASE_URL)
-# what every process below needs; they connect as the runtime role (README: Database roles).
+# what every process below needs; they connect as the runtime role and never see the owner's URL, which
+# code run in any of them could use to disable the ledger's guards (README: Database roles).
 if [[ ${DATABASE_URL:-} == postgres* && -z ${DATABASE_MIGRATE_URL:-} ]]; then
   echo "Warning: DATABASE_MIGRATE_URL is not set: the platform connects as the tables' owner and could disable the ledger's guards" >&2
 fi
 .venv/bin/python manage.py migrate --noinput
+unset DATABASE_MIGRATE_URL
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
 .venv/bin/python manage.py demo_data --only-local
 host=${HOST:-127.0.0.1}

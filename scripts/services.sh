@@ -17,7 +17,10 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   for _ in $(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
 fi
 # The owner may create databases (the tests' own) and, from PostgreSQL 15, write as a replica: the tests
-# empty the append-only tables that way. The runtime role gets neither.
+# empty the append-only tables that way. The runtime role gets neither, nor temporary tables (a session's own
+# would shadow a table a guard's trigger reads; migrate revokes them in the tests' databases too); it may read
+# every session's transaction start (pg_read_all_stats): the hourly roots' sealer waits for transactions
+# open since before the hour's end, whatever role opened them (wagering/ledger_roots.py).
 psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -q -v owner="$owner" -v runtime="$runtime" -v database="$database" <<'SQL'
 SELECT format('CREATE ROLE %I LOGIN CREATEDB', :'owner') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'owner')
 \gexec
@@ -30,6 +33,10 @@ SELECT format('CREATE DATABASE %I OWNER %I', :'database', :'owner')
 WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'database')
 \gexec
 SELECT format('ALTER DATABASE %I OWNER TO %I', :'database', :'owner')
+\gexec
+SELECT format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC, %I', :'database', :'runtime')
+\gexec
+SELECT format('GRANT pg_read_all_stats TO %I', :'runtime') WHERE NOT pg_has_role(:'runtime', 'pg_read_all_stats', 'MEMBER')
 \gexec
 SQL
 # A database migrated before by another role (postgres): its tables and functions go to the owner.

@@ -4,7 +4,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
@@ -61,6 +60,7 @@ def webhooks_to_loopback(settings):
 # ``books_broken_on_purpose``, which break the books past the triggers or migrate. With one URL, one role.
 
 OWNER_MARKERS = ("database_owner", "books_broken_on_purpose")
+OWNER = database_roles.owner_credentials()  # DATABASE_MIGRATE_URL's: the settings do not read it
 runtime_credentials = pytest.StashKey[dict]()
 
 
@@ -79,7 +79,7 @@ def credentials_use(credentials: dict | None) -> dict | None:
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """Next pytest-django creates and migrates the test database: as the owner (the runtime role has no
     CREATEDB). The value: the credentials before."""
-    return credentials_use(settings.DATABASE_OWNER)
+    return credentials_use(OWNER)
 
 
 @pytest.fixture(scope="session")
@@ -93,8 +93,8 @@ def django_db_setup(django_db_setup, django_db_modify_db_settings):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     """Before any fixture (the test's transaction among them): the owner's connection for a test marked so."""
-    if settings.DATABASE_OWNER and any(item.get_closest_marker(name) for name in OWNER_MARKERS):
-        item.stash[runtime_credentials] = credentials_use(settings.DATABASE_OWNER)
+    if OWNER and any(item.get_closest_marker(name) for name in OWNER_MARKERS):
+        item.stash[runtime_credentials] = credentials_use(OWNER)
     return (yield)
 
 
@@ -118,7 +118,7 @@ def owner_connection() -> Iterator[BaseDatabaseWrapper]:
     transaction committed when the block ends. It does not see a test's uncommitted rows."""
     owner = connection.copy()
     owner.settings_dict["OPTIONS"].pop("pool", None)  # a pool is shared per alias: not the runtime role's
-    owner.settings_dict.update(settings.DATABASE_OWNER or {})
+    owner.settings_dict.update(OWNER or {})
     owner.set_autocommit(False)
     try:
         yield owner

@@ -24,8 +24,10 @@ def database_url_of_test_database() -> str:
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
-    """This environment, on the test database and the test Redis (or ``REDIS_URL`` in ``extra``)."""
-    env = {**os.environ, "DATABASE_URL": database_url_of_test_database(), "REDIS_URL": settings.REDIS_URL}
+    """This environment, on the test database and the test Redis (or ``REDIS_URL`` in ``extra``), without the
+    owner's URL, as ``scripts/run.sh`` starts the platform's processes."""
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_MIGRATE_URL"}
+    env.update(DATABASE_URL=database_url_of_test_database(), REDIS_URL=settings.REDIS_URL)
     return {**env, **extra}
 
 

@@ -2,9 +2,9 @@
 guards (a superuser or the tables' owner); not on the embedded default, and not as the runtime role."""
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
+from casino.database_roles import owner_credentials
 from tests.casino.test_database_roles import ONE_ROLE
 from wagering.checks import ledger_check
 
@@ -23,7 +23,7 @@ def test_the_embedded_default_has_no_roles_to_warn_about():
 def test_connected_as_the_owner_or_a_superuser_the_check_warns_and_the_books_are_still_sound():
     check = ledger_check()
     (warning,) = check.warnings
-    assert warning.startswith(f"the application connects to the database as {settings.DATABASE_OWNER['USER']}, ")
+    assert warning.startswith(f"the application connects to the database as {owner_credentials()['USER']}, ")
     assert "can disable the ledger's guards" in warning and check.ok
 
 

@@ -5,6 +5,7 @@ import threading
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from casino.database_roles import migrate_url_warn
 from casino.loop import run_table
 from tables.models import Table
 
@@ -26,6 +27,7 @@ class Command(BaseCommand):
             raise CommandError(f"table {code} is dealt by a dealer: use the dealer console")
         if coups is not None and coups < 1:
             raise CommandError("--coups must be at least 1")
+        migrate_url_warn("table loop")
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())

@@ -5,6 +5,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
+from casino.database_roles import migrate_url_warn
 from casino.loop import start_table_threads
 from tables.models import Table
 
@@ -13,6 +14,7 @@ class Command(BaseCommand):
     help = "Run the loops of all automatic tables (one thread each)."
 
     def handle(self, *args, **options) -> None:
+        migrate_url_warn("table loops")
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
