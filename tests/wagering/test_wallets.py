@@ -209,8 +209,8 @@ def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once()
     house = Account.objects.create(kind=Account.Kind.HOUSE)
     wallets = [Account.objects.create(kind=Account.Kind.PLAYER, user=user) for user in users]
 
-    def leg(entry, account, amount):
-        return LedgerEntry(transaction=entry, account=account, amount=D(amount), balance_before=0, balance_after=0)
+    def leg(entry, account, amount):  # each account's first leg, chained from 0 (wagering/0021)
+        return LedgerEntry(transaction=entry, account=account, amount=D(amount), balance_before=0, balance_after=amount)
 
     with pytest.raises(IntegrityError, match="unbalanced"), transaction.atomic():
         entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
@@ -218,7 +218,7 @@ def test_postgresql_sums_each_new_leg_even_after_checking_its_transaction_once()
             [leg(entry, wallet, "1.00") for wallet in wallets[:2]] + [leg(entry, house, "-2")]
         )
         LedgerEntry.objects.create(
-            transaction=entry, account=wallets[2], amount=D("1.00"), balance_before=0, balance_after=0
+            transaction=entry, account=wallets[2], amount=D("1.00"), balance_before=0, balance_after=D("1.00")
         )
     with transaction.atomic():  # many legs in one statement, balanced: committed
         entry = LedgerTransaction.objects.create(kind=LedgerTransaction.Kind.DEPOSIT)
