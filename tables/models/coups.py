@@ -116,22 +116,15 @@ class Coup(models.Model):
         )
 
 
-class ResultCorrection(models.Model):
-    """A recorded result changed by four eyes: one staff member requests it with the corrected cards,
-    another approves (or rejects) it, once. ``before`` and ``after`` are the results as the game core
-    computes them from the cards (``CoupResult.as_dict``)."""
+class FourEyesRequest(models.Model):
+    """A change one staff member requests and a different one decides (approves or rejects), once: the
+    fields and the database's constraints that result corrections and void requests share."""
 
     class State(models.TextChoices):
         PENDING = "pending"
         APPROVED = "approved"
         REJECTED = "rejected"
 
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
-    player_cards = models.CharField(max_length=8, help_text="the player's corrected cards, codes in dealing order")
-    banker_cards = models.CharField(max_length=8, help_text="the banker's corrected cards, codes in dealing order")
-    before = models.JSONField(help_text="the result being corrected")
-    after = models.JSONField(help_text="the corrected result")
-    reason = models.TextField()
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField(auto_now_add=True)
@@ -142,19 +135,43 @@ class ResultCorrection(models.Model):
     decision_reason = models.TextField(blank=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["coup"], condition=Q(state="pending"), name="one_pending_correction"),
-            models.CheckConstraint(
-                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
-                name="correction_four_eyes",
-            ),
-            models.CheckConstraint(
-                condition=Q(state="pending", decided_by__isnull=True, decided_at__isnull=True)
-                | (~Q(state="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
-                name="correction_decided_once",
-            ),
-        ]
+        abstract = True
         ordering = ["-requested_at", "-id"]
+
+
+def four_eyes_constraints(*, one_pending: str, four_eyes: str, decided_once: str) -> list[models.BaseConstraint]:
+    """One pending request per coup; decided by someone else than its requester; decided once."""
+    return [
+        models.UniqueConstraint(fields=["coup"], condition=Q(state="pending"), name=one_pending),
+        models.CheckConstraint(
+            condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")), name=four_eyes
+        ),
+        models.CheckConstraint(
+            condition=Q(state="pending", decided_by__isnull=True, decided_at__isnull=True)
+            | (~Q(state="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
+            name=decided_once,
+        ),
+    ]
+
+
+class ResultCorrection(FourEyesRequest):
+    """A recorded result changed by four eyes: one staff member requests it with the corrected cards,
+    another approves (or rejects) it, once. ``before`` and ``after`` are the results as the game core
+    computes them from the cards (``CoupResult.as_dict``)."""
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="corrections")
+    player_cards = models.CharField(max_length=8, help_text="the player's corrected cards, codes in dealing order")
+    banker_cards = models.CharField(max_length=8, help_text="the banker's corrected cards, codes in dealing order")
+    before = models.JSONField(help_text="the result being corrected")
+    after = models.JSONField(help_text="the corrected result")
+    reason = models.TextField()
+
+    class Meta(FourEyesRequest.Meta):
+        constraints = four_eyes_constraints(
+            one_pending="one_pending_correction",
+            four_eyes="correction_four_eyes",
+            decided_once="correction_decided_once",
+        )
 
     def __str__(self) -> str:
         return f"correction {self.pk} of {self.coup.round_id} ({self.state})"
@@ -201,43 +218,22 @@ class VoidReason(models.TextChoices):
     CARD_COUNT = "card_count", "Too many or too few cards: before the first card only (then §4.3)"
 
 
-class CoupVoidRequest(models.Model):
+class CoupVoidRequest(FourEyesRequest):
     """The void of a coup whose first cards the players have seen, by four eyes: a pit boss requests it
     (seed 000 §4.2, described), another holder of ``tables.void_dealt_coup`` approves or rejects it, once.
     While it is open the coup is held: no card, no result, no settlement."""
-
-    class State(models.TextChoices):
-        PENDING = "pending"
-        APPROVED = "approved"
-        REJECTED = "rejected"
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="void_requests")
     dealing_error = models.CharField(max_length=24, help_text="the ground (``VoidReason``): §4.2")
     description = models.TextField(help_text="the pit boss's account of why the dealing order cannot be restored")
     held_coup = models.BooleanField(help_text="the request held the coup (it was dealing): a rejection lets it go on")
-    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    requested_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_reason = models.TextField(blank=True)
 
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["coup"], condition=Q(state="pending"), name="one_pending_void_request"),
-            models.CheckConstraint(
-                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("requested_by")),
-                name="void_request_four_eyes",
-            ),
-            models.CheckConstraint(
-                condition=Q(state="pending", decided_by__isnull=True, decided_at__isnull=True)
-                | (~Q(state="pending") & Q(decided_by__isnull=False, decided_at__isnull=False)),
-                name="void_request_decided_once",
-            ),
-        ]
-        ordering = ["-requested_at", "-id"]
+    class Meta(FourEyesRequest.Meta):
+        constraints = four_eyes_constraints(
+            one_pending="one_pending_void_request",
+            four_eyes="void_request_four_eyes",
+            decided_once="void_request_decided_once",
+        )
 
     def __str__(self) -> str:
         return f"void request {self.pk} of {self.coup.round_id} ({self.state})"
