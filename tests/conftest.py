@@ -11,7 +11,9 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.plugin import blocking_manager_key
 
 from casino import database_roles
-from tables.services import table_create, table_open
+from tables.roles import DEALER
+from tables.services import dealer_login, table_create, table_open
+from tests.factories import staff_client
 
 
 @pytest.fixture(autouse=True)
@@ -164,6 +166,14 @@ def auto_table(db, pit_boss):
 def dealer_table(db, pit_boss):
     table = table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
     return table_open(table=table, actor=pit_boss)
+
+
+@pytest.fixture
+def dealer(dealer_table, pit_boss):
+    """Carla, logged in as the dealer at the dealer table."""
+    client = staff_client("carla", DEALER)
+    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
+    return client
 
 
 # --- Sockets --------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import factory
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
+from django.test import Client
 from django.utils import timezone
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.oath import TOTP
@@ -18,6 +19,7 @@ from baccarat.cards import parse_cards
 from baccarat.coup import CoupDeal
 from casino.two_factor import staff_device
 from tables.models import BetLimit, Coup, DealtCard, LimitSet, Shoe, Table
+from tables.roles import roles_ensure
 from tables.selectors import table_coup_rules
 from tables.shoes import shoe_prepare, shoe_start
 from tables.shuffles import ShuffleRecord, shoe_cut
@@ -73,6 +75,19 @@ def staff_login(client, user):
     session = client.session
     session[DEVICE_ID_SESSION_KEY] = device.persistent_id
     session.save()
+    return client
+
+
+def staff_client(username: str, role: str | None) -> Client:
+    """A client signed in as a new staff member in ``role`` (a superuser when None), the user on ``client.user``."""
+    users = get_user_model().objects
+    if role is None:
+        user = users.create_superuser(username=username, password="x")
+    else:
+        user = users.create_user(username=username, password="x", is_staff=True)
+        user.groups.add(roles_ensure()[role])
+    client = staff_login(Client(), user)
+    client.user = user
     return client
 
 

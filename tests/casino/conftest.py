@@ -2,18 +2,8 @@
 
 import pytest
 
-from tables.roles import DEALER
-from tables.services import dealer_login
-from tests.casino.test_console import live_coup, staff_client, step
+from tests.casino.test_console import live_coup, step
 from tests.factories import SHUFFLED_AND_CUT
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    """Carla, logged in as the dealer at the dealer table."""
-    client = staff_client("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
 
 
 @pytest.fixture

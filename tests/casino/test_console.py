@@ -9,9 +9,9 @@ from django.test import Client
 from django.urls import include, path, reverse
 
 from tables.models import AuditLog, Coup, DealtCard, HeldCard, Shoe
-from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
+from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.services import dealer_login, dealer_logout, table_create
-from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, staff_login
+from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, staff_client
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
 from wagering.selectors import wallet_balance
@@ -20,18 +20,6 @@ from wagering.wallets import wallet_deposit
 # The console as the project mounts it, with the admin for its login page.
 urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
-
-
-def staff_client(username: str, role: str | None) -> Client:
-    users = get_user_model().objects
-    if role is None:
-        user = users.create_superuser(username=username, password="x")
-    else:
-        user = users.create_user(username=username, password="x", is_staff=True)
-        user.groups.add(roles_ensure()[role])
-    client = staff_login(Client(), user)
-    client.user = user
-    return client
 
 
 def url(table, name: str = "table") -> str:

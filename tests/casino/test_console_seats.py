@@ -17,8 +17,8 @@ from tables.models import AuditLog, LimitSet, SeatSession
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import table_create, table_open
-from tests.casino.test_console import staff_client, step, url
-from tests.factories import CoupFactory
+from tests.casino.test_console import step, url
+from tests.factories import CoupFactory, staff_client
 from wagering.checks import ledger_check, settlement_check
 from wagering.chips import tray_count
 from wagering.models import Account, Bet

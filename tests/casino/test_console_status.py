@@ -17,7 +17,8 @@ from django.utils import timezone
 from tables.holds import coup_hold, coup_release
 from tables.roles import PIT_BOSS
 from tables.seating import patron_move, patron_seat, patron_unseat
-from tests.casino.test_console import staff_client, step, url
+from tests.casino.test_console import step, url
+from tests.factories import staff_client
 from wagering.chips import tray_count
 from wagering.seated import seat_bets_place
 

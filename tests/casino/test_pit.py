@@ -20,8 +20,8 @@ from tables.pits import pit_create, pit_update
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
-from tests.casino.test_console import staff_client, url
-from tests.factories import CoupFactory, UserFactory
+from tests.casino.test_console import url
+from tests.factories import CoupFactory, UserFactory, staff_client
 from tests.tables.test_admin import run_action
 from wagering.chips import tray_count
 from wagering.models import TrayCount

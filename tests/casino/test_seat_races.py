@@ -13,8 +13,8 @@ from tables.models import SeatSession
 from tables.roles import DEALER
 from tables.seating import patron_seat
 from tables.services import dealer_login
-from tests.casino.test_console import staff_client, url
-from tests.factories import CoupFactory
+from tests.casino.test_console import url
+from tests.factories import CoupFactory, staff_client
 from tests.wagering.conftest import postgres_only
 from wagering.chips import tray_count
 from wagering.errors import BetRejected

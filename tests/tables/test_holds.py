@@ -19,10 +19,9 @@ from tables import holds
 from tables.coups import coup_open
 from tables.errors import TableError
 from tables.models import AuditLog, Coup, CoupVoidRequest, DealtCard, HeldCard, Shoe
-from tables.roles import DEALER, FLOOR_MANAGER, PIT_BOSS, roles_ensure
-from tables.services import dealer_login
+from tables.roles import FLOOR_MANAGER, PIT_BOSS
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
-from tests.factories import SHUFFLED_AND_CUT, staff_login
+from tests.factories import SHUFFLED_AND_CUT, staff_client
 from tests.partners.conftest import client_for, partner_make, player_make
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
@@ -35,24 +34,9 @@ pytestmark = pytest.mark.django_db
 D = Decimal
 
 
-def staff(username: str, role: str) -> Client:
-    user = get_user_model().objects.create_user(username=username, password="x", is_staff=True)
-    user.groups.add(roles_ensure()[role])
-    client = staff_login(Client(), user)
-    client.user = user
-    return client
-
-
 @pytest.fixture
 def boss():
-    return staff("floor-boss", PIT_BOSS)
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    client = staff("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
+    return staff_client("floor-boss", PIT_BOSS)
 
 
 @pytest.fixture
@@ -351,7 +335,7 @@ def test_the_held_coup_voided_under_4_2_by_four_eyes(boss, dealer, dealer_table,
     )
     assert response.status_code == 302
     assert Coup.objects.get(pk=held_third_card.pk).state == Coup.State.HELD  # its first cards were seen: a request
-    manager = staff("flora", FLOOR_MANAGER)
+    manager = staff_client("flora", FLOOR_MANAGER)
     data = {"action": "approve_void_requests", "confirmed": "yes", "reason": "checked on video"}
     data["_selected_action"] = [CoupVoidRequest.objects.get(coup=held_third_card).pk]
     assert manager.post(reverse("admin:tables_coupvoidrequest_changelist"), data).status_code == 302

@@ -15,7 +15,7 @@ from tables.models import AuditLog, Pit, Table
 from tables.pits import pit_create, pit_update
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.services import table_create
-from tests.casino.test_console import staff_client
+from tests.factories import staff_client
 
 pytestmark = pytest.mark.django_db
 PITS = reverse("admin:tables_pit_changelist")

@@ -9,23 +9,16 @@ from tables.errors import TableError
 from tables.models import AuditLog, Shoe
 from tables.roles import DEALER, SURVEILLANCE
 from tables.seating import patron_seat
-from tables.services import dealer_login, table_rules_update
+from tables.services import table_rules_update
 from tables.shoes import shoe_prepare, shoe_start
 from tables.shuffles import ShuffleRecord, shoe_cut, shoe_cut_cancel, shoe_shuffle_cancel
-from tests.casino.test_console import staff_client, step, url
-from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, physical_shoe_start
+from tests.casino.test_console import step, url
+from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, physical_shoe_start, staff_client
 from tests.tables.test_admin import run_action
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.casino.test_console")]
 
 CHECKED = ShuffleRecord(decks_complete=True, no_marks=True, no_damage=True)
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    client = staff_client("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
 
 
 def shoes_and_audit(table) -> tuple:

@@ -24,10 +24,10 @@ from casino import lifecycle
 from tables.errors import TableError
 from tables.models import AuditLog, Coup, CoupVoidRequest, HeldCard, Shoe
 from tables.pits import pit_create
-from tables.roles import DEALER, FLOOR_MANAGER, PIT_BOSS, roles_ensure
-from tables.services import dealer_login
-from tests.factories import SHUFFLED_AND_CUT, staff_login
+from tables.roles import FLOOR_MANAGER, PIT_BOSS
+from tests.factories import SHUFFLED_AND_CUT, staff_client
 from tests.partners.conftest import client_for, partner_make
+from tests.tables.test_holds import console, deal, live
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
@@ -41,29 +41,14 @@ ISSUE_CARDS = "9S:player 2H:banker KD:player 3C:banker"  # Player natural 9, Ban
 MIXED_UP = {"dealing_error": "order_not_restorable", "reason": "two cards fell and slid under the shoe"}
 
 
-def staff(username: str, role: str) -> Client:
-    user = get_user_model().objects.create_user(username=username, password="x", is_staff=True)
-    user.groups.add(roles_ensure()[role])
-    client = staff_login(Client(), user)
-    client.user = user
-    return client
-
-
 @pytest.fixture
 def boss():
-    return staff("pitboss", PIT_BOSS)
+    return staff_client("pitboss", PIT_BOSS)
 
 
 @pytest.fixture
 def floor_manager():
-    return staff("flora", FLOOR_MANAGER)
-
-
-@pytest.fixture
-def dealer(dealer_table, pit_boss):
-    client = staff("carla", DEALER)
-    dealer_login(table=dealer_table, dealer=client.user, actor=pit_boss)
-    return client
+    return staff_client("flora", FLOOR_MANAGER)
 
 
 @pytest.fixture
@@ -71,20 +56,6 @@ def alice(db):
     user = get_user_model().objects.create_user(username="alice")
     wallet_deposit(user=user, amount="1000.00", idempotency_key=uuid.uuid4().hex)
     return user
-
-
-def console(client: Client, table, name: str, **data) -> str:
-    return client.post(reverse(f"console:{name}", kwargs={"code": table.code}), data, follow=True).content.decode()
-
-
-def live(table) -> Coup:
-    return table.coups.get(state__in=Coup.LIVE_STATES)
-
-
-def deal(client: Client, table, cards: str) -> None:
-    for entry in cards.split():
-        card, hand = entry.split(":")
-        console(client, table, "coup_card", round_id=live(table).round_id, card=card, hand=hand)
 
 
 def coup_bet_on(dealer: Client, table, player, cards: str = "") -> Coup:
@@ -231,7 +202,7 @@ def test_a_pit_boss_without_the_permission_cannot_approve(boss, dealer, dealer_t
     coup = coup_bet_on(dealer, dealer_table, alice, ISSUE_CARDS)
     void(boss, coup, **MIXED_UP)
     void_request = CoupVoidRequest.objects.get(coup=coup)
-    other_boss = staff("otto", PIT_BOSS)
+    other_boss = staff_client("otto", PIT_BOSS)
     assert decide(other_boss, void_request, "approve_void_requests").status_code == 403
     assert decide(other_boss, void_request, "reject_void_requests").status_code == 403
     with pytest.raises(TableError) as refused:
@@ -244,7 +215,7 @@ def test_a_pit_boss_without_the_permission_cannot_approve(boss, dealer, dealer_t
 def test_a_pit_boss_of_another_pit_can_neither_request_nor_approve(boss, floor_manager, dealer, dealer_table, alice):
     coup = coup_bet_on(dealer, dealer_table, alice, ISSUE_CARDS)
     pit_create(code="main", name="Main", tables=[dealer_table], bosses=[boss.user], actor=None, reason="x")
-    stranger = staff("sam", PIT_BOSS)
+    stranger = staff_client("sam", PIT_BOSS)
     stranger.user.user_permissions.add(void_dealt_coup())
     pit_create(code="salon", name="Salon", tables=[], bosses=[stranger.user], actor=None, reason="x")
     refused = void(stranger, coup, **MIXED_UP)
@@ -267,12 +238,12 @@ def test_a_pit_boss_of_another_pit_can_neither_request_nor_approve(boss, floor_m
 def test_a_request_is_decided_once_and_a_coup_has_one_open_request(boss, floor_manager, dealer, dealer_table, alice):
     coup = coup_bet_on(dealer, dealer_table, alice, ISSUE_CARDS)
     void(boss, coup, **MIXED_UP)
-    again = void(staff("otto", PIT_BOSS), coup, **MIXED_UP)
+    again = void(staff_client("otto", PIT_BOSS), coup, **MIXED_UP)
     assert "waiting for a decision" in message_of(again)
     assert CoupVoidRequest.objects.filter(coup=coup).count() == 1
     void_request = CoupVoidRequest.objects.get(coup=coup)
     decide(floor_manager, void_request, "approve_void_requests")
-    second_manager = staff("felix", FLOOR_MANAGER)
+    second_manager = staff_client("felix", FLOOR_MANAGER)
     for name in ("approve_void_requests", "reject_void_requests"):
         assert "already approved" in message_of(decide(second_manager, void_request, name))
     assert AuditLog.objects.filter(action="coup_voided").count() == 1

@@ -17,8 +17,7 @@ from tables.models import Coup, LimitSet, ResultCorrection
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.seating import patron_seat, patron_unseat
 from tables.services import limit_marker_grant
-from tests.casino.test_console import staff_client
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_resolve, staff_client
 from tests.tables.test_admin import run_action
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
