@@ -235,7 +235,7 @@ def coup_play(table) -> tuple[str, float]:
     from django.db import transaction
 
     from casino import lifecycle
-    from casino.loop import CARD_INTERVAL, RESULT_PAUSE
+    from casino.lifecycle.loop import CARD_INTERVAL, RESULT_PAUSE
     from tables.coups import coup_open
     from tables.dealing import coup_deal_card
     from tables.selectors import coup_deal_state

@@ -2,7 +2,7 @@
 
 Bets are written in bulk in the shape bet placement writes them (a batch per player, its bets,
 its placement transaction moving the stakes from the wallet to bets in play), on a resolved
-coup; then ``casino.settlement.coup_settle`` is timed as the table loop runs it: the whole
+coup; then ``casino.lifecycle.settlement.coup_settle`` is timed as the table loop runs it: the whole
 service, its commit and its on-commit callbacks (the live events, through Redis).
 Targets: a coup of 10,000 bets from 5,000 players settled in at most 1 s on 2 cores (issue 8),
 100,000 bets from 50,000 players in at most 4 s (issue 16), and linear in the number of bets (each
@@ -228,7 +228,7 @@ class DatabaseTime:
     def settle(self, coup_id: int) -> None:
         from django.db import connection
 
-        from casino.settlement import coup_settle
+        from casino.lifecycle.settlement import coup_settle
 
         commit = connection.commit
 

@@ -8,7 +8,7 @@ class CasinoConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in
 
-        from casino.two_factor import sign_in_failures_reset
+        from casino.sign_in.two_factor import sign_in_failures_reset
 
         user_logged_in.connect(sign_in_failures_reset, dispatch_uid="casino.sign_in_failures_reset")
 
@@ -16,4 +16,4 @@ class CasinoConfig(AppConfig):
 class StaffAdminConfig(AdminConfig):
     """The admin with its two-factor sign-in; ``admin.site`` (and ``@admin.register``) is that site."""
 
-    default_site = "casino.two_factor.StaffAdminSite"
+    default_site = "casino.sign_in.two_factor.StaffAdminSite"

@@ -1,6 +1,6 @@
-"""ASGI entry point: HTTP through Django (its synchronous stack in worker threads, ``casino.http``),
+"""ASGI entry point: HTTP through Django (its synchronous stack in worker threads, ``kernel.http``),
 WebSockets through Channels, signed in by the session as pages are and held to the same staff rules
-(``casino.two_factor.StaffSocketMiddleware``)."""
+(``casino.sign_in.two_factor.StaffSocketMiddleware``)."""
 
 import os
 
@@ -13,10 +13,10 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from casino.database_roles import migrate_url_warn  # noqa: E402
-from casino.http import http_application  # noqa: E402
 from casino.routing import websocket_urlpatterns  # noqa: E402
-from casino.two_factor import StaffSocketMiddleware  # noqa: E402
+from casino.sign_in.two_factor import StaffSocketMiddleware  # noqa: E402
+from kernel.database_roles import migrate_url_warn  # noqa: E402
+from kernel.http import http_application  # noqa: E402
 
 migrate_url_warn("web")
 application = ProtocolTypeRouter(

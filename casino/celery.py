@@ -9,12 +9,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 
 app = Celery("casino")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+app.autodiscover_tasks()  # every app's tasks module
+app.autodiscover_tasks(["casino.lifecycle"])  # the lifecycle's: settlement, the hourly roots
 
 
 @worker_init.connect
 @beat_init.connect
 def _migrate_url_warn(sender, **kwargs) -> None:
-    from casino.database_roles import migrate_url_warn  # late: casino/__init__.py imports this module first
+    from kernel.database_roles import migrate_url_warn  # late: casino/__init__.py imports this module first
 
     migrate_url_warn("Celery worker or beat")

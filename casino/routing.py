@@ -1,10 +1,10 @@
-"""WebSocket routes: the table's socket, with the player's bet requests over it (``casino.table_socket``), and
-the lobby's, every table's public events on one socket (``casino.lobby_socket``)."""
+"""WebSocket routes: the table's socket, with the player's bet requests over it (``casino.players.table_socket``), and
+the lobby's, every table's public events on one socket (``casino.players.lobby_socket``)."""
 
 from django.urls import re_path
 
-from casino.lobby_socket import LobbyConsumer
-from casino.table_socket import PlayerTableConsumer
+from casino.players.lobby_socket import LobbyConsumer
+from casino.players.table_socket import PlayerTableConsumer
 
 websocket_urlpatterns = [
     re_path(r"^ws/tables/(?P<code>[-a-zA-Z0-9_]+)/$", PlayerTableConsumer.as_asgi()),

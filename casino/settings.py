@@ -13,7 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from casino.beat import BEAT_SCHEDULE as CASINO_BEAT_SCHEDULE
-from casino.encryption import keys_check
+from kernel.encryption import keys_check
 from partners.beat import BEAT_SCHEDULE as PARTNERS_BEAT_SCHEDULE
 from wagering.beat import BEAT_SCHEDULE as WAGERING_BEAT_SCHEDULE
 
@@ -30,7 +30,7 @@ DEVELOPMENT_SECRET_KEY = "punto-insecure-development-key-change-me-in-production
 SECRET_KEY = env.str("SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 if PRODUCTION and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50):
     raise ImproperlyConfigured("PRODUCTION needs its own SECRET_KEY of at least 50 random characters")
-# Encryption at rest (casino.encryption): comma-separated Fernet keys, the first encrypts. Without it the
+# Encryption at rest (kernel.encryption): comma-separated Fernet keys, the first encrypts. Without it the
 # embedded default makes a key in var/encryption.key on first use; PRODUCTION refuses to start without it.
 ENCRYPTION_KEYS = env.list("ENCRYPTION_KEY", default=[])
 ENCRYPTION_KEY_FILE = BASE_DIR / "var" / "encryption.key"
@@ -67,23 +67,23 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "casino.security.LaunchedSessionMiddleware",  # before sessions: it sees the cookies they set
+    "kernel.security.LaunchedSessionMiddleware",  # before sessions: it sees the cookies they set
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # the player's language: the menu's choice, else the browser's
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
-    "casino.two_factor.StaffSessionMiddleware",  # unverified staff are anonymous; staff idle expiry
+    "casino.sign_in.two_factor.StaffSessionMiddleware",  # unverified staff are anonymous; staff idle expiry
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "casino.security.ContentSecurityPolicyMiddleware",
+    "kernel.security.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out sign-in into its 429 page
 ]
 
 ROOT_URLCONF = "casino.urls"
 ASGI_APPLICATION = "casino.asgi.application"
-# Threads per web process running Django's synchronous HTTP handling (casino.http); each may hold
+# Threads per web process running Django's synchronous HTTP handling (kernel.http); each may hold
 # one pooled database connection while it serves a request.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
 WSGI_APPLICATION = None
@@ -98,7 +98,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "casino.player_header.header_wallet",
+                "casino.players.header.header_wallet",
             ],
         },
     },
@@ -108,7 +108,7 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 # On PostgreSQL the platform connects as a runtime role (DATABASE_URL), which cannot alter the tables
 # nor disable their triggers, and `manage.py migrate` alone as the tables' owner (DATABASE_MIGRATE_URL, read
-# by casino.database_roles when migrate asks, never here: no serving process holds the owner's password),
+# by kernel.database_roles when migrate asks, never here: no serving process holds the owner's password),
 # which then grants the runtime role its rights. SQLite has one file and no roles: None.
 DATABASE_RUNTIME = None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -160,7 +160,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task taken by a worker that dies whole (SIGKILL, lost host) stays unacknowledged on Redis until this
 # timeout, then is delivered again. It must exceed the longest countdown (webhook retries: 37.5 min), or
 # waiting tasks are delivered twice; a resolved coup left unsettled meanwhile is re-sent by the table loop
-# after 30 s (casino.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
+# after 30 s (casino.lifecycle.loop). A pool child that dies is requeued at once (CELERY_TASK_REJECT_ON_WORKER_LOST).
 # A task taken by a worker that died whole goes back to the queue once unacknowledged for the visibility
 # timeout: kombu looks for such tasks every 10 s (its default since 5.7 would be only every 10th look).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -205,7 +205,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # Sign-in lock-out (django-axes): SIGN_IN_FAILURE_LIMIT failures for one username (from any addresses),
 # or from one address (over any usernames), lock that username, or that address, out for
 # SIGN_IN_LOCKOUT_MINUTES. A success forgets that username's failures from that address only
-# (casino.two_factor.sign_in_failures_reset). REMOTE_ADDR is the client's address: behind the proxy,
+# (casino.sign_in.two_factor.sign_in_failures_reset). REMOTE_ADDR is the client's address: behind the proxy,
 # uvicorn --proxy-headers (Procfile) puts the forwarded address there.
 PERMISSION_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that knows groups (User.with_perm)
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", PERMISSION_BACKEND]
@@ -214,9 +214,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGN_IN_LOCKOUT_MINUTES", default
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = False
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
-AXES_LOCKOUT_CALLABLE = "casino.security.sign_in_locked_out"
+AXES_LOCKOUT_CALLABLE = "kernel.security.sign_in_locked_out"
 AXES_VERBOSE = False
-# Staff sign in with a TOTP code too (casino/two_factor.py); their sessions end after this many idle minutes.
+# Staff sign in with a TOTP code too (casino/sign_in/two_factor.py); their sessions end after this many idle minutes.
 OTP_TOTP_ISSUER = "Punto"
 STAFF_SESSION_IDLE_MINUTES = env.int("STAFF_SESSION_IDLE_MINUTES", default=30)
 LOGIN_URL = "/accounts/login/"
@@ -297,7 +297,7 @@ SEAMLESS_WALLET_DEADLINE_SECONDS = env.float("SEAMLESS_WALLET_DEADLINE_SECONDS",
 HOUSE_CURRENCY = env.str("HOUSE_CURRENCY", default="EUR")
 # A game launch's URL is valid this long, once.
 LAUNCH_TOKEN_SECONDS = 60
-# Bet requests committed in groups per table by a thread of each web process (casino.intake); off, each
+# Bet requests committed in groups per table by a thread of each web process (casino.players.intake); off, each
 # request is carried out in its own thread and transaction. On with the real components (REDIS_URL).
 BET_INTAKE_GROUP_COMMIT = env.bool("BET_INTAKE_GROUP_COMMIT", default=bool(REDIS_URL))
 # A bet request's record (its request_id's answer) is kept this long, then forgotten (wagering.tasks).

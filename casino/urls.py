@@ -3,8 +3,8 @@ from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
-from casino import launch, views
-from casino.two_factor import PlayerAuthenticationForm
+from casino.players import launch, views
+from casino.sign_in.two_factor import PlayerAuthenticationForm
 from tables.views import account_page
 
 urlpatterns = [
@@ -15,13 +15,13 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language menu
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # gettext() for static/js
     path("admin/", admin.site.urls),
-    path("console/surveillance/", include("casino.surveillance_urls")),
-    path("console/", include("casino.console_urls")),
+    path("console/surveillance/", include("casino.surveillance.urls")),
+    path("console/", include("casino.console.urls")),
     path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_page, name="account"),
     path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
-    path("tables/", include("casino.player_api_urls")),
+    path("tables/", include("casino.players.api_urls")),
     path("api/", include("partners.api.urls")),
 ]

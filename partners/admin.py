@@ -11,7 +11,7 @@ from django.template import engines
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from casino.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin, ReadOnlyInline
+from kernel.admin_base import ActionsCheckedAdmin, ReadOnlyAdmin, ReadOnlyInline
 from partners import seamless, services, wallet_settings, webhooks
 from partners.identifiers import PartnerRejected
 from partners.models import (

@@ -1,5 +1,5 @@
 """The partners' bets: a transfer-wallet player's batch through the table's group commit
-(``casino.group_commit``: a run of them checked against the running totals and written set-wise, one
+(``kernel.group_commit``: a run of them checked against the running totals and written set-wise, one
 alone by ``bet_batch_place``), a seamless wallet's paid by the partner first; once per Idempotency-Key."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
-from casino.group_commit import BatchRetry, group_commit_submit
+from kernel.group_commit import BatchRetry, group_commit_submit
 from partners.models import Partner, PartnerIdempotencyKey, PartnerPlayer
 from partners.seamless import seamless_bet_place
 from partners.services import (

@@ -14,8 +14,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import decrypt
-from casino.metrics import webhook_failure_count
+from kernel.encryption import decrypt
+from kernel.metrics import webhook_failure_count
 from partners.models import WebhookDelivery
 from partners.webhook_http import webhook_post
 

@@ -1,5 +1,5 @@
 """Game launch: a partner asks for a launch URL (``POST /api/v1/sessions/``); its single-use token, valid
-``LAUNCH_TOKEN_SECONDS``, signs the browser that opens it in as that partner's player (``casino.launch``).
+``LAUNCH_TOKEN_SECONDS``, signs the browser that opens it in as that partner's player (``casino.players.launch``).
 
 Only the token's SHA-256 is kept. Redeeming it is one conditional ``UPDATE``: of two browsers opening
 the same URL at once, one signs in and the other is refused.

@@ -8,8 +8,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
-from casino.currencies import currency_validator
-from casino.money import MONEY
+from kernel.currencies import currency_validator
+from kernel.money import MONEY
 from partners.identifiers import frame_origins_validator
 from tables.models import Coup, ResultCorrection, Shoe
 from wagering.models import BetBatch, LedgerRoot, LedgerTransaction
@@ -47,7 +47,7 @@ class Partner(models.Model):
         default="transfer",
     )
     wallet_url = models.URLField(max_length=500, blank=True, help_text="seamless: the base URL of its wallet API")
-    # The HMAC-SHA256 key signing our wallet calls (casino.encryption), decrypted only to sign one.
+    # The HMAC-SHA256 key signing our wallet calls (kernel.encryption), decrypted only to sign one.
     wallet_secret_encrypted = models.TextField(blank=True)
     frame_origins = models.TextField(
         blank=True,
@@ -136,7 +136,7 @@ class WebhookEndpoint(models.Model):
 
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="webhook_endpoints")
     url = models.URLField(max_length=500)
-    # The HMAC-SHA256 signing key, shown once to the partner; encrypted (casino.encryption), and
+    # The HMAC-SHA256 signing key, shown once to the partner; encrypted (kernel.encryption), and
     # decrypted only to sign a delivery.
     secret_encrypted = models.TextField()
     is_active = models.BooleanField(default=True)

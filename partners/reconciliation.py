@@ -15,7 +15,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import QuerySet
 
-from casino.money import ZERO, money
+from kernel.money import ZERO, money
 from partners.models import Partner, ReconciliationReport, WalletTransaction
 
 ACKNOWLEDGED = WalletTransaction.State.ACKNOWLEDGED

@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from casino.money import money
+from kernel.money import money
 from partners.models import Partner, PartnerPlayer, WalletTransaction
 from partners.tasks import wallet_transaction_send
 from partners.wallet_calls import Outcome, wallet_deadline_seconds, wallet_post, wallet_transaction_call

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import decrypt
-from casino.money import CENT
+from kernel.encryption import decrypt
+from kernel.money import CENT
 from partners.deliveries import SIGNATURE_HEADER, webhook_signature
 from partners.models import Partner, WalletCallAttempt, WalletTransaction
 from partners.webhook_http import partner_post

@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from casino.money import money
+from kernel.money import money
 from partners.models import PartnerPlayer, WalletTransaction
 from partners.wallet_calls import wallet_transaction_call
 from tables.models import Coup, ResultCorrection

@@ -10,8 +10,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from casino.currencies import CurrencyInvalid, currency_checked
-from casino.encryption import encrypt, reencrypt
+from kernel.currencies import CurrencyInvalid, currency_checked
+from kernel.encryption import encrypt, reencrypt
 from partners.identifiers import PartnerRejected
 from partners.models import Partner
 from tables.audit import audit_record

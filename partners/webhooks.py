@@ -9,7 +9,7 @@ is at least once: receivers drop an event id they have already handled.
 
 Each request carries ``Punto-Signature: t=<unix seconds>,v1=<hex>``, the HMAC-SHA256 of
 ``"<t>.<body>"`` keyed with the endpoint's secret (re-signed at every attempt). The secret is shown
-to the partner once, at registration, and stored encrypted (casino.encryption): only signing decrypts it.
+to the partner once, at registration, and stored encrypted (kernel.encryption): only signing decrypts it.
 
 Targets are https URLs of public addresses only, checked at registration and again at every attempt,
 which connects to the address it checked (``partners.webhook_http``: a name may come to resolve
@@ -34,7 +34,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
-from casino.encryption import encrypt, reencrypt
+from kernel.encryption import encrypt, reencrypt
 from partners.identifiers import PartnerRejected, partner_actor_label
 from partners.models import Partner, WebhookDelivery, WebhookEndpoint, all_event_types
 from partners.tasks import webhook_delivery_send

@@ -23,9 +23,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.cache import cache
 
-from casino.live import EVENT_VERSION, live_message, table_group, user_group
-from casino.metrics import open_sockets_change
-from casino.table_broadcast import table_join, table_leave
+from kernel.live import EVENT_VERSION, live_message, table_group, user_group
+from kernel.metrics import open_sockets_change
+from kernel.table_broadcast import table_join, table_leave
 from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
@@ -48,7 +48,7 @@ def _no_constant(name: str) -> None:
 
 
 def socket_message(event_type: str, data: dict, *, table: str | None = None) -> str:
-    """A message of the socket's own, as ``casino.live`` writes events (with the ``table`` a lobby needs)."""
+    """A message of the socket's own, as ``kernel.live`` writes events (with the ``table`` a lobby needs)."""
     message = {"type": event_type, "version": EVENT_VERSION, "data": data}
     if table is not None:
         message["table"] = table
@@ -166,7 +166,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def handle(self, message: dict) -> None:
         """One client message (a dict with a string ``type``): the viewer's messages here; the player's
-        bets are added by ``casino.table_socket``."""
+        bets are added by ``casino.players.table_socket``."""
         if message["type"] == "ping":
             await self.send(text_data=socket_message("pong", {}))
         elif message["type"] == "snapshot":
@@ -236,11 +236,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             await super().dispatch(message)
 
     async def live_event(self, message: dict) -> None:
-        """Forward an event to this player as its sender serialised it (``casino.live.live_message``)."""
+        """Forward an event to this player as its sender serialised it (``kernel.live.live_message``)."""
         await self.send(text_data=message["text"])
 
     async def table_event(self, text: str) -> None:
-        """Forward an event to the table (``casino.table_broadcast``): held until the snapshot is sent."""
+        """Forward an event to the table (``kernel.table_broadcast``): held until the snapshot is sent."""
         if self.held_events is not None:
             self.held_events.append(text)
         else:

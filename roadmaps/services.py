@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from baccarat.roads import build_roadmap
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from roadmaps.models import ShoeRoad
 from roadmaps.selectors import shoe_road_coups
 from tables.models import Coup

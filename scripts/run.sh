@@ -19,7 +19,7 @@ unset DATABASE_MIGRATE_URL
 host=${HOST:-127.0.0.1}
 port=${PORT:-8000}
 if [ -n "${REDIS_URL:-}" ]; then
-  # Every process counts its metrics in files there; /metrics adds them up (casino.metrics).
+  # Every process counts its metrics in files there; /metrics adds them up (kernel.metrics).
   export PROMETHEUS_MULTIPROC_DIR=${PROMETHEUS_MULTIPROC_DIR:-$PWD/var/metrics}
   rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
   echo "Punto is starting on http://$host:$port/ (admin: http://$host:$port/admin/, metrics for staff: /metrics)"

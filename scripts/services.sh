@@ -2,7 +2,7 @@
 # Make sure the real components are up: PostgreSQL on 127.0.0.1:5432 and Redis on
 # 127.0.0.1:6379 (started here if they are down), and the database named by $1 exists, owned by the
 # role punto_owner (it migrates: DATABASE_MIGRATE_URL); the platform connects as punto_app (DATABASE_URL),
-# which owns nothing (casino/database_roles.py). Both log in without a password here (trust on 127.0.0.1);
+# which owns nothing (kernel/database_roles.py). Both log in without a password here (trust on 127.0.0.1);
 # production gives each its own. Run again, it changes nothing.
 set -euo pipefail
 database=${1:-punto}

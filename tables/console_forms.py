@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import forms
 
-from casino.money import AmountField
+from kernel.money import AmountField
 from tables.forms import POSITIVE_AMOUNT, CoupStepForm
 from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, Seat, SeatSession
 

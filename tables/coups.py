@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from baccarat.cards import hand_total
 from baccarat.coup import BANKER, PLAYER, CoupDeal
-from casino.live import table_event_send, user_events_send
+from kernel.live import table_event_send, user_events_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, shoe_locked, table_locked

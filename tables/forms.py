@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from baccarat import rules as game_rules
-from casino.money import CENT, AmountField
+from kernel.money import CENT, AmountField
 from tables.models import (
     BET_TYPE_CHOICES,
     HAND_CHOICES,

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.coup import PLAYER
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.coups import card_event_send
 from tables.errors import TableError

@@ -12,8 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from baccarat import rules as game_rules
-from casino.currencies import CurrencyInvalid, currency_checked
-from casino.money import AmountInvalid, amount_parse
+from kernel.currencies import CurrencyInvalid, currency_checked
+from kernel.money import AmountInvalid, amount_parse
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import table_locked

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import table_locked

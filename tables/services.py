@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from baccarat import rules as game_rules
 from baccarat.coup import BANKER, PLAYER
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.limit_sets import DEFAULT_MAX_DIFFERENTIAL, limit_set_write, table_amount

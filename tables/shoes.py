@@ -12,8 +12,8 @@ from baccarat import rules as game_rules
 from baccarat.cards import Card
 from baccarat.fairness import new_salt, shoe_commitment
 from baccarat.shoe import ShoeDealer, burn_count, cut_card_position, new_shoe_order
-from casino.encryption import encrypt, reencrypt
-from casino.live import table_event_send
+from kernel.encryption import encrypt, reencrypt
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.holds import kept_card_discard

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from baccarat.coup import BANKER, PLAYER
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.coups import SHOWN_BY_FIELDS
 from tables.errors import TableError

@@ -19,7 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from casino.live import table_event_send
+from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.holds import coup_hold_lift, coup_hold_mark

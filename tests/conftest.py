@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.plugin import blocking_manager_key
 
-from casino import database_roles
+from kernel import database_roles
 from tables.roles import DEALER
 from tables.services import dealer_login, table_create, table_open
 from tests.factories import staff_client
@@ -43,7 +43,7 @@ def bet_endpoints_unlimited(monkeypatch):
     """The table page's bet endpoints take any number of a player's requests a second: tests send many as
     one player (and SQLite gives a later test's player the same id within the second). The allowance's own
     test sets it back."""
-    from casino import player_api
+    from casino.players import api as player_api
 
     monkeypatch.setattr(player_api, "BET_REQUEST_BURST", 10**9)
 
@@ -57,7 +57,7 @@ def webhooks_to_loopback(settings):
 
 # --- The database's roles (PostgreSQL): the tests connect as the runtime role --------------------------------
 # The tables' owner (DATABASE_MIGRATE_URL) creates and migrates the test database (``migrate`` then grants the
-# runtime role its privileges: casino.database_roles), empties it after each transactional test and drops it;
+# runtime role its privileges: kernel.database_roles), empties it after each transactional test and drops it;
 # every test connects as the runtime role (DATABASE_URL), but those marked ``database_owner`` or
 # ``books_broken_on_purpose``, which break the books past the triggers or migrate. With one URL, one role.
 

@@ -17,7 +17,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from baccarat.cards import parse_cards
 from baccarat.coup import CoupDeal
-from casino.two_factor import staff_device
+from casino.sign_in.two_factor import staff_device
 from tables.models import BetLimit, Coup, DealtCard, LimitSet, Shoe, Table
 from tables.roles import roles_ensure
 from tables.selectors import table_coup_rules

@@ -1,4 +1,4 @@
-"""HTTP under the ASGI server (``casino.http``): Django's synchronous stack, run whole in a worker thread."""
+"""HTTP under the ASGI server (``kernel.http``): Django's synchronous stack, run whole in a worker thread."""
 
 import json
 import re

@@ -14,8 +14,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from casino.admin_base import ReadOnlyAdmin
-from casino.money import AmountField
+from kernel.admin_base import ReadOnlyAdmin
+from kernel.money import AmountField
 from wagering import chips_admin  # noqa: F401  (importing it registers seated play's admins)
 from wagering.errors import WageringError
 from wagering.models import (

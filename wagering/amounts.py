@@ -1,4 +1,4 @@
-"""Amounts in the wagering services' refusals: ``casino.money``'s parser, with each service's error."""
+"""Amounts in the wagering services' refusals: ``kernel.money``'s parser, with each service's error."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from casino.money import AmountInvalid, amount_parse
+from kernel.money import AmountInvalid, amount_parse
 from wagering.errors import WageringError
 
 User = AbstractBaseUser
 
 
 def amount_checked(value: object, *, error: type[WageringError], what: str) -> Decimal:
-    """``casino.money.amount_parse``, its refusal raised as the service's own error (same code and details)."""
+    """``kernel.money.amount_parse``, its refusal raised as the service's own error (same code and details)."""
     try:
         return amount_parse(value, what=what)
     except AmountInvalid as invalid:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from casino.live import user_events_send
+from kernel.live import user_events_send
 from tables.audit import audit_record
 from tables.locks import coup_only_locked
 from tables.models import Coup

@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, Window
 from django.db.models.functions import Coalesce, Lag
 
-from casino.money import HALF_CENT, MONEY
+from kernel.money import HALF_CENT, MONEY
 from tables.models import Coup, DealtCard
 from tables.selectors import coup_rules
 from wagering.models import (
@@ -133,7 +133,7 @@ def ledger_check() -> LedgerCheck:
 def _connection_role_warnings() -> list[str]:
     """On PostgreSQL, a warning if the application's role could disable the guards above: a superuser, or the
     ledger's owner (or a member of its role). The platform should connect as a runtime role that owns nothing
-    (``DATABASE_URL``) and migrate as the owner (``DATABASE_MIGRATE_URL``: ``casino.database_roles``)."""
+    (``DATABASE_URL``) and migrate as the owner (``DATABASE_MIGRATE_URL``: ``kernel.database_roles``)."""
     if connection.vendor != "postgresql":
         return []  # the embedded default: one file, no roles
     with connection.cursor() as cursor:

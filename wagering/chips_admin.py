@@ -15,8 +15,8 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
 
-from casino.admin_base import ReadOnlyAdmin
-from casino.currencies import TWO_DECIMAL_CURRENCIES
+from kernel.admin_base import ReadOnlyAdmin
+from kernel.currencies import TWO_DECIMAL_CURRENCIES
 from tables.models import SeatSession, Table
 from wagering.chip_reports import Rating, seat_session_ratings, shift_openings, shift_report
 from wagering.models import ChipMovement, TrayCount

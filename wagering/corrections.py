@@ -24,7 +24,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Sum
 
 from baccarat.coup import CoupResult
-from casino.live import user_events_send
+from kernel.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_rules
 from wagering.chips import open_shift

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
-from casino.live import table_totals_send
-from casino.money import MAX_AMOUNT
+from kernel.live import table_totals_send
+from kernel.money import MAX_AMOUNT
 from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, bet_label

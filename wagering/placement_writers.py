@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.utils import timezone
 
-from casino.money import MAX_AMOUNT
+from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
 from tables.models import AuditLog, Coup
 from wagering.amounts import amounts_as_strings

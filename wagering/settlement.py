@@ -1,5 +1,5 @@
 """Settlement: every open bet of a resolved coup paid by its paytable, in the caller's transaction
-(``casino.settlement`` composes it with the coup's state and the partners' notices)."""
+(``casino.lifecycle.settlement`` composes it with the coup's state and the partners' notices)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from baccarat.coup import CoupResult
-from casino.live import EventsBuiltOnDemand, table_event_send, user_events_send
-from casino.money import MAX_AMOUNT
+from kernel.live import EventsBuiltOnDemand, table_event_send, user_events_send
+from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
 from tables.models import Coup
 from tables.selectors import coup_rules
@@ -49,7 +49,7 @@ class CoupBetsSettled:
 
 def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
     """Pay every open bet of a resolved coup by its paytable, inside the caller's transaction, the coup's
-    row locked by the caller (``casino.settlement.coup_settle``, which marks the coup settled).
+    row locked by the caller (``casino.lifecycle.settlement.coup_settle``, which marks the coup settled).
 
     Winnings are rounded down to the cent. One ledger transaction per currency staked in, one leg per player.
     The statements do not grow with the bets or the players (bets read as rows, settlements and

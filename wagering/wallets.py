@@ -10,8 +10,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from casino.live import user_events_send
-from casino.money import MAX_AMOUNT
+from kernel.live import user_events_send
+from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
 from wagering.errors import IdempotencyConflict, WalletRejected

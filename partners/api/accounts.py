@@ -8,7 +8,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from casino.money import MONEY, ZERO
+from kernel.money import MONEY, ZERO
 from partners import selectors
 from partners.api.serializers import RoundSerializer, RoundsQuerySerializer
 from partners.api.views import PAGE_PARAMETERS, PartnerView, errors

@@ -1,8 +1,8 @@
-"""An RNG shoe's order, salt and burned cards are stored encrypted (casino.encryption); the reverse decrypts."""
+"""An RNG shoe's order, salt and burned cards are stored encrypted (kernel.encryption); the reverse decrypts."""
 
 from django.db import migrations, models
 
-from casino.encryption import decrypt, encrypt
+from kernel.encryption import decrypt, encrypt
 
 SECRETS = ("card_order_encrypted", "salt_encrypted", "burned_cards_encrypted")
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import migrations, models
 
-import casino.currencies
+import kernel.currencies
 
 
 def limits_into_house_currency_sets(apps, schema_editor):
@@ -39,7 +39,7 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 (
                     "currency",
-                    models.CharField(max_length=3, validators=[casino.currencies.currency_validator]),
+                    models.CharField(max_length=3, validators=[kernel.currencies.currency_validator]),
                 ),
                 (
                     "max_differential",

@@ -13,7 +13,7 @@ from django.db import migrations, models
 from django.db.models import Q
 from django.utils import timezone
 
-import casino.currencies
+import kernel.currencies
 
 MAIN_HANDS = ["player", "banker"]
 
@@ -53,7 +53,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="personallimitmarker",
             name="currency",
-            field=models.CharField(default="", max_length=3, validators=[casino.currencies.currency_validator]),
+            field=models.CharField(default="", max_length=3, validators=[kernel.currencies.currency_validator]),
             preserve_default=False,
         ),
         migrations.RunPython(markers_per_currency, migrations.RunPython.noop),

@@ -14,8 +14,8 @@ from django.db.models import Q
 
 from baccarat import rules as game_rules
 from baccarat.coup import BANKER, PLAYER, TIE
-from casino.currencies import currency_validator
-from casino.money import MONEY
+from kernel.currencies import currency_validator
+from kernel.money import MONEY
 from tables.players import NICKNAME_MAX_LENGTH
 
 CUT_CARD_RULES = [
@@ -40,7 +40,7 @@ def default_chip_values() -> list[int]:
     return list(DEFAULT_CHIP_VALUES)
 
 
-# The stream's origin goes into the table page's CSP (casino.security.url_origin): a plain host, ASCII (an
+# The stream's origin goes into the table page's CSP (kernel.security.url_origin): a plain host, ASCII (an
 # internationalised name in its punycode, xn--…) or a bracketed IPv6 address, and a port; no user or password.
 VIDEO_NETLOC = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 

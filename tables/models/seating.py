@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from casino.currencies import currency_validator
+from kernel.currencies import currency_validator
 from tables.models.floor import Table
 
 

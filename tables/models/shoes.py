@@ -11,7 +11,7 @@ from django.db.models import Q
 
 from baccarat import rules as game_rules
 from baccarat.cards import Card
-from casino.encryption import decrypt
+from kernel.encryption import decrypt
 from tables.models.floor import CUT_CARD_RULES, Table
 
 
@@ -45,7 +45,7 @@ class Shoe(models.Model):
     # The cut (§2.1.3): cards from the top, by the dealer (no seat) or the patron at ``cut_by_seat``.
     cut_cards = models.PositiveSmallIntegerField(null=True, blank=True, help_text="cards from the top")
     cut_by_seat = models.PositiveSmallIntegerField(null=True, blank=True, help_text="empty: the dealer cut")
-    # The secrets of an RNG shoe, encrypted (casino.encryption) until shown once the shoe is out of play:
+    # The secrets of an RNG shoe, encrypted (kernel.encryption) until shown once the shoe is out of play:
     # its card order (codes separated by spaces), the salt of its commitment, the cards burned face down.
     # Empty for a physical shoe. Read through ``cards`` (dealing) and ``reveal()``, never on a screen.
     card_order_encrypted = models.TextField(blank=True)

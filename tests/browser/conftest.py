@@ -48,7 +48,7 @@ for table in Table.objects.filter(dealing_mode=Table.DealingMode.AUTOMATIC):
 """
 
 TOTP_NOW = (
-    "from django.contrib.auth import get_user_model; from casino.two_factor import staff_device; "
+    "from django.contrib.auth import get_user_model; from casino.sign_in.two_factor import staff_device; "
     "from tests.factories import totp_code_unused; "
     "print(totp_code_unused(staff_device(user=get_user_model().objects.get(username='{username}'))))"
 )

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.browser
 # whom other tests sign in, are left to them.
 TABLE_OF_ITS_OWN = """
 from django.contrib.auth import get_user_model
-from casino.two_factor import staff_device, staff_totp_device_issue
+from casino.sign_in.two_factor import staff_device, staff_totp_device_issue
 from tables.roles import DEALER, PIT_BOSS, roles_ensure
 from tables.services import dealer_login, table_create, table_open
 

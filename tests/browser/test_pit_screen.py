@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 PIT_BOSS_WITHOUT_PIT = f"""
 from django.contrib.auth import get_user_model
-from casino.two_factor import staff_totp_device_issue
+from casino.sign_in.two_factor import staff_totp_device_issue
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.services import table_create
 

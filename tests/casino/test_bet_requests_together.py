@@ -12,13 +12,14 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
-from casino import bet_requests, group_commit, intake
-from casino.bet_requests import (
+from casino.players import bet_requests, intake
+from casino.players.bet_requests import (
     PlayerBetRequest,
     bet_request_answer,
     bet_requests_answer_together,
 )
-from casino.intake import IntakeRequest
+from casino.players.intake import IntakeRequest
+from kernel import group_commit
 from tests.factories import CoupFactory, TableFactory
 from wagering.errors import WageringError
 from wagering.models import Bet, BetRequest

@@ -18,7 +18,7 @@ from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit
 
 # The console as the project mounts it, with the admin for its login page.
-urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
+urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console.urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 

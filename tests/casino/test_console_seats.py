@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import include, path
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import AuditLog, LimitSet, SeatSession
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
@@ -25,7 +25,7 @@ from wagering.models import Account, Bet
 from wagering.seated import seat_bets_place
 from wagering.selectors import coup_bet_totals
 
-urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console_urls"))]
+urlpatterns = [path("admin/", admin.site.urls), path("console/", include("casino.console.urls"))]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 

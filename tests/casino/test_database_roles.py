@@ -1,4 +1,4 @@
-"""The platform's database role cannot disable its own guards (``casino.database_roles``): what an insider with
+"""The platform's database role cannot disable its own guards (``kernel.database_roles``): what an insider with
 the application's password would try, as the runtime role the platform connects as (DATABASE_URL), refused by
 PostgreSQL's privileges; the owner (DATABASE_MIGRATE_URL) migrates and grants, and its URL reaches no serving
 process. ``.ci/run`` runs the PostgreSQL suite as the runtime role, so these tests run there."""
@@ -18,7 +18,7 @@ from django.core.management import call_command, get_commands
 from django.db import ProgrammingError, connection, transaction
 from psycopg import errors
 
-from casino.database_roles import RUNTIME_PRIVILEGES, owner_credentials, runtime_role_grant
+from kernel.database_roles import RUNTIME_PRIVILEGES, owner_credentials, runtime_role_grant
 from tests.conftest import owner_connection
 from wagering.models import Account
 from wagering.wallets import wallet_deposit
@@ -208,7 +208,7 @@ def test_the_table_loops_started_with_the_owner_s_url_warn(monkeypatch, caplog):
         for key, value in {"DATABASE_MIGRATE_URL": "", **env}.items():
             monkeypatch.setenv(key, value)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="casino.database_roles"):
+        with caplog.at_level(logging.WARNING, logger="kernel.database_roles"):
             call_command("run_tables", stdout=io.StringIO())  # no automatic table: it returns at once
         return [record.getMessage().split(":")[0] for record in caplog.records]
 

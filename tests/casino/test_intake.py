@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from casino import group_commit, intake
-from casino.intake import IntakeRequest, bet_request_submit
+from casino.players import intake
+from casino.players.intake import IntakeRequest, bet_request_submit
+from kernel import group_commit
 from tests.factories import CoupFactory, TableFactory
 from wagering.checks import ledger_check, settlement_check
 from wagering.errors import WageringError

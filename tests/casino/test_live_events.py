@@ -15,9 +15,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from casino import live as events
 from casino.asgi import application
-from casino.live import EventsBuiltOnDemand, table_event_send, user_events_send, user_group
+from kernel import live as events
+from kernel.live import EventsBuiltOnDemand, table_event_send, user_events_send, user_group
 from tables.services import table_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +27,7 @@ import sys, django
 django.setup()
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from casino.live import table_group, live_message
+from kernel.live import table_group, live_message
 event = {"type": "chat", "version": 1, "table": sys.argv[1], "data": {"user": "elsewhere", "text": sys.argv[2]}}
 async_to_sync(get_channel_layer().group_send)(table_group(sys.argv[1]), live_message(event))
 """

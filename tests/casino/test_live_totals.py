@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from casino import live
+from kernel import live
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from casino import lobby_socket, table_broadcast
 from casino.asgi import application
-from casino.live import table_event_send, user_event_send
+from casino.players import lobby_socket
+from kernel import table_broadcast
+from kernel.live import table_event_send, user_event_send
 from roadmaps.consumers import TOO_MANY_CONNECTIONS
 from tables.services import table_create, table_open
 

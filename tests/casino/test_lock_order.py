@@ -16,8 +16,9 @@ from decimal import Decimal
 import pytest
 from django.db import connection, connections
 
-from casino import lifecycle, settlement
-from casino.settlement import coup_settle
+from casino import lifecycle
+from casino.lifecycle import settlement
+from casino.lifecycle.settlement import coup_settle
 from tables import coups, dealing, voids
 from tables.dealing import coup_deal_card
 from tables.errors import TableError

@@ -7,7 +7,7 @@ from django.utils import timezone
 from baccarat.cards import Card
 from baccarat.coup import resolve
 from casino import lifecycle
-from casino.loop import StepKind, table_step
+from casino.lifecycle.loop import StepKind, table_step
 from tables import holds
 from tables.coups import coup_open
 from tables.errors import TableError

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-import casino.console_seats
+import casino.console.seats
 from tables.models import SeatSession
 from tables.roles import DEALER
 from tables.seating import patron_seat
@@ -33,7 +33,7 @@ def test_chips_entered_while_the_patron_leaves_wait_and_are_refused(dealer_table
     session = patron_seat(table=dealer_table, seat_number=4, actor=pit_boss, guest_name="leaving")
     tray_count(table=dealer_table, currency="EUR", counted="10000", actor=pit_boss)  # seated chips need a shift
     competing: dict[str, object] = {}
-    checked = casino.console_seats.seat_session_has_bets_in_play
+    checked = casino.console.seats.seat_session_has_bets_in_play
 
     def enter_chips() -> None:
         try:
@@ -54,7 +54,7 @@ def test_chips_entered_while_the_patron_leaves_wait_and_are_refused(dealer_table
         competing["thread"] = thread
         return answer
 
-    monkeypatch.setattr(casino.console_seats, "seat_session_has_bets_in_play", check_then_compete)
+    monkeypatch.setattr(casino.console.seats, "seat_session_has_bets_in_play", check_then_compete)
     response = dealer.post(url(dealer_table, "patron_unseat"), {"session": session.pk}, follow=True)
     competing["thread"].join(timeout=10)
 

@@ -14,8 +14,8 @@ from baccarat.cards import RANKS, SUITS, Card
 from baccarat.coup import CoupDeal
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.rules import SIDE_BETS
-from casino.encryption import encrypt
-from casino.surveillance import floor_outlook, shoe_surveillance
+from casino.surveillance.selectors import floor_outlook, shoe_surveillance
+from kernel.encryption import encrypt
 from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
@@ -28,7 +28,7 @@ from wagering.wallets import wallet_deposit
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("console/surveillance/", include("casino.surveillance_urls")),
+    path("console/surveillance/", include("casino.surveillance.urls")),
 ]
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 

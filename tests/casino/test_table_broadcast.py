@@ -6,7 +6,7 @@ import threading
 
 from channels.layers import InMemoryChannelLayer
 
-from casino.table_broadcast import table_join, table_leave
+from kernel.table_broadcast import table_join, table_leave
 
 
 class Socket:

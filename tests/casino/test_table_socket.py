@@ -179,8 +179,8 @@ async def test_a_request_id_is_the_players_own(coup):
 
 
 async def test_a_flood_of_bet_requests_is_refused_past_the_sockets_allowance(coup, monkeypatch):
-    from casino import table_socket
-    from casino.table_socket import BET_REQUEST_BURST
+    from casino.players import table_socket
+    from casino.players.table_socket import BET_REQUEST_BURST
 
     monkeypatch.setattr(table_socket, "BET_REQUESTS_PER_SECOND", 0.001)  # no refill while the test runs
     user, cookie = await in_thread(player)("ann", "1000.00")

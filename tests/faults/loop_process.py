@@ -54,7 +54,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from casino import loop
+    from casino.lifecycle import loop
     from tables.models import Table
 
     loop.CARD_INTERVAL, loop.RESULT_PAUSE, loop.SETTLEMENT_RETRY_AFTER = 0.05, 0.2, timedelta(seconds=1)

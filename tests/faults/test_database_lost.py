@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from casino import loop
+from casino.lifecycle import loop
 from tables.models import Coup
 from tests.faults.conftest import DEPOSIT
 from tests.processes import database_url_of_test_database, wait_until

@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from casino import loop
+from casino.lifecycle import loop
 from partners import seamless, wallet_sending
 from partners.models import WalletTransaction
 from partners.services import partner_player_create

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from django.utils import timezone
 
-from casino import loop
+from casino.lifecycle import loop
 from tables.models import Coup
 from tables.services import table_close
 from tests.processes import database_url_of_test_database, wait_until

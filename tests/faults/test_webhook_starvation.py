@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from casino import loop
+from casino.lifecycle import loop
 from partners import webhook_http, webhooks
 from partners.models import WebhookDelivery
 from tables.models import Coup

@@ -9,7 +9,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from casino import database_roles
+from kernel import database_roles
 
 
 @pytest.fixture(autouse=True)

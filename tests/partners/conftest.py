@@ -29,7 +29,7 @@ def launch_open(browser: Client, url: str) -> HttpResponse:
 
 
 def launch_proof(page: HttpResponse) -> str:
-    """The one-time value a launch page gives its form to post back (``casino.launch``)."""
+    """The one-time value a launch page gives its form to post back (``casino.players.launch``)."""
     found = re.search(rb'name="launch_proof" value="([^"]+)"', page.content)
     assert found, "the launch page carries no proof"
     return found.group(1).decode()

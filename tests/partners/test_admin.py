@@ -82,7 +82,7 @@ def test_the_webhook_secret_is_never_shown_in_the_admin(admin_client, partner):
 
 
 def test_the_wallet_is_set_in_the_admin_with_a_write_only_secret(admin_client):
-    from casino.encryption import decrypt
+    from kernel.encryption import decrypt
 
     partner = Partner.objects.create(code="umbrella", name="Umbrella")
     change = reverse("admin:partners_partner_change", args=[partner.pk])

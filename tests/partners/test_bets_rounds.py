@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, coup_resolve

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from casino import group_commit
+from kernel import group_commit
 from partners.bets import PARTNER_BETS, PartnerBetRequest, partner_bet_batch_place, partner_bets_place_together
 from partners.models import PartnerIdempotencyKey
 from tests.factories import CoupFactory, TableFactory

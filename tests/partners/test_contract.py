@@ -8,7 +8,7 @@ import yaml
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tests.factories import coup_resolve
 from tests.partners.conftest import idempotency_key
 

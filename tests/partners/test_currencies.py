@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from casino.lifecycle import coup_void
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners.identifiers import PartnerRejected
 from partners.wallet_settings import partner_wallet_set
 from tables.limit_sets import bet_limit_set, limit_set_create

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from casino.launch import LAUNCH_COOKIE
+from casino.players.launch import LAUNCH_COOKIE
 from partners.models import LaunchToken, PartnerPlayer
 from tests.factories import UserFactory
 from tests.partners.conftest import client_for, launch_open, launch_proof, partner_make

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from casino import tasks
+from casino.lifecycle import tasks
 from partners.ledger_roots import ledger_roots_seal_and_publish
 from partners.models import WebhookDelivery, WebhookEndpoint
 from partners.webhooks import webhook_endpoint_disable

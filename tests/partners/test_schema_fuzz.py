@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners import services as partner_services
 from partners import webhooks
 from tests.factories import CoupFactory, TableFactory, coup_resolve

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino.lifecycle import coup_void
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners import seamless, wallet_sending
 from partners.models import WalletTransaction
 from partners.services import partner_player_create

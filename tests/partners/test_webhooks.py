@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners import deliveries, webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
 from tables.shoes import shoe_prepare, shoe_start

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from casino.asgi import application
-from casino.loop import table_step
+from casino.lifecycle.loop import table_step
 from tables.models import Coup
 from tables.services import table_create, table_open
 

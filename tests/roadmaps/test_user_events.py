@@ -7,7 +7,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from casino.live import user_events_send, user_group
+from kernel.live import user_events_send, user_group
 
 pytestmark = pytest.mark.django_db(transaction=True)  # outside a transaction, events go at once
 

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from partners import services as partner_services
 from partners import wallet_sending, webhooks
 from partners.api.throttling import PartnerRateThrottle

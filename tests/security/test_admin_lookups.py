@@ -16,8 +16,8 @@ from django.contrib.admin.utils import get_fields_from_path
 from django.core.exceptions import FieldDoesNotExist
 from django.urls import reverse
 
-from casino.admin_base import StrictLookupsMixin
-from casino.encryption import decrypt
+from kernel.admin_base import StrictLookupsMixin
+from kernel.encryption import decrypt
 from partners.models import Partner, PartnerApiKey, WebhookEndpoint
 from tables.models import Shoe
 from tests.security.conftest import DEALER_ROLE, PIT_BOSS_ROLE, SUPERUSER, SURVEILLANCE_ROLE

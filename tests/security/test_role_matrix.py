@@ -328,7 +328,7 @@ CONSOLE_STEPS = (
 
 
 def test_every_console_page_is_in_the_matrix():
-    from casino.console_urls import urlpatterns
+    from casino.console.urls import urlpatterns
 
     assert {pattern.name for pattern in urlpatterns} == {name for _, name, _, _ in CONSOLE_STEPS}
 
@@ -355,7 +355,7 @@ SURVEILLANCE_PAGES = {"floor": lambda f: {}, "shoe": lambda f: {"shoe_id": f.liv
 
 
 def test_every_surveillance_page_is_in_the_matrix():
-    from casino.surveillance_urls import urlpatterns
+    from casino.surveillance.urls import urlpatterns
 
     assert {pattern.name for pattern in urlpatterns} == set(SURVEILLANCE_PAGES)
 
@@ -443,7 +443,7 @@ BET_ENDPOINTS = ("bets", "bets_undo", "bets_remove", "bets_rebet", "history")
 
 
 def test_every_bet_endpoint_is_in_the_matrix():
-    from casino.player_api_urls import urlpatterns
+    from casino.players.api_urls import urlpatterns
 
     assert {pattern.name for pattern in urlpatterns} == set(BET_ENDPOINTS)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from casino.encryption import key_generate
+from kernel.encryption import key_generate
 from tests.factories import TableFactory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.test import Client
 
-from casino.two_factor import staff_totp_device_issue
+from casino.sign_in.two_factor import staff_totp_device_issue
 from tests.factories import UserFactory, totp_code
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,5 @@
-"""A staff member's WebSocket follows the rules their pages follow (``casino.two_factor.StaffSocketMiddleware``):
+"""A staff member's WebSocket follows the rules their pages follow
+(``casino.sign_in.two_factor.StaffSocketMiddleware``):
 a staff session without a verified device is anonymous on a socket too, and an open staff socket is closed
 (4401, ``live.js`` reconnects, then as nobody) once its session has ended: idle for
 ``STAFF_SESSION_IDLE_MINUTES`` (the socket's own messages are not the staff member at work), signed out, or its
@@ -21,8 +22,8 @@ from django.test import Client
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from casino import two_factor
 from casino.asgi import application
+from casino.sign_in import two_factor
 from tests.factories import TableFactory, UserFactory, staff_login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]

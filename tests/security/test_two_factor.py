@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from casino.two_factor import staff_totp_device_issue
+from casino.sign_in.two_factor import staff_totp_device_issue
 from tables.models import AuditLog
 from tests.factories import TableFactory, UserFactory, staff_login, totp_code
 

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from baccarat.cards import parse_cards
 from baccarat.fairness import commitment_matches, shoe_commitment
 from casino import lifecycle
-from casino.encryption import decrypt, encrypt
+from kernel.encryption import decrypt, encrypt
 from tables import corrections
 from tables.models import AuditLog, DealtCard, Shoe
 from tables.roles import PIT_BOSS, roles_ensure

@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from casino import lifecycle
-from casino import live as events
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
+from kernel import live as events
 from tables import holds
 from tables.coups import coup_open
 from tables.errors import TableError
@@ -225,7 +225,7 @@ def test_a_held_coup_takes_no_bets_from_the_table_page_or_the_partner_api(boss, 
 
 
 def test_a_held_coup_is_not_settled(held_third_card, punter):
-    from casino import tasks
+    from casino.lifecycle import tasks
     from wagering.errors import SettlementRefused
 
     with pytest.raises(SettlementRefused):

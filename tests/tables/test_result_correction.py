@@ -15,9 +15,9 @@ from django.test import Client
 from django.urls import reverse
 
 from casino import lifecycle
-from casino import live as events
-from casino.live import table_group, user_group
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
+from kernel import live as events
+from kernel.live import table_group, user_group
 from partners import webhooks
 from partners.models import WebhookDelivery
 from roadmaps.models import ShoeRoad

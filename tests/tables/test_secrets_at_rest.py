@@ -1,5 +1,5 @@
 """A database dump reveals no shoe's order, salt or burned cards, and no webhook secret: they are encrypted
-with ENCRYPTION_KEY (casino.encryption), and only dealing, the reveal and webhook signing decrypt them."""
+with ENCRYPTION_KEY (kernel.encryption), and only dealing, the reveal and webhook signing decrypt them."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from casino import encryption
-from casino.encryption import DecryptionFailed, decrypt, encrypt, key_generate
+from kernel import encryption
+from kernel.encryption import DecryptionFailed, decrypt, encrypt, key_generate
 from partners import webhooks
 from partners.models import WebhookEndpoint
 from partners.services import partner_create

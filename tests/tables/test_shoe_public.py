@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from casino.loop import table_step
+from casino.lifecycle.loop import table_step
 from roadmaps.selectors import table_snapshot
 from tables.coups import coup_open
 from tables.errors import TableError

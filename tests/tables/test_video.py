@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.urls import reverse
 
-from casino.security import csp_sources_add, url_origin
+from kernel.security import csp_sources_add, url_origin
 from roadmaps.selectors import table_snapshot
 from tables.errors import TableError
 from tables.models import AuditLog, Table

@@ -246,8 +246,8 @@ def test_the_game_history(player_client, player, previous_bets, table):
 def test_more_bet_requests_in_a_second_than_a_socket_allows_are_refused(player_client, player, coup, monkeypatch):
     """A script cannot flood the table's intake through the endpoints instead of the socket: a player's bet
     requests beyond a socket's burst in one second are a 429 and change nothing; a second later, they go."""
-    from casino import player_api
-    from casino.intake import BET_REQUEST_BURST
+    from casino.players import api as player_api
+    from casino.players.intake import BET_REQUEST_BURST
 
     monkeypatch.setattr(player_api, "BET_REQUEST_BURST", BET_REQUEST_BURST)  # as deployed (tests lift it)
     now = [1_900_000_000.0]
@@ -270,8 +270,8 @@ def test_more_bet_requests_in_a_second_than_a_socket_allows_are_refused(player_c
 
 def test_a_bet_goes_on_when_the_allowance_cannot_be_counted(player_client, player, coup, monkeypatch):
     """The cache out of order (Redis down) is no reason to refuse every bet: the request goes on."""
-    from casino import player_api
-    from casino.intake import BET_REQUEST_BURST
+    from casino.players import api as player_api
+    from casino.players.intake import BET_REQUEST_BURST
 
     def down(*args, **kwargs):
         raise ConnectionError("the cache is down")

@@ -6,7 +6,7 @@ from datetime import datetime
 import pytest
 
 from casino.lifecycle import coup_void
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, UserFactory, coup_resolve
 from tests.ui.conftest import fund

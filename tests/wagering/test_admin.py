@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
 from tests.wagering.conftest import fund
 from wagering.models import Account, Bet, LedgerTransaction, ShoeReport, TableDayReport

@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from casino.money import MAX_AMOUNT
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
+from kernel.money import MAX_AMOUNT
 from partners import services as partner_services
 from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from baccarat.odds import ShoeComposition, analyze
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.seating import patron_seat
 from tables.selectors import coup_rules
 from tests.factories import CoupFactory, coup_resolve

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login

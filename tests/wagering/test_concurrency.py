@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund, postgres_only
 from wagering.checks import ledger_check

@@ -4,7 +4,7 @@ guards (a superuser or the tables' owner); not on the embedded default, and not 
 import pytest
 from django.db import connection
 
-from casino.database_roles import owner_credentials
+from kernel.database_roles import owner_credentials
 from tests.casino.test_database_roles import ONE_ROLE
 from wagering.checks import ledger_check
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from baccarat.cards import deck
 from baccarat.coup import CoupDeal
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from wagering.cancellation import bet_batch_undo, bet_remove_all, coup_bets_refund

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, coup_resolve
 from tests.wagering.conftest import funded, rejected

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.test_settlement import BANKER_SIX, bettor
 from wagering.cancellation import coup_bets_refund

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from baccarat.odds import ShoeComposition, analyze
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.limit_sets import limit_set_create
 from tables.models import Coup, SeatSession
 from tables.seating import patron_seat, patron_unseat

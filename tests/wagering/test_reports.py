@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from casino import celery_app
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
 from tests.factories import CoupFactory, ShoeFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund

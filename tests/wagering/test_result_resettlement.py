@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables import corrections
 from tables.models import Coup
 from tables.roles import PIT_BOSS, roles_ensure

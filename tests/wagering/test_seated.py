@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.messages import get_messages
 
 from casino import lifecycle
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables import corrections
 from tables.limit_sets import limit_set_create
 from tables.models import Coup, LimitSet, ResultCorrection

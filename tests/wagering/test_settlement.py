@@ -6,8 +6,8 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from casino import lifecycle
-from casino.settlement import coup_settle
-from casino.tasks import coup_settle_task
+from casino.lifecycle.settlement import coup_settle
+from casino.lifecycle.tasks import coup_settle_task
 from tables.models import AuditLog, Coup
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
 from tests.wagering.conftest import fund

@@ -4,7 +4,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from casino.settlement import coup_settle
+from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup, DealtCard
 from tests.factories import CoupFactory, coup_resolve
 from tests.wagering.conftest import ledger_tampered

@@ -8,8 +8,9 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from casino import celery_app, settlement
-from casino import tasks as casino_tasks
+from casino import celery_app
+from casino.lifecycle import settlement
+from casino.lifecycle import tasks as casino_tasks
 from partners import tasks as partner_tasks
 from partners import wallet_sending, webhook_http
 from tables.models import Coup

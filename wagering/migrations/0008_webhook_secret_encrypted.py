@@ -1,8 +1,8 @@
-"""A webhook endpoint's signing secret is stored encrypted (casino.encryption); the reverse decrypts."""
+"""A webhook endpoint's signing secret is stored encrypted (kernel.encryption); the reverse decrypts."""
 
 from django.db import migrations, models
 
-from casino.encryption import decrypt, encrypt
+from kernel.encryption import decrypt, encrypt
 
 
 def _convert(apps, convert) -> None:

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from casino.money import MONEY
+from kernel.money import MONEY
 from tables.models import BET_TYPE_CHOICES, Coup, ResultCorrection, SeatSession
 from wagering.models.accounts import Account, LedgerTransaction, house_currency
 

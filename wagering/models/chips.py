@@ -7,8 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from casino.currencies import currency_validator
-from casino.money import MONEY
+from kernel.currencies import currency_validator
+from kernel.money import MONEY
 from tables.models import SeatSession, Table
 from wagering.models.accounts import LedgerTransaction
 

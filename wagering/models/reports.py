@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from casino.money import MONEY
+from kernel.money import MONEY
 from tables.models import Shoe, Table
 from wagering.models.accounts import ZERO, house_currency
 

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from casino.two_factor import device_secret, staff_device, staff_totp_device_issue
+from casino.sign_in.two_factor import device_secret, staff_device, staff_totp_device_issue
 from tables.limit_sets import limit_set_create
 from tables.models import Pit, Table
 from tables.pits import pit_create

@@ -6,7 +6,7 @@ Put the new key first in ENCRYPTION_KEY (``new,old``), restart, run this, then d
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from casino.encryption import DecryptionFailed
+from kernel.encryption import DecryptionFailed
 from partners.wallet_settings import wallet_secrets_reencrypt
 from partners.webhooks import webhook_secrets_reencrypt
 from tables.shoes import shoe_secrets_reencrypt

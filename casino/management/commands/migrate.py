@@ -1,9 +1,9 @@
-"""Django's ``migrate``, as the tables' owner, then the runtime role's privileges (``casino.database_roles``)."""
+"""Django's ``migrate``, as the tables' owner, then the runtime role's privileges (``kernel.database_roles``)."""
 
 from django.core.management.commands import migrate
 from django.db import DEFAULT_DB_ALIAS
 
-from casino.database_roles import connected_as_owner, runtime_role_grant
+from kernel.database_roles import connected_as_owner, runtime_role_grant
 
 
 class Command(migrate.Command):

@@ -5,8 +5,8 @@ import threading
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.database_roles import migrate_url_warn
-from casino.loop import run_table
+from casino.lifecycle.loop import run_table
+from kernel.database_roles import migrate_url_warn
 from tables.models import Table
 
 

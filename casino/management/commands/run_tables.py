@@ -5,8 +5,8 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from casino.database_roles import migrate_url_warn
-from casino.loop import start_table_threads
+from casino.lifecycle.loop import start_table_threads
+from kernel.database_roles import migrate_url_warn
 from tables.models import Table
 
 

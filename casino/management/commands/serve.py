@@ -9,7 +9,7 @@ import threading
 import uvicorn
 from django.core.management.base import BaseCommand, CommandParser
 
-from casino.loop import start_table_threads
+from casino.lifecycle.loop import start_table_threads
 from roadmaps.consumers import WS_MAX_FRAME_BYTES
 from tables.models import Table
 

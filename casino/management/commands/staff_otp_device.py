@@ -3,7 +3,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from casino.two_factor import StaffDeviceError, device_secret, staff_totp_device_issue
+from casino.sign_in.two_factor import StaffDeviceError, device_secret, staff_totp_device_issue
 
 
 class Command(BaseCommand):

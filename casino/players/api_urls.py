@@ -1,0 +1,14 @@
+"""The table page's JSON endpoints, included under /tables/ (namespace "wagering", as before they moved)."""
+
+from django.urls import path
+
+from casino.players import api as views
+
+app_name = "wagering"
+urlpatterns = [
+    path("<slug:code>/bets/", views.bets, name="bets"),
+    path("<slug:code>/bets/undo/", views.bets_undo, name="bets_undo"),
+    path("<slug:code>/bets/remove/", views.bets_remove, name="bets_remove"),
+    path("<slug:code>/bets/rebet/", views.bets_rebet, name="bets_rebet"),
+    path("<slug:code>/history/", views.history, name="history"),
+]

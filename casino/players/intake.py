@@ -1,0 +1,148 @@
+"""The players' bet intake: a table's bet requests committed in groups (``kernel.group_commit``).
+
+In each batch, the table's live coup is read once and the requests are carried out in arrival order: runs
+of bets and rebets from the players' own wallets checked against the running totals and written set-wise
+(``casino.players.bet_requests.bet_requests_answer_together``), any other request (undo, remove, a bet alone) on
+its own, in savepoints of its own. A refusal is recorded as its answer and never fails the others. A
+request with a ``request_id`` that was committed but not answered (the process was killed) is answered
+from its record when sent again (``casino.players.bet_requests``).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import DatabaseError
+
+from casino.players.bet_requests import (
+    PlayerBetRequest,
+    bet_request_answer,
+    bet_requests_answer_together,
+    request_coup,
+    together,
+)
+from kernel.group_commit import group_commit_on, group_commit_submit
+from kernel.metrics import bet_request_count
+from partners.models import PartnerPlayer
+from tables.selectors import table_with_live_coup
+from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
+
+User = AbstractBaseUser
+logger = logging.getLogger(__name__)
+# A player's bet requests: a burst, then a steady rate (a person taps a few times a second; more is a
+# script flooding the table's intake). A socket counts its own (``casino.players.table_socket``); the HTTP endpoints
+# count a player's across the web processes (``casino.players.api``).
+BET_REQUEST_BURST = 20
+BET_REQUESTS_PER_SECOND = 10
+INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our side: nothing was changed, try again"
+
+
+@dataclass(frozen=True)
+class IntakeRequest:
+    """A wallet player's bet request as it arrives: resolved against the table's live coup in its batch."""
+
+    user: User
+    table_code: str
+    kind: str
+    round_id: object = None
+    bets: object = None
+    multiplier: object = 1
+    request_id: object = None
+
+
+def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None = None) -> Future:
+    """The one way in for a player's bet request: a future of its ``BetRequestAnswer``, or of the
+    ``WageringError`` refusing it (counted in the metrics either way).
+
+    Queued for its table's batch with group commit on (``queued`` tells: the caller need not be on a
+    thread that may use the database); otherwise, and for a seamless wallet's player (whose bet waits
+    for the partner's wallet, which must not hold up the table's batch), carried out right here."""
+    if seamless is None:
+        future = group_commit_submit(table_code=request.table_code, request=request, handler=PLAYERS_BETS)
+    else:  # no transaction around it: its services hold the coup's lock only while they write
+        future = Future()
+        try:
+            table, live = table_with_live_coup(code=request.table_code)
+            outcome = _carried_out([request], table, live, seamless)[0]
+        except Exception as error:  # a bug, or the database gone: answered as a batch that failed is
+            logger.exception("a seamless wallet's bet request at %s failed", request.table_code)
+            outcome = PLAYERS_BETS.failed(error)
+        future.set_exception(outcome) if isinstance(outcome, BaseException) else future.set_result(outcome)
+    future.add_done_callback(lambda done: _count(request.table_code, done))
+    return future
+
+
+def queued() -> bool:
+    """Whether a wallet player's request goes to its table's queue (group commit on)."""
+    return group_commit_on()
+
+
+def _count(table_code: str, done: Future) -> None:
+    error = done.exception()
+    bet_request_count(table=table_code, code=None if error is None else getattr(error, "code", "error"))
+
+
+class _PlayersBets:
+    """The group commit's handler of the players' requests."""
+
+    def carry_out(self, table_code: str, requests: list[IntakeRequest]) -> list[object]:
+        table, live = table_with_live_coup(code=table_code)
+        return _carried_out(requests, table, live, None)
+
+    def failed(self, error: BaseException) -> Exception:
+        if isinstance(error, DatabaseError):
+            return WageringError(DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE)
+        return WageringError("internal_error", INTERNAL_ERROR_MESSAGE)
+
+
+PLAYERS_BETS = _PlayersBets()
+
+
+def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPlayer | None) -> list[object]:
+    """Each request's answer, or the error refusing it, in arrival order: runs of bets and rebets from our own
+    wallets answered together, set-wise (a refusal writes nothing but its record); any other request, and a
+    bet alone, on its own, in savepoints of its own (a refusal rolls back only its own writes)."""
+    outcomes: list[object] = [None] * len(requests)
+    run: list[tuple[int, PlayerBetRequest]] = []
+
+    def run_answer() -> None:
+        if len(run) > 1:
+            answers = bet_requests_answer_together([request for _, request in run])
+            for (index, _), outcome in zip(run, answers, strict=True):
+                outcomes[index] = outcome
+        elif run:  # one alone: its one-statement placement costs fewer round trips
+            outcomes[run[0][0]] = one_answer(run[0][1])
+        run.clear()
+
+    def one_answer(request: PlayerBetRequest) -> object:
+        try:
+            return bet_request_answer(request)
+        except WageringError as error:
+            return error
+
+    for index, request in enumerate(requests):
+        try:
+            if table is None:
+                raise WageringError("no_such_table", f"there is no table {request.table_code!r}")
+            player_request = PlayerBetRequest(
+                user=request.user,
+                seamless=seamless,
+                coup=request_coup(table=table, live=live, round_id=request.round_id),
+                kind=request.kind,
+                bets=request.bets,
+                multiplier=request.multiplier,
+                request_id=request.request_id,
+            )
+        except WageringError as error:
+            outcomes[index] = error
+            continue
+        if together(player_request):
+            run.append((index, player_request))
+            continue
+        run_answer()
+        outcomes[index] = one_answer(player_request)
+    run_answer()
+    return outcomes
