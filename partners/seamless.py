@@ -23,14 +23,16 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from kernel.errors import ErrorCode
 from kernel.money import money
+from partners.identifiers import WalletUnavailable
 from partners.models import Partner, PartnerPlayer, WalletTransaction
 from partners.tasks import wallet_transaction_send
 from partners.wallet_calls import Outcome, wallet_deadline_seconds, wallet_post, wallet_transaction_call
 from partners.wallet_sending import pending_to_send, rollback_record, wallet_transaction_record
 from tables.models import Coup, ResultCorrection
 from wagering.errors import BetRejected, WageringError
-from wagering.models import Bet, BetAdjustment, BetBatch, BetSettlement
+from wagering.models import Account, Bet, BetAdjustment, BetBatch, BetSettlement
 from wagering.placement import PartnerFunds, PlacedBatch, bet_batch_check, bet_batch_place
 from wagering.wallets import wallet_event_send
 
@@ -58,10 +60,9 @@ def seamless_bet_place(
         raise _refusal(partner=partner, code=answer.error_code, balance=answer.balance)
     if answer.outcome is Outcome.FAILED:
         rollback_send(debit=debit)
-        raise BetRejected(
-            "wallet_unavailable",
+        raise WalletUnavailable(
             f"{partner.name}'s wallet did not confirm the bet in time: nothing was taken, try again",
-            {"transaction_id": str(debit.transaction_id)},
+            details={"transaction_id": str(debit.transaction_id)},
         )
     try:
         with transaction.atomic():
@@ -80,8 +81,10 @@ def _refusal(*, partner: Partner, code: str, balance: Decimal | None) -> BetReje
     details = {"wallet_error": code, **({"balance": str(balance)} if balance is not None else {})}
     if code == "insufficient_funds":
         text = f": the balance is {balance}" if balance is not None else ""
-        return BetRejected("insufficient_funds", f"not enough funds for these bets{text}", details)
-    return BetRejected("wallet_refused", f"{partner.name}'s wallet refused the bet ({code})", details)
+        return BetRejected(f"not enough funds for these bets{text}", code=ErrorCode.INSUFFICIENT_FUNDS, details=details)
+    return BetRejected(
+        f"{partner.name}'s wallet refused the bet ({code})", code=ErrorCode.WALLET_REFUSED, details=details
+    )
 
 
 def _debit_record(*, player: PartnerPlayer, coup: Coup, stakes: dict[str, Decimal]) -> WalletTransaction:
@@ -122,7 +125,7 @@ def round_credits_record(*, coup: Coup) -> None:
     """Settlement's credits, in its transaction: one per player paid by a seamless wallet, zero for a loss."""
     returned = (
         BetSettlement.objects.filter(
-            bet__coup=coup, bet__state=Bet.State.SETTLED, bet__stake_account__kind="partner_float"
+            bet__coup=coup, bet__state=Bet.State.SETTLED, bet__stake_account__kind=Account.Kind.PARTNER_FLOAT
         )
         .values_list("bet__user_id")
         .annotate(total=Sum("returned"))
@@ -160,7 +163,7 @@ def round_rollbacks_record(*, coup: Coup) -> None:
 def correction_adjustments_record(*, correction: ResultCorrection, coup: Coup) -> None:
     """A result correction's adjusting credit (or debit) per player paid by a seamless wallet."""
     adjustments = (
-        BetAdjustment.objects.filter(correction=correction, bet__stake_account__kind="partner_float")
+        BetAdjustment.objects.filter(correction=correction, bet__stake_account__kind=Account.Kind.PARTNER_FLOAT)
         .values_list("bet__user_id")
         .annotate(after=Sum("returned_after"), before=Sum("returned_before"))
         .order_by()

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from baccarat.cards import hand_total
 from baccarat.coup import BANKER, PLAYER, CoupDeal
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send, user_events_send
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -25,6 +26,7 @@ from tables.selectors import (
     coup_shown_by,
     shoe_is_finished,
     table_coup_rules,
+    table_dealer,
     table_live_coup,
     table_shoe_in_play,
 )
@@ -37,15 +39,15 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
     """Open the next coup for betting, with a server deadline (no-bet coups close at once)."""
     table = table_locked(table.pk)
     if not table.is_open:
-        raise TableError(f"table {table.code} is closed", code="table_closed")
+        raise TableError(f"table {table.code} is closed", code=ErrorCode.TABLE_CLOSED)
     if table_live_coup(table=table) is not None:
-        raise TableError(f"table {table.code} already has a coup in progress", code="coup_in_progress")
+        raise TableError(f"table {table.code} already has a coup in progress", code=ErrorCode.COUP_IN_PROGRESS)
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
-        raise TableError(f"table {table.code} has no shoe in play", code="no_shoe_in_play")
+        raise TableError(f"table {table.code} has no shoe in play", code=ErrorCode.NO_SHOE_IN_PLAY)
     shoe = shoe_locked(shoe.pk)
     if shoe_is_finished(shoe=shoe):
-        raise TableError(f"shoe {shoe.number} is finished: the cut card has come out", code="shoe_finished")
+        raise TableError(f"shoe {shoe.number} is finished: the cut card has come out", code=ErrorCode.SHOE_FINISHED)
     no_bet = table.no_bet_coups_ordered > 0
     if no_bet:
         table.no_bet_coups_ordered -= 1
@@ -53,7 +55,7 @@ def coup_open(*, table: Table, actor: User | None = None) -> Coup:
     shoe.coups_started += 1
     shoe.save(update_fields=["coups_started"])
     now = timezone.now()
-    session = table.dealer_sessions.filter(ended_at__isnull=True).first()
+    session = table_dealer(table=table)
     coup = Coup.objects.create(
         table=table,
         shoe=shoe,
@@ -78,7 +80,7 @@ def coup_close_betting(
     ``shown_by``: who shows each hand, the highest bettor on it (seed 000 §5.1), else the dealer."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.BETTING:
-        raise TableError(f"coup {coup.round_id} is {coup.state}, not taking bets", code="not_betting")
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not taking bets", code=ErrorCode.NOT_BETTING)
     for hand in (PLAYER, BANKER):
         who = shown_by.get(hand)
         setattr(coup, f"{hand}_shown_by", None if isinstance(who, SeatSession) else who)
@@ -127,11 +129,12 @@ def coup_resolve(*, coup: Coup) -> Coup:
     """Record the result from the cards actually dealt (seed 000 §7.1)."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.DEALING:
-        raise TableError(f"coup {coup.round_id} is {coup.state}, not dealing", code="not_dealing")
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not dealing", code=ErrorCode.NOT_DEALING)
     deal = coup_deal_state(coup=coup)
     if not deal.complete:
         raise TableError(
-            f"coup {coup.round_id} is not complete: the {deal.next_hand()} hand takes another card", code="incomplete"
+            f"coup {coup.round_id} is not complete: the {deal.next_hand()} hand takes another card",
+            code=ErrorCode.INCOMPLETE,
         )
     result = deal.result()
     coup.player_total, coup.banker_total, coup.winner = result.player_total, result.banker_total, result.winner
@@ -145,6 +148,6 @@ def coup_resolve(*, coup: Coup) -> Coup:
 def coup_mark_settled(*, coup: Coup) -> None:
     """Settlement's last step, inside its transaction, the coup's row locked by the caller."""
     if coup.state != Coup.State.RESOLVED:
-        raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved", code="not_resolved")
+        raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved", code=ErrorCode.NOT_RESOLVED)
     coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
     Coup.objects.filter(pk=coup.pk).update(state=coup.state, settled_at=coup.settled_at)
