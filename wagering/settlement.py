@@ -150,43 +150,94 @@ def returns_by_account(closed: list[ClosedBet]) -> dict[int, Decimal]:
 
 
 def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
-    """Pay the bets by the coup's paytables: a settlement transaction per currency staked in."""
+    """Pay the bets by the coup's paytables: a settlement transaction per currency staked in. In order: each
+    bet's outcome and return, the stake accounts locked (wallets, then floats: the lock order, after the coup
+    the caller locked), any payout a wallet cannot hold withheld, the ledger posted (its system accounts locked
+    last), the bets closed, and the players told on commit."""
+    payouts = _payouts(coup=coup, result=result, bets=bets)
+    accounts = stake_accounts_locked(_open(coup).values("stake_account"))
+    withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returns_by_account(payouts.closed))
+    transactions, paid = _settlements_post(coup=coup, closed=payouts.closed, accounts=accounts, withheld=withheld)
+    bets_close(coup=coup, closed=payouts.closed, transactions=transactions, state=Bet.State.SETTLED)
+    _settlement_events_send(coup=coup, result=result, payouts=payouts, accounts=accounts, withheld=withheld)
+    from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
+    return _Paid(transactions=transactions, paid=paid, from_partners=from_partners)
+
+
+@dataclass(frozen=True)
+class _Payouts:
+    closed: list[ClosedBet]  # each bet with its outcome and return
+    by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]]  # (outcome, returned) by (type, stake)
+
+
+def _payouts(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Payouts:
+    """Each bet's outcome and return by its paytable, computed once per (type, stake): a coup's bets share a few."""
     paytables = coup_rules(coup=coup).table.paytables()
-    paid_by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]] = {}  # a coup's bets share a few (type, stake)
+    by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]] = {}
     closed = []
     for bet in bets:
         kind = (bet.bet_type, bet.stake)
-        if kind not in paid_by_kind:
-            paid_by_kind[kind] = bet_paid(paytables[bet.bet_type], bet.stake, result)
-        closed.append(ClosedBet(bet, *paid_by_kind[kind]))
-    by_user = bets_by_user(closed)
-    returned_by_account = returns_by_account(closed)
-    accounts = stake_accounts_locked(_open(coup).values("stake_account"))
-    withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returned_by_account)
+        if kind not in by_kind:
+            by_kind[kind] = bet_paid(paytables[bet.bet_type], bet.stake, result)
+        closed.append(ClosedBet(bet, *by_kind[kind]))
+    return _Payouts(closed=closed, by_kind=by_kind)
+
+
+def _settlements_post(
+    *, coup: Coup, closed: list[ClosedBet], accounts: Mapping[int, StakeAccount], withheld: Mapping[int, Decimal]
+) -> tuple[dict[str, LedgerTransaction], dict[str, Decimal]]:
+    """A settlement transaction per currency staked in, and what each paid back to players."""
     transactions, paid_by_currency = {}, {}
     for currency, in_currency in by_currency(closed).items():
-        returned = returns_by_account(in_currency)
-        paid_by_account = {account_id: amount for account_id, amount in returned.items() if account_id not in withheld}
-        staked, paid = sum(each.bet.stake for each in in_currency), sum(paid_by_account.values())
-        seated = [each for each in in_currency if each.bet.user_id is None]
-        seated_net = sum((each.bet.stake - each.returned for each in seated), ZERO)  # the chip tray's
-        transactions[currency] = ledger_post(
-            kind=LedgerTransaction.Kind.SETTLEMENT,
-            currency=currency,
-            wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
-            system_legs={
-                Account.Kind.BETS_IN_PLAY: -staked,
-                Account.Kind.HOUSE: staked - paid - seated_net,
-                Account.Kind.CHIP_TRAY: seated_net,
-            },
-            coup=coup,
+        transactions[currency], paid_by_currency[currency] = _settlement_post(
+            coup=coup, currency=currency, closed=in_currency, accounts=accounts, withheld=withheld
         )
-        paid_by_currency[currency] = money(paid)
-    bets_close(coup=coup, closed=closed, transactions=transactions, state=Bet.State.SETTLED)
+    return transactions, paid_by_currency
+
+
+def _settlement_post(
+    *,
+    coup: Coup,
+    currency: str,
+    closed: list[ClosedBet],
+    accounts: Mapping[int, StakeAccount],
+    withheld: Mapping[int, Decimal],
+) -> tuple[LedgerTransaction, Decimal]:
+    """One currency's settlement: a leg per stake account paid (a withheld payout stays with the house), the
+    stakes out of bets in play, the rest to the house, and the seated patrons' net to the chip tray."""
+    returned = returns_by_account(closed)
+    paid_by_account = {account_id: amount for account_id, amount in returned.items() if account_id not in withheld}
+    staked, paid = sum(each.bet.stake for each in closed), sum(paid_by_account.values())
+    seated = [each for each in closed if each.bet.user_id is None]
+    seated_net = sum((each.bet.stake - each.returned for each in seated), ZERO)  # the chip tray's
+    transaction = ledger_post(
+        kind=LedgerTransaction.Kind.SETTLEMENT,
+        currency=currency,
+        wallet_legs={accounts[account_id]: amount for account_id, amount in paid_by_account.items()},
+        system_legs={
+            Account.Kind.BETS_IN_PLAY: -staked,
+            Account.Kind.HOUSE: staked - paid - seated_net,
+            Account.Kind.CHIP_TRAY: seated_net,
+        },
+        coup=coup,
+    )
+    return transaction, money(paid)
+
+
+def _settlement_events_send(
+    *,
+    coup: Coup,
+    result: CoupResult,
+    payouts: _Payouts,
+    accounts: Mapping[int, StakeAccount],
+    withheld: Mapping[int, Decimal],
+) -> None:
+    """Each online player's settlement, on commit, built when sent."""
+    by_user = bets_by_user(payouts.closed)
     wallets = {account.user_id: account for account in accounts.values() if account.is_wallet}
     bet_views = {  # each (type, stake) once: the players' events share them
         kind: {"bet_type": kind[0], "stake": str(kind[1]), "outcome": outcome, "returned": str(returned)}
-        for kind, (outcome, returned) in paid_by_kind.items()
+        for kind, (outcome, returned) in payouts.by_kind.items()
     }
     user_events_send(
         event_type="settlement",
@@ -194,8 +245,6 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
             by_user, lambda user_id: _settlement_event(coup, result, by_user[user_id], wallets, withheld, bet_views)
         ),
     )
-    from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
-    return _Paid(transactions=transactions, paid=paid_by_currency, from_partners=from_partners)
 
 
 def _settlement_event(
