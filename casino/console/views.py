@@ -125,44 +125,60 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
     deals_here = _deals_here(request, table)
     pit_boss_here = _pit_boss_here(request, table)
     now = _table_now(table)
-    dealer, shoe, shuffled, coup, deal = now
-    status = console_status(table=table, **now._asdict())
-    state = coup.state if coup is not None else None
-    live = state in Coup.LIVE_STATES
-    in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
-    dealing = in_hand and not deal.complete
-    this_coup = {"round_id": coup.round_id} if live else None
-    between_coups = shoe is not None and not live
-    shoe_over = between_coups and shoe_is_finished(shoe=shoe)
     context = {
         "table": table,
-        "dealer": dealer,
+        "dealer": now.dealer,
         "deals_here": deals_here,
         "pit_boss_here": pit_boss_here,
-        "status": status,
-        "shoe": shoe,
-        "coup": coup,
-        "hands": _hands(deal) if deal is not None else [],
-        "shoe_form": ShoeStartForm() if shoe is None and shuffled is None else None,
-        "shuffled_shoe": shuffled,
-        "shoe_cut_form": ShoeCutForm() if shuffled is not None else None,
+        "status": console_status(table=table, **now._asdict()),
+        "shoe": now.shoe,
+        "shuffled_shoe": now.shuffled,
         "burn_by_card": table.burn_procedure == game_rules.BURN_CARD,
+        "coup": now.coup,
+        "hands": _hands(now.deal) if now.deal is not None else [],
+        "card_ranks": CARD_RANKS,
+        "card_suits": CARD_SUITS,
+        **_dealer_controls(now, dealer_acts=deals_here),
+        **seats_context(table=table, coup=now.coup, acting=deals_here or pit_boss_here),
+        **tray_context(table=table, acting=pit_boss_here),
+        **showing_context(coup=now.coup, dealer_acts=deals_here, pit_acts=pit_boss_here),
+        **reduction_proposal(request=request, coup=now.coup),
+    }
+    return render(request, "console/table.html", context)
+
+
+def _dealer_controls(now: _TableNow, *, dealer_acts: bool) -> dict:
+    """The forms and buttons of the table's next step, the shoe's and the coup's; each None for anyone but the
+    dealer logged in here (the page shows them the table, its steps are the dealer's)."""
+    controls = {**_shoe_controls(now), **_coup_controls(now)}
+    return controls if dealer_acts else dict.fromkeys(controls)
+
+
+def _shoe_controls(now: _TableNow) -> dict:
+    """Start a shoe (none in play nor shuffled) or cut the shuffled one; between coups, open the next coup, or
+    finish the shoe once its cut card has come out."""
+    shoe = now.shoe
+    between_coups = shoe is not None and now.coup_state not in Coup.LIVE_STATES
+    shoe_over = between_coups and shoe_is_finished(shoe=shoe)
+    return {
+        "shoe_form": ShoeStartForm() if shoe is None and now.shuffled is None else None,
+        "shoe_cut_form": ShoeCutForm() if now.shuffled is not None else None,
         "cut_card_in_shoe": shoe is not None and shoe.last_coup is None,
         "can_open_coup": between_coups and not shoe_over,
         "can_finish_shoe": between_coups and shoe_over,
+    }
+
+
+def _coup_controls(now: _TableNow) -> dict:
+    """The live coup's next step: close its betting, enter its next card, or resolve it once its cards are out."""
+    state, deal = now.coup_state, now.deal
+    this_coup = {"round_id": now.coup.round_id} if state in Coup.LIVE_STATES else None
+    dealing = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING) and not deal.complete
+    return {
         "close_betting_form": CoupStepForm(initial=this_coup) if state == Coup.State.BETTING else None,
         "card_form": CardForm(initial={**this_coup, "hand": deal.next_hand()}) if dealing else None,
-        "card_ranks": CARD_RANKS,
-        "card_suits": CARD_SUITS,
         "resolve_form": CoupStepForm(initial=this_coup) if state == Coup.State.DEALING and deal.complete else None,
     }
-    if not deals_here:  # the page shows the table; its forms are for the dealer logged in here
-        context.update(dict.fromkeys(FORMS, None))
-    context.update(seats_context(table=table, coup=coup, acting=deals_here or pit_boss_here))
-    context.update(tray_context(table=table, acting=pit_boss_here))
-    context.update(showing_context(coup=coup, dealer_acts=deals_here, pit_acts=pit_boss_here))
-    context.update(reduction_proposal(request=request, coup=coup))
-    return render(request, "console/table.html", context)
 
 
 @dealer_required
@@ -183,6 +199,10 @@ class _TableNow(NamedTuple):
     coup: Coup | None
     deal: CoupDeal | None
 
+    @property
+    def coup_state(self) -> str | None:
+        return self.coup.state if self.coup is not None else None
+
 
 def _table_now(table: Table) -> _TableNow:
     """What the console page and its poll both read of the table: one place, so they never differ."""
@@ -200,17 +220,6 @@ def _table_now(table: Table) -> _TableNow:
 # The card pad: tap a rank, then a suit (or the other way round), and the card is entered.
 CARD_RANKS = [(rank, "10" if rank == "T" else rank) for rank in "A23456789TJQK"]
 CARD_SUITS = [("S", "♠", "spades"), ("H", "♥", "hearts"), ("D", "♦", "diamonds"), ("C", "♣", "clubs")]
-
-FORMS = (
-    "shoe_form",
-    "shoe_cut_form",
-    "cut_card_in_shoe",
-    "can_open_coup",
-    "can_finish_shoe",
-    "close_betting_form",
-    "card_form",
-    "resolve_form",
-)
 
 
 def _hands(deal: CoupDeal) -> list[dict]:
