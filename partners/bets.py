@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
+from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry, group_commit_submit
 from partners.models import Partner, PartnerIdempotencyKey, PartnerPlayer
 from partners.seamless import seamless_bet_place
@@ -24,7 +25,7 @@ from partners.services import (
 from tables.models import Coup, Table
 from tables.selectors import table_live_coup
 from wagering.amounts import amount_checked
-from wagering.errors import BetRejected, IdempotencyConflict, WageringError
+from wagering.errors import BetConflict, BetRejected, IdempotencyConflict, WageringError
 from wagering.ledger import rows_insert
 from wagering.models import LedgerTransaction
 from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked
@@ -194,14 +195,16 @@ def _coup_taking_bets(table: Table, round_id: str) -> Coup:
 def _coup_in_play(table: Table, coup: Coup | None, round_id: str) -> Coup:
     """The table's live ``coup``, which must be the round the partner named (``round_id``, if given)."""
     if coup is None:
-        raise BetRejected(
-            "betting_closed", f"no more bets: table {table.code} has no coup taking bets", {"table": table.code}
+        raise BetConflict(
+            f"no more bets: table {table.code} has no coup taking bets",
+            code=ErrorCode.BETTING_CLOSED,
+            details={"table": table.code},
         )
     if round_id and coup.round_id != round_id:
-        raise BetRejected(
-            "round_not_current",
+        raise BetConflict(
             f"round {round_id} is not the coup in play at table {table.code}: {coup.round_id} is",
-            {"round_id": round_id, "current_round_id": coup.round_id},
+            code=ErrorCode.ROUND_NOT_CURRENT,
+            details={"round_id": round_id, "current_round_id": coup.round_id},
         )
     return coup
 
@@ -228,9 +231,9 @@ def _seamless_bet_batch_place(
             raise idempotency_conflict(key=key, record=record)
         if record.transaction_id is None:
             raise IdempotencyConflict(
-                "request_in_progress",
                 f"the request with Idempotency-Key {key!r} is in progress, or did not finish (nothing was placed)",
-                {"key": key},
+                code=ErrorCode.REQUEST_IN_PROGRESS,
+                details={"key": key},
             )
         return PartnerRequestResult(transaction=record.transaction, replayed=True)
 

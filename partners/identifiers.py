@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
-from wagering.errors import WageringError
+from kernel.errors import ErrorCode
+from wagering.errors import BetRejected, WageringError
 
 API_KEY_SCHEME = "punto"
 API_KEY_PREFIX_BYTES = 6  # 12 hex characters
@@ -28,6 +29,21 @@ _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 class PartnerRejected(WageringError):
     """A partner request refused: an invalid partner, player id, idempotency key or webhook."""
+
+
+class PartnerConflict(PartnerRejected):
+    """Refused by the state of things rather than by the request: a player id whose username is taken, a
+    webhook endpoint already deleted."""
+
+    http_status = 409
+
+
+class WalletUnavailable(BetRejected):
+    """A partner's seamless wallet did not confirm a bet's debit in time: nothing was placed, and the debit
+    is rolled back."""
+
+    http_status = 503
+    default_code = ErrorCode.WALLET_UNAVAILABLE
 
 
 def partner_actor_label(partner_code: str) -> str:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from kernel.errors import ErrorCode, PuntoError
 from partners.identifiers import FRAME_ORIGIN, PartnerRejected, partner_actor_label
 from partners.models import LaunchToken, Partner
 from partners.services import partner_player_create
@@ -39,12 +40,26 @@ class IssuedLaunch:
     launch: LaunchToken
 
 
-class LaunchRefused(Exception):
-    """A launch URL that signs nobody in: unknown, used, expired, or its partner disabled."""
+class LaunchRefused(PuntoError):
+    """A launch URL that signs nobody in: its partner disabled, or opened without its page's proof (and
+    ``LaunchNotFound``, ``LaunchGone``). ``partner``: the launch's, if known (its page may frame the answer)."""
 
-    def __init__(self, code: str, message: str, partner: Partner | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.partner = code, message, partner
+    http_status = 403
+
+    def __init__(self, message: str, *, code: str | None = None, partner: Partner | None = None) -> None:
+        super().__init__(message, code=code)
+        self.partner = partner
+
+
+class LaunchNotFound(LaunchRefused):
+    http_status = 404
+    default_code = ErrorCode.LAUNCH_UNKNOWN
+
+
+class LaunchGone(LaunchRefused):
+    """A launch URL already used, or expired."""
+
+    http_status = 410
 
 
 def token_hash(token: str) -> str:
@@ -65,28 +80,36 @@ def launch_session_create(
     """A launch URL's token for the partner's player (created the first time), with where it leads."""
     if currency != partner.currency:
         raise PartnerRejected(
-            "currency_not_offered",
             f"{partner.code} plays in {partner.currency}, not {str(currency)[:10]!r}",
-            {"currency": str(currency)[:10], "partner_currency": partner.currency},
+            code=ErrorCode.CURRENCY_NOT_OFFERED,
+            details={"currency": str(currency)[:10], "partner_currency": partner.currency},
         )
     language = language or DEFAULT_LANGUAGE
     if not LANGUAGE.match(language):
         raise PartnerRejected(
-            "invalid_language", "a language is an ISO 639-1 code, e.g. 'en' or 'en-GB'", {"language": language[:20]}
+            "a language is an ISO 639-1 code, e.g. 'en' or 'en-GB'",
+            code=ErrorCode.INVALID_LANGUAGE,
+            details={"language": language[:20]},
         )
     if table_code and not Table.objects.filter(code=table_code).exists():
-        raise PartnerRejected("unknown_table", f"there is no table {table_code!r}", {"table": table_code[:40]})
+        raise PartnerRejected(
+            f"there is no table {table_code!r}", code=ErrorCode.UNKNOWN_TABLE, details={"table": table_code[:40]}
+        )
     _return_url_check(return_url)
     player, _ = partner_player_create(partner=partner, external_id=player_id)
     if player.user.is_staff or player.user.is_superuser or not player.user.is_active:
         raise PartnerRejected(
-            "player_unavailable", f"player {player_id!r} cannot be launched", {"player_id": player_id}
+            f"player {player_id!r} cannot be launched",
+            code=ErrorCode.PLAYER_UNAVAILABLE,
+            details={"player_id": player_id},
         )
     if nickname:
         try:
             player_nickname_set(user=player.user, nickname=nickname)
         except TableError as error:
-            raise PartnerRejected("invalid_nickname", error.message, {"nickname": nickname[:40]}) from None
+            raise PartnerRejected(
+                error.message, code=ErrorCode.INVALID_NICKNAME, details={"nickname": nickname[:40]}
+            ) from None
     token = secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.LAUNCH_TOKEN_SECONDS)
     launch = LaunchToken.objects.create(
@@ -116,7 +139,9 @@ def _return_url_check(url: str) -> None:
         or any(character.isspace() or ord(character) < 32 for character in url)
     ):
         raise PartnerRejected(
-            "invalid_return_url", "return_url is an http(s) URL of at most 500 characters", {"return_url": url[:100]}
+            "return_url is an http(s) URL of at most 500 characters",
+            code=ErrorCode.INVALID_RETURN_URL,
+            details={"return_url": url[:100]},
         )
 
 
@@ -134,7 +159,9 @@ def launch_token_redeem(*, token: str) -> LaunchToken:
         launch = _usable(token, now=now)
         # Conditional: of two browsers opening the link at once, one only signs in.
         if not LaunchToken.objects.filter(pk=launch.pk, used_at__isnull=True).update(used_at=now):
-            raise LaunchRefused("used", f"This game link was already used. {AGAIN}", launch.partner)
+            raise LaunchGone(
+                f"This game link was already used. {AGAIN}", code=ErrorCode.LAUNCH_USED, partner=launch.partner
+            )
         launch.used_at = now
         audit_record(
             action="launch_redeemed",
@@ -149,13 +176,15 @@ def _usable(token: str, *, now: datetime) -> LaunchToken:
     digest = token_hash(token) if isinstance(token, str) and len(token) <= 100 else ""
     launch = LaunchToken.objects.filter(token_hash=digest).select_related("partner", "player__user").first()
     if launch is None:
-        raise LaunchRefused("unknown", f"This game link is not valid. {AGAIN}")
+        raise LaunchNotFound(f"This game link is not valid. {AGAIN}")
     if launch.used_at is not None:
-        raise LaunchRefused("used", f"This game link was already used. {AGAIN}", launch.partner)
+        raise LaunchGone(
+            f"This game link was already used. {AGAIN}", code=ErrorCode.LAUNCH_USED, partner=launch.partner
+        )
     if launch.expires_at <= now:
-        raise LaunchRefused("expired", f"This game link has expired. {AGAIN}", launch.partner)
+        raise LaunchGone(f"This game link has expired. {AGAIN}", code=ErrorCode.LAUNCH_EXPIRED, partner=launch.partner)
     if not launch.partner.is_active:
-        raise LaunchRefused("partner_disabled", "This casino's games are not available right now.")
+        raise LaunchRefused("This casino's games are not available right now.", code=ErrorCode.PARTNER_DISABLED)
     return launch
 
 

@@ -19,7 +19,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from kernel.errors import ErrorCode
 from partners.identifiers import (
+    PartnerConflict,
     PartnerRejected,
     api_key_new,
     api_key_secret_hash,
@@ -85,7 +87,9 @@ def partner_update(*, partner: Partner, changes: Mapping[str, object], actor: Us
     """Change a partner's name, whether it may use the API, or its rate limit (its code is for good)."""
     unknown = set(changes) - set(PARTNER_EDITABLE_FIELDS)
     if unknown:
-        raise PartnerRejected("invalid_partner", f"cannot change {', '.join(sorted(unknown))} of a partner")
+        raise PartnerRejected(
+            f"cannot change {', '.join(sorted(unknown))} of a partner", code=ErrorCode.INVALID_PARTNER
+        )
     partner = Partner.objects.select_for_update(of=("self",)).get(pk=partner.pk)
     before = {field: getattr(partner, field) for field in PARTNER_EDITABLE_FIELDS}
     for field, value in changes.items():
@@ -108,7 +112,9 @@ def _partner_clean(partner: Partner) -> None:
         partner.full_clean()
     except ValidationError as error:
         problems = [f"{field}: {message}" for field, messages in error.message_dict.items() for message in messages]
-        raise PartnerRejected("invalid_partner", "; ".join(problems), {"code": str(partner.code)}) from None
+        raise PartnerRejected(
+            "; ".join(problems), code=ErrorCode.INVALID_PARTNER, details={"code": str(partner.code)}
+        ) from None
 
 
 @transaction.atomic
@@ -133,7 +139,7 @@ def partner_api_key_revoke(*, api_key: PartnerApiKey, actor: User | None = None,
     """Revoke a key: from now on it answers 401."""
     api_key = PartnerApiKey.objects.select_for_update(of=("self",)).select_related("partner").get(pk=api_key.pk)
     if api_key.revoked_at is not None:
-        raise PartnerRejected("already_revoked", f"API key {api_key.prefix} is already revoked")
+        raise PartnerRejected(f"API key {api_key.prefix} is already revoked", code=ErrorCode.ALREADY_REVOKED)
     api_key.revoked_at = timezone.now()
     api_key.save(update_fields=["revoked_at"])
     audit_record(
@@ -154,9 +160,9 @@ def partner_player_create(*, partner: Partner, external_id: str) -> tuple[Partne
     """The partner's player with that id, created with an empty wallet the first time (``True``)."""
     if not player_id_valid(external_id):
         raise PartnerRejected(
-            "invalid_player_id",
             "a player id is 1 to 100 letters, digits and . _ @ + -, starting with a letter or digit",
-            {"player_id": str(external_id)},
+            code=ErrorCode.INVALID_PLAYER_ID,
+            details={"player_id": str(external_id)},
         )
     existing = PartnerPlayer.objects.filter(partner=partner, external_id=external_id).first()
     if existing is not None:
@@ -176,10 +182,10 @@ def partner_player_create(*, partner: Partner, external_id: str) -> tuple[Partne
     except IntegrityError:  # created meanwhile by a concurrent request, or the username is someone else's
         existing = PartnerPlayer.objects.filter(partner=partner, external_id=external_id).first()
         if existing is None:
-            raise PartnerRejected(
-                "player_id_unavailable",
+            raise PartnerConflict(
                 f"player id {external_id!r} cannot be used: its username {username!r} is taken",
-                {"player_id": external_id},
+                code=ErrorCode.PLAYER_ID_UNAVAILABLE,
+                details={"player_id": external_id},
             ) from None
         return existing, False
     return player, True
@@ -262,23 +268,25 @@ def partner_request_once(
 def idempotency_key_check(key: str) -> None:
     if not idempotency_key_valid(key):
         raise PartnerRejected(
-            "invalid_idempotency_key",
             "an Idempotency-Key header of 1 to 255 printable ASCII characters (no spaces) is required",
-            {"header": "Idempotency-Key"},
+            code=ErrorCode.INVALID_IDEMPOTENCY_KEY,
+            details={"header": "Idempotency-Key"},
         )
 
 
 def idempotency_conflict(*, key: str, record: PartnerIdempotencyKey) -> IdempotencyConflict:
     return IdempotencyConflict(
-        "idempotency_conflict",
         f"Idempotency-Key {key!r} was used for another request: a {record.request['operation']} "
         f"for player {record.request['player_id']}",
-        {"key": key, **{f"first_{name}": str(value) for name, value in record.request.items()}},
+        code=ErrorCode.IDEMPOTENCY_CONFLICT,
+        details={"key": key, **{f"first_{name}": str(value) for name, value in record.request.items()}},
     )
 
 
 def player_of_partner_check(*, partner: Partner, player: PartnerPlayer) -> None:
     if player.partner_id != partner.pk:
         raise PartnerRejected(
-            "unknown_player", f"no player {player.external_id!r} at {partner.code}", {"player_id": player.external_id}
+            f"no player {player.external_id!r} at {partner.code}",
+            code=ErrorCode.UNKNOWN_PLAYER,
+            details={"player_id": player.external_id},
         )

@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from kernel.currencies import CurrencyInvalid, currency_checked
 from kernel.encryption import encrypt, reencrypt
+from kernel.errors import ErrorCode
 from partners.identifiers import PartnerRejected
 from partners.models import Partner
 from tables.audit import audit_record
@@ -80,10 +81,10 @@ def currency_change_check(*, partner: Partner, currency: str) -> None:
     players' wallets: an amount is never converted, nor two currencies added."""
     if currency != partner.currency and LedgerEntry.objects.filter(account__in=_partner_accounts(partner)).exists():
         raise PartnerRejected(
-            "currency_locked",
             f"money has moved in {partner.currency} for partner {partner.code}: its currency can no longer change "
             "(open a partner of its own for another currency)",
-            {"currency": partner.currency, "requested": currency},
+            code=ErrorCode.CURRENCY_LOCKED,
+            details={"currency": partner.currency, "requested": currency},
         )
 
 
@@ -98,21 +99,25 @@ def wallet_settings_check(
 ) -> None:
     """``PartnerRejected`` unless these settings make a working wallet (the admin's form checks them too)."""
     if mode not in MODES:
-        raise PartnerRejected("invalid_wallet_mode", f"the wallet mode is transfer or seamless, not {mode!r}")
+        raise PartnerRejected(
+            f"the wallet mode is transfer or seamless, not {mode!r}", code=ErrorCode.INVALID_WALLET_MODE
+        )
     try:
         currency_checked(currency)
     except CurrencyInvalid as error:
-        raise PartnerRejected("invalid_currency", str(error), {"currency": str(currency)[:10]}) from None
+        raise PartnerRejected(
+            str(error), code=ErrorCode.INVALID_CURRENCY, details={"currency": str(currency)[:10]}
+        ) from None
     if wallet_url:
         _wallet_url_check(wallet_url)
     if wallet_secret is not None and (
         len(wallet_secret) < MIN_SECRET_LENGTH or not wallet_secret.isprintable() or " " in wallet_secret
     ):
         raise PartnerRejected(
-            "invalid_wallet_secret", f"a wallet secret is {MIN_SECRET_LENGTH} or more printable characters"
+            f"a wallet secret is {MIN_SECRET_LENGTH} or more printable characters", code=ErrorCode.INVALID_WALLET_SECRET
         )
     if mode == "seamless" and not (wallet_url and has_secret):
-        raise PartnerRejected("wallet_incomplete", "a seamless wallet needs its URL and its secret")
+        raise PartnerRejected("a seamless wallet needs its URL and its secret", code=ErrorCode.WALLET_INCOMPLETE)
 
 
 def _wallet_url_check(url: str) -> None:
@@ -127,9 +132,9 @@ def _wallet_url_check(url: str) -> None:
         or any(character.isspace() for character in url)
     ):
         raise PartnerRejected(
-            "invalid_wallet_url",
             "a wallet URL is https://host/path (no query), at most 500 characters",
-            {"wallet_url": url[:100]},
+            code=ErrorCode.INVALID_WALLET_URL,
+            details={"wallet_url": url[:100]},
         )
 
 

@@ -35,7 +35,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from kernel.encryption import encrypt, reencrypt
-from partners.identifiers import PartnerRejected, partner_actor_label
+from kernel.errors import ErrorCode
+from partners.identifiers import PartnerConflict, PartnerRejected, partner_actor_label
 from partners.models import Partner, WebhookDelivery, WebhookEndpoint, all_event_types
 from partners.tasks import webhook_delivery_send
 from partners.webhook_http import WebhookTargetRefused, webhook_target_resolve
@@ -78,9 +79,9 @@ def webhook_endpoint_create(*, partner: Partner, url: str, events: list[str] | N
     unknown = [event for event in events if event not in WebhookDelivery.EventType.values]
     if unknown or not events:
         raise PartnerRejected(
-            "invalid_events",
             f"events are one or more of {', '.join(WebhookDelivery.EventType.values)}",
-            {"events": ", ".join(map(str, unknown))[:200]},
+            code=ErrorCode.INVALID_EVENTS,
+            details={"events": ", ".join(map(str, unknown))[:200]},
         )
     try:
         if not isinstance(url, str) or len(url) > MAX_URL_LENGTH:
@@ -88,20 +89,20 @@ def webhook_endpoint_create(*, partner: Partner, url: str, events: list[str] | N
         URLValidator(schemes=["http", "https"])(url)
     except ValidationError:
         raise PartnerRejected(
-            "invalid_url",
             f"a webhook URL is an https URL of at most {MAX_URL_LENGTH} characters",
-            {"url": str(url)},
+            code=ErrorCode.INVALID_URL,
+            details={"url": str(url)},
         ) from None
     try:
         webhook_target_check(url)
     except WebhookTargetRefused as error:
-        raise PartnerRejected("invalid_url", str(error), {"url": url}) from None
+        raise PartnerRejected(str(error), code=ErrorCode.INVALID_URL, details={"url": url}) from None
     partner = Partner.objects.select_for_update(of=("self",)).get(pk=partner.pk)  # one registration at a time
     if WebhookEndpoint.objects.filter(partner=partner, is_active=True).count() >= MAX_ACTIVE_ENDPOINTS:
         raise PartnerRejected(
-            "too_many_webhooks",
             f"a partner has at most {MAX_ACTIVE_ENDPOINTS} webhook endpoints: delete one first",
-            {"maximum": str(MAX_ACTIVE_ENDPOINTS)},
+            code=ErrorCode.TOO_MANY_WEBHOOKS,
+            details={"maximum": str(MAX_ACTIVE_ENDPOINTS)},
         )
     secret = f"whsec_{secrets.token_hex(24)}"
     endpoint = WebhookEndpoint.objects.create(partner=partner, url=url, secret_encrypted=encrypt(secret), events=events)
@@ -132,7 +133,7 @@ def webhook_endpoint_disable(*, endpoint: WebhookEndpoint, actor: User | None = 
     """Stop sending to the endpoint (its deliveries stay on record; pending ones fail)."""
     endpoint = WebhookEndpoint.objects.select_for_update(of=("self",)).select_related("partner").get(pk=endpoint.pk)
     if not endpoint.is_active:
-        raise PartnerRejected("webhook_disabled", f"webhook endpoint {endpoint.pk} is already deleted")
+        raise PartnerConflict(f"webhook endpoint {endpoint.pk} is already deleted", code=ErrorCode.WEBHOOK_DISABLED)
     endpoint.is_active, endpoint.disabled_at = False, timezone.now()
     endpoint.save(update_fields=["is_active", "disabled_at"])
     audit_record(
@@ -347,9 +348,11 @@ def webhook_delivery_resend(*, delivery: WebhookDelivery, actor: User | None) ->
     """Send a failed delivery again (from the admin), with a fresh set of attempts."""
     delivery = WebhookDelivery.objects.select_for_update(of=("self",)).select_related("endpoint").get(pk=delivery.pk)
     if delivery.status != WebhookDelivery.Status.FAILED:
-        raise PartnerRejected("not_failed", f"delivery {delivery.pk} is {delivery.status}: only a failed one is resent")
+        raise PartnerRejected(
+            f"delivery {delivery.pk} is {delivery.status}: only a failed one is resent", code=ErrorCode.NOT_FAILED
+        )
     if not delivery.endpoint.is_active:
-        raise PartnerRejected("webhook_disabled", f"webhook endpoint {delivery.endpoint_id} is deleted")
+        raise PartnerConflict(f"webhook endpoint {delivery.endpoint_id} is deleted", code=ErrorCode.WEBHOOK_DISABLED)
     delivery.status = WebhookDelivery.Status.PENDING
     delivery.save(update_fields=["status"])
     audit_record(

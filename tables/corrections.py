@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from baccarat.cards import InvalidCardError, parse_cards
 from baccarat.coup import CoupResult, DealingError, resolve_hands
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, coup_only_locked
@@ -41,12 +42,13 @@ def corrected_result(*, coup: Coup, player_cards: str, banker_cards: str) -> Cou
         player, banker = parse_cards(player_cards), parse_cards(banker_cards)
         result = resolve_hands(player, banker)
     except (InvalidCardError, DealingError) as error:
-        raise TableError(f"the corrected cards are not a coup: {error}", code="invalid_cards") from None
+        raise TableError(f"the corrected cards are not a coup: {error}", code=ErrorCode.INVALID_CARDS) from None
     decks = coup_rules(coup=coup).table.decks
     for card in set(player + banker):
         if (player + banker).count(card) > decks:
             raise TableError(
-                f"{card.code} appears more than {decks} times: a {decks}-deck shoe has no more", code="too_many_copies"
+                f"{card.code} appears more than {decks} times: a {decks}-deck shoe has no more",
+                code=ErrorCode.TOO_MANY_COPIES,
             )
     return result
 
@@ -58,22 +60,23 @@ def result_correction_request(
     """Ask for the coup's result to be corrected to these cards; another staff member decides."""
     _permission_check(actor)
     if not reason or not reason.strip():
-        raise TableError("a result correction needs a reason", code="reason_required")
+        raise TableError("a result correction needs a reason", code=ErrorCode.REASON_REQUIRED)
     coup = coup_only_locked(coup.pk)
     if coup.state not in CORRECTABLE_STATES:
         raise TableError(
             f"coup {coup.round_id} is {coup.state}: only a resolved or settled result is corrected",
-            code="not_correctable",
+            code=ErrorCode.NOT_CORRECTABLE,
         )
     current = coup.result()
     corrected = corrected_result(coup=coup, player_cards=player_cards, banker_cards=banker_cards)
     if (corrected.player, corrected.banker) == (current.player, current.banker):
         raise TableError(
-            f"these are the cards coup {coup.round_id} already has: nothing to correct", code="nothing_to_correct"
+            f"these are the cards coup {coup.round_id} already has: nothing to correct",
+            code=ErrorCode.NOTHING_TO_CORRECT,
         )
     if coup.corrections.filter(state=ResultCorrection.State.PENDING).exists():
         raise TableError(
-            f"coup {coup.round_id} already has a correction waiting for a decision", code="correction_pending"
+            f"coup {coup.round_id} already has a correction waiting for a decision", code=ErrorCode.CORRECTION_PENDING
         )
     try:
         with transaction.atomic():
@@ -88,7 +91,7 @@ def result_correction_request(
             )
     except IntegrityError:  # a concurrent request won the race (one pending per coup)
         raise TableError(
-            f"coup {coup.round_id} already has a correction waiting for a decision", code="correction_pending"
+            f"coup {coup.round_id} already has a correction waiting for a decision", code=ErrorCode.CORRECTION_PENDING
         ) from None
     audit_record(
         action="result_correction_requested",
@@ -114,10 +117,11 @@ def _pending_locked(
         ResultCorrection.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=correction.pk)
     )
     if correction.state != ResultCorrection.State.PENDING:
-        raise TableError(f"correction {correction.pk} is already {correction.state}", code="already_decided")
+        raise TableError(f"correction {correction.pk} is already {correction.state}", code=ErrorCode.ALREADY_DECIDED)
     if correction.requested_by_id == actor.pk:
         raise TableError(
-            "four eyes: a correction is decided by someone other than the person who requested it", code="four_eyes"
+            "four eyes: a correction is decided by someone other than the person who requested it",
+            code=ErrorCode.FOUR_EYES,
         )
     return coup, correction
 
@@ -131,7 +135,8 @@ def result_correction_apply(
     coup, correction = _pending_locked(correction, actor, tray_moves=tray_moves)
     if coup.state not in CORRECTABLE_STATES:
         raise TableError(
-            f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected", code="not_correctable"
+            f"coup {coup.round_id} is {coup.state}: its result can no longer be corrected",
+            code=ErrorCode.NOT_CORRECTABLE,
         )
     result = correction.result()
     now = timezone.now()
@@ -149,7 +154,7 @@ def result_correction_apply(
 def result_correction_reject(*, correction: ResultCorrection, actor: User, reason: str) -> ResultCorrection:
     """Refuse the correction: the result stays as recorded."""
     if not reason or not reason.strip():
-        raise TableError("rejecting a correction needs a reason", code="reason_required")
+        raise TableError("rejecting a correction needs a reason", code=ErrorCode.REASON_REQUIRED)
     coup, correction = _pending_locked(correction, actor)
     correction.state, correction.decided_by = ResultCorrection.State.REJECTED, actor
     correction.decided_at, correction.decision_reason = timezone.now(), reason.strip()

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from baccarat.cards import Card
 from baccarat.coup import HANDS
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.coups import card_event_send
 from tables.errors import TableError
@@ -30,20 +31,21 @@ def coup_deal_card(
     held until a pit boss decides (seed 000 §4.2-4.3, ``tables.holds``); it is returned as a ``HeldCard``.
     """
     if hand not in (None, *HANDS):
-        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}", code="invalid_hand")
+        raise TableError(f"a card is dealt to the player or the banker hand, not {hand!r}", code=ErrorCode.INVALID_HAND)
     coup = coup_locked(coup)
     if coup.state not in (Coup.State.NO_MORE_BETS, Coup.State.DEALING):
         raise TableError(
-            f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt", code="not_dealing"
+            f"coup {coup.round_id} is {coup.get_state_display().lower()}: no card can be dealt",
+            code=ErrorCode.NOT_DEALING,
         )
     shoe = shoe_locked(coup.shoe_id)
     deal = coup_deal_state(coup=coup)
     expected = deal.next_hand()
     if expected is None:
-        raise TableError(f"coup {coup.round_id} is complete: resolve it", code="coup_complete")
+        raise TableError(f"coup {coup.round_id} is complete: resolve it", code=ErrorCode.COUP_COMPLETE)
     if shoe.has_card_order:
         if card is not None or hand is not None:
-            raise TableError("an automatic table deals from its RNG shoe: no card is entered", code="rng_shoe")
+            raise TableError("an automatic table deals from its RNG shoe: no card is entered", code=ErrorCode.RNG_SHOE)
         dealer = shoe_dealer(shoe, cards_in_coup=len(deal.order))
         drawn = dealer.draw()
         cut_card_was_in = shoe.last_coup is None
@@ -52,7 +54,7 @@ def coup_deal_card(
             cut_card_out_send(shoe=shoe)
     else:
         if card is None:
-            raise TableError("enter the card dealt", code="card_required")
+            raise TableError("enter the card dealt", code=ErrorCode.CARD_REQUIRED)
         drawn = Card.parse(card)
         _card_copies_check(shoe=shoe, card=drawn)
         if hand not in (None, expected):
@@ -99,5 +101,5 @@ def _card_copies_check(*, shoe: Shoe, card: Card) -> None:
         raise TableError(
             f"{card.code} cannot come out of shoe {shoe.number}: its {shoe.decks} decks hold {shoe.decks} "
             f"and {out} are already out",
-            code="too_many_copies",
+            code=ErrorCode.TOO_MANY_COPIES,
         )

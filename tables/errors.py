@@ -1,13 +1,10 @@
-"""The floor's refusal: a ``TableError`` carries a stable ``code`` (like ``WageringError``) and a message
-that says why. Nothing was changed when one is raised."""
+"""The floor's refusal: a ``TableError`` (``kernel.errors.PuntoError``) names its rule in ``code`` and says
+why in its message. Nothing was changed when one is raised."""
 
 from __future__ import annotations
 
+from kernel.errors import PuntoError
 
-class TableError(ValueError):
+
+class TableError(PuntoError):
     """A table operation refused: ``code`` names the rule, the message says why."""
-
-    def __init__(self, message: str, code: str = "refused") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message

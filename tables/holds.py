@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.coup import PLAYER
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.coups import card_event_send
@@ -87,11 +88,12 @@ def coup_hold_for_card(
 def coup_hold(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     """A pit boss holds a live coup by hand: bets, cards and the result wait until released or voided."""
     if not reason.strip():
-        raise TableError("holding a coup needs a reason", code="reason_required")
+        raise TableError("holding a coup needs a reason", code=ErrorCode.REASON_REQUIRED)
     coup = coup_locked(coup)
     if coup.state not in (Coup.State.BETTING, Coup.State.NO_MORE_BETS, Coup.State.DEALING):
         raise TableError(
-            f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held", code="not_live"
+            f"coup {coup.round_id} is {coup.get_state_display().lower()}: only a live coup is held",
+            code=ErrorCode.NOT_LIVE,
         )
     audit_record(
         action="coup_held",
@@ -110,11 +112,13 @@ def _held_coup(coup: Coup) -> Coup:
     """The held coup, locked; refused while a void request waits for its decision (``tables.voids``)."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.HELD:
-        raise TableError(f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held", code="not_held")
+        raise TableError(
+            f"coup {coup.round_id} is {coup.get_state_display().lower()}, not held", code=ErrorCode.NOT_HELD
+        )
     if coup_void_request_pending(coup=coup) is not None:
         raise TableError(
             f"coup {coup.round_id} has a void request waiting for a decision: it stays held until then",
-            code="void_request_open",
+            code=ErrorCode.VOID_REQUEST_OPEN,
         )
     return coup
 
@@ -127,12 +131,12 @@ def _pending_card(coup: Coup) -> HeldCard | None:
 def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
     """Release a coup held by hand: it goes on from where it was held."""
     if not reason.strip():
-        raise TableError("releasing a coup needs a reason", code="reason_required")
+        raise TableError("releasing a coup needs a reason", code=ErrorCode.REASON_REQUIRED)
     coup = _held_coup(coup)
     if _pending_card(coup) is not None:
         raise TableError(
             f"coup {coup.round_id} holds a card entered for the wrong hand: put it in order or void the coup",
-            code="held_card_pending",
+            code=ErrorCode.HELD_CARD_PENDING,
         )
     state = coup.held_from
     audit_record(
@@ -151,7 +155,7 @@ def coup_release(*, coup: Coup, actor: User | None, reason: str) -> Coup:
 def _decided_card(coup: Coup, actor: User | None) -> HeldCard:
     card = _pending_card(coup)
     if card is None:
-        raise TableError(f"coup {coup.round_id} holds no card entered for the wrong hand", code="no_held_card")
+        raise TableError(f"coup {coup.round_id} holds no card entered for the wrong hand", code=ErrorCode.NO_HELD_CARD)
     card.decided_by = actor if actor is not None and actor.is_authenticated else None
     card.decided_at = timezone.now()
     return card
@@ -164,7 +168,9 @@ def held_card_deal_in_this_coup(*, coup: Coup, actor: User | None, reason: str =
     held = _decided_card(coup, actor)
     deal = coup_deal_state(coup=coup)
     if deal.next_hand() != held.next_hand:
-        raise TableError(f"the {held.next_hand} hand no longer takes the next card: void the coup", code="hand_passed")
+        raise TableError(
+            f"the {held.next_hand} hand no longer takes the next card: void the coup", code=ErrorCode.HAND_PASSED
+        )
     deal.add(Card.parse(held.card))
     dealt = DealtCard.objects.create(
         coup=coup,
@@ -199,12 +205,13 @@ def held_card_keep_for_next_coup(*, coup: Coup, actor: User | None, no_bet: bool
     shoe = coup.shoe
     if shoe.last_coup is not None and coup.number >= shoe.last_coup:
         raise TableError(
-            f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup", code="last_coup_of_shoe"
+            f"coup {coup.round_id} is the last of shoe {shoe.number}: there is no next coup",
+            code=ErrorCode.LAST_COUP_OF_SHOE,
         )
     if HeldCard.objects.filter(shoe=shoe, outcome=HeldCard.Outcome.NEXT_COUP).exists():
         raise TableError(
             f"a card of shoe {shoe.number} is already kept for the next coup: deal this one in this coup, or void",
-            code="card_already_kept",
+            code=ErrorCode.CARD_ALREADY_KEPT,
         )
     held.outcome = HeldCard.Outcome.NEXT_COUP
     held.save(update_fields=["outcome", "decided_by", "decided_at"])

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from baccarat import rules as game_rules
 from kernel.currencies import CurrencyInvalid, currency_checked
+from kernel.errors import ErrorCode
 from kernel.money import AmountInvalid, amount_parse
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -50,7 +51,7 @@ def _currency(code: object) -> str:
     try:
         return currency_checked(code)
     except CurrencyInvalid as error:
-        raise TableError(str(error), code="currency_invalid") from None
+        raise TableError(str(error), code=ErrorCode.CURRENCY_INVALID) from None
 
 
 def limit_set_write(*, table: Table, currency: str, max_differential: Decimal) -> LimitSet:
@@ -78,7 +79,7 @@ def limit_set_create(
     differential = table_amount(max_differential, "the maximum differential")
     table = table_locked(table.pk)
     if table.limit_sets.filter(currency=code).exists():
-        raise TableError(f"table {table.code} already has limits in {code}", code="limit_set_exists")
+        raise TableError(f"table {table.code} already has limits in {code}", code=ErrorCode.LIMIT_SET_EXISTS)
     limit_set = limit_set_write(table=table, currency=code, max_differential=differential)
     audit_record(
         action="limit_set_created",
@@ -96,7 +97,7 @@ def _limit_set_locked(table: Table, currency: object) -> LimitSet:
     limit_set = LimitSet.objects.select_for_update(of=("self",)).filter(table=table, currency=code).first()
     if limit_set is None:
         raise TableError(
-            f"table {table.code} has no limits in {code}: add the currency first", code="currency_not_offered"
+            f"table {table.code} has no limits in {code}: add the currency first", code=ErrorCode.CURRENCY_NOT_OFFERED
         )
     return limit_set
 
@@ -137,10 +138,10 @@ def bet_limit_set(
 ) -> BetLimit:
     """One bet type's limits in the currency (the house currency unless named)."""
     if bet_type not in game_rules.MAIN_BETS + game_rules.SIDE_BETS:
-        raise TableError(f"unknown bet type {bet_type!r}", code="unknown_bet_type")
+        raise TableError(f"unknown bet type {bet_type!r}", code=ErrorCode.UNKNOWN_BET_TYPE)
     low, high = table_amount(minimum, "the minimum"), table_amount(maximum, "the maximum")
     if high < low:
-        raise TableError(f"the maximum {high} is below the minimum {low}", code="maximum_below_minimum")
+        raise TableError(f"the maximum {high} is below the minimum {low}", code=ErrorCode.MAXIMUM_BELOW_MINIMUM)
     table_high = None if table_maximum in (None, "") else table_amount(table_maximum, "the table maximum")
     limit_set = _limit_set_locked(table, settings.HOUSE_CURRENCY if currency is None else currency)
     limit = BetLimit.objects.select_for_update(of=("self",)).filter(limit_set=limit_set, bet_type=bet_type).first()

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import pit_locked, tables_locked
@@ -24,7 +25,7 @@ def pit_create(
 ) -> Pit:
     code = _code_checked(code)
     if Pit.objects.filter(code=code).exists():
-        raise TableError(f"there is already a pit {code}", code="pit_exists")
+        raise TableError(f"there is already a pit {code}", code=ErrorCode.PIT_EXISTS)
     pit = Pit.objects.create(code=code, name=_name_checked(name))
     return _pit_staffed(pit, tables=tables, bosses=bosses, actor=actor, reason=reason, before=None)
 
@@ -45,11 +46,11 @@ def _pit_staffed(
     pit: Pit, *, tables: Iterable[Table], bosses: Iterable[User], actor: User | None, reason: str, before: dict | None
 ) -> Pit:
     if not reason.strip():
-        raise TableError("say why: the reason is recorded in the audit log", code="reason_required")
+        raise TableError("say why: the reason is recorded in the audit log", code=ErrorCode.REASON_REQUIRED)
     bosses = list(bosses)
     for boss in bosses:
         if not (boss.is_active and boss.is_staff and boss.has_perm("tables.operate_table")):
-            raise TableError(f"{boss.get_username()} is not a pit boss", code="not_a_pit_boss")
+            raise TableError(f"{boss.get_username()} is not a pit boss", code=ErrorCode.NOT_A_PIT_BOSS)
     wanted = {table.pk for table in tables}
     # Tables join a pit only under its lock, as here: those in it now are all it can have (another pit may take
     # one meanwhile, which then stays there).
@@ -94,11 +95,11 @@ def _code_checked(code: str) -> str:
         return Pit._meta.get_field("code").clean(code if isinstance(code, str) else "", None)
     except ValidationError as error:
         message = "a pit's code is 1 to 20 letters, digits, hyphens or underscores"
-        raise TableError(message, code="invalid_pit") from error
+        raise TableError(message, code=ErrorCode.INVALID_PIT) from error
 
 
 def _name_checked(name: str) -> str:
     name = name.strip() if isinstance(name, str) else ""
     if not name or len(name) > 80:
-        raise TableError("a pit's name is 1 to 80 characters", code="invalid_pit")
+        raise TableError("a pit's name is 1 to 80 characters", code=ErrorCode.INVALID_PIT)
     return name

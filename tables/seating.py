@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -36,23 +37,28 @@ def patron_seat(
     table, playing chips in ``currency`` (the table's first, unless named: one it takes bets in)."""
     table = table_locked(table.pk)
     if table.dealing_mode != Table.DealingMode.DEALER:
-        raise TableError(f"table {table.code} is dealt by the RNG: it has no seats to sit at", code="no_seats")
+        raise TableError(f"table {table.code} is dealt by the RNG: it has no seats to sit at", code=ErrorCode.NO_SEATS)
     guest_name = guest_name.strip()
     if (player is None) == (not guest_name):
-        raise TableError("seat a known player or name a guest, not both and not neither", code="patron_required")
+        raise TableError(
+            "seat a known player or name a guest, not both and not neither", code=ErrorCode.PATRON_REQUIRED
+        )
     if len(guest_name) > GUEST_NAME_MAX_LENGTH:
-        raise TableError(f"a guest's name has at most {GUEST_NAME_MAX_LENGTH} characters", code="guest_name_too_long")
+        raise TableError(
+            f"a guest's name has at most {GUEST_NAME_MAX_LENGTH} characters", code=ErrorCode.GUEST_NAME_TOO_LONG
+        )
     if player is not None and (player.is_staff or not player.is_active):
-        raise TableError(f"{player.get_username()} is not an active player", code="not_a_player")
+        raise TableError(f"{player.get_username()} is not an active player", code=ErrorCode.NOT_A_PLAYER)
     offered = table_currencies(table=table)
     currency = currency or next(iter(offered), "")
     if currency not in offered:
         raise TableError(
-            f"table {table.code} takes bets in {', '.join(offered)}, not in {currency}", code="currency_not_offered"
+            f"table {table.code} takes bets in {', '.join(offered)}, not in {currency}",
+            code=ErrorCode.CURRENCY_NOT_OFFERED,
         )
     seat = _free_seat(table, seat_number)
     if player is not None and SeatSession.objects.filter(player=player, ended_at__isnull=True).exists():
-        raise TableError(f"{player.get_username()} is already seated", code="already_seated")
+        raise TableError(f"{player.get_username()} is already seated", code=ErrorCode.ALREADY_SEATED)
     session = SeatSession.objects.create(
         table=table,
         seat=seat,
@@ -97,18 +103,18 @@ def patron_unseat(*, session: SeatSession, actor: User, reason: str = "") -> Sea
 
 def _free_seat(table: Table, seat_number: int) -> Seat:
     if type(seat_number) is not int or not 1 <= seat_number <= Seat.SEATS_PER_TABLE:
-        raise TableError(f"a table's seats are 1 to {Seat.SEATS_PER_TABLE}", code="no_such_seat")
+        raise TableError(f"a table's seats are 1 to {Seat.SEATS_PER_TABLE}", code=ErrorCode.NO_SUCH_SEAT)
     seat = Seat.objects.get(table=table, number=seat_number)
     taken = SeatSession.objects.filter(seat=seat, ended_at__isnull=True).first()
     if taken is not None:
-        raise TableError(f"seat {seat_number} is taken by {taken.patron_name}", code="seat_taken")
+        raise TableError(f"seat {seat_number} is taken by {taken.patron_name}", code=ErrorCode.SEAT_TAKEN)
     return seat
 
 
 def _open_session(session: SeatSession) -> SeatSession:
     session = SeatSession.objects.select_related("seat", "player").get(pk=session.pk)
     if session.ended_at is not None:
-        raise TableError(f"{session.patron_name} has already left the table", code="not_seated")
+        raise TableError(f"{session.patron_name} has already left the table", code=ErrorCode.NOT_SEATED)
     return session
 
 

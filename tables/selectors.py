@@ -14,6 +14,7 @@ from baccarat.coup import CoupDeal
 from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
+from kernel.errors import ErrorCode
 from tables.errors import TableError
 from tables.models import (
     BetLimit,
@@ -94,7 +95,8 @@ def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
     coup = table_live_coup(table=table)
     if coup is None or coup.round_id != round_id:
         raise TableError(
-            f"coup {round_id} is no longer the coup in progress: the page was out of date", code="page_out_of_date"
+            f"coup {round_id} is no longer the coup in progress: the page was out of date",
+            code=ErrorCode.PAGE_OUT_OF_DATE,
         )
     return coup
 

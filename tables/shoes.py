@@ -13,6 +13,7 @@ from baccarat.cards import Card
 from baccarat.fairness import new_salt, shoe_commitment
 from baccarat.shoe import ShoeDealer, burn_count, cut_card_position, new_shoe_order
 from kernel.encryption import encrypt, reencrypt
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -41,15 +42,15 @@ def shoe_prepare(
     method = shuffle_method or (Shoe.ShuffleMethod.RNG if automatic else Shoe.ShuffleMethod.TABLE)
     if automatic != (method == Shoe.ShuffleMethod.RNG):
         raise TableError(
-            "automatic tables use RNG shoes; dealer tables use physical shoes", code="wrong_shuffle_method"
+            "automatic tables use RNG shoes; dealer tables use physical shoes", code=ErrorCode.WRONG_SHUFFLE_METHOD
         )
     if method == Shoe.ShuffleMethod.PRELIMINARY and not seal_number:
-        raise TableError("a preliminary (sealed) shuffle needs its seal number", code="seal_number_required")
+        raise TableError("a preliminary (sealed) shuffle needs its seal number", code=ErrorCode.SEAL_NUMBER_REQUIRED)
     if shuffle is not None:
         problem = "an RNG shoe has no shuffle to record" if automatic else ""
         problem = problem or shuffle_record_problem(record=shuffle, shuffle_method=method)
         if problem:
-            raise TableError(problem, code="shuffle_record_invalid")
+            raise TableError(problem, code=ErrorCode.SHUFFLE_RECORD_INVALID)
     table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
     last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
     order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
@@ -106,9 +107,9 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
     table = table_locked(shoe.table_id)  # the lock order: table, then shoe
     shoe = shoe_locked(shoe.pk)
     if shoe.state != Shoe.State.PREPARED:
-        raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared", code="not_prepared")
+        raise TableError(f"shoe {shoe.number} is {shoe.state}, not prepared", code=ErrorCode.NOT_PREPARED)
     if table_shoe_in_play(table=table) is not None:
-        raise TableError(f"table {table.code} already has a shoe in play", code="shoe_in_play")
+        raise TableError(f"table {table.code} already has a shoe in play", code=ErrorCode.SHOE_IN_PLAY)
     if not shoe.has_card_order:
         _physical_shoe_ready_check(shoe)
     if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
@@ -121,7 +122,7 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         shoe.position, shoe.last_coup = dealer.state.position, dealer.state.last_coup
     else:
         if burn_card is None:
-            raise TableError("enter the card shown for the burn", code="burn_card_required")
+            raise TableError("enter the card shown for the burn", code=ErrorCode.BURN_CARD_REQUIRED)
         shown = Card.parse(burn_card)
         shoe.burn_shown, shoe.position = shown.code, 1 + burn_count(shown)
     shoe.state, shoe.started_at = Shoe.State.IN_PLAY, timezone.now()
@@ -149,7 +150,9 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
 def _physical_shoe_ready_check(shoe: Shoe) -> None:
     """The shuffle's checks all confirmed (§2.1.1-§2.1.2) and the cut recorded (§2.1.3), or ``TableError``."""
     if None in (shoe.decks_complete, shoe.no_marks, shoe.no_damage):
-        raise TableError(f"record the shuffle of shoe {shoe.number} first (seed 000 §2.1)", code="shuffle_not_recorded")
+        raise TableError(
+            f"record the shuffle of shoe {shoe.number} first (seed 000 §2.1)", code=ErrorCode.SHUFFLE_NOT_RECORDED
+        )
     record = ShuffleRecord(
         decks_complete=shoe.decks_complete,
         no_marks=shoe.no_marks,
@@ -160,18 +163,18 @@ def _physical_shoe_ready_check(shoe: Shoe) -> None:
     )
     problem = shuffle_record_problem(record=record, shuffle_method=shoe.shuffle_method)
     if problem:
-        raise TableError(problem, code="shuffle_record_invalid")
+        raise TableError(problem, code=ErrorCode.SHUFFLE_RECORD_INVALID)
     if shoe.cut_cards is None:
-        raise TableError(f"record the cut of shoe {shoe.number} first (seed 000 §2.1.3)", code="not_cut")
+        raise TableError(f"record the cut of shoe {shoe.number} first (seed 000 §2.1.3)", code=ErrorCode.NOT_CUT)
 
 
 @transaction.atomic
 def shoe_finish(*, shoe: Shoe, actor: User | None = None, discard: bool = False, reason: str = "") -> Shoe:
     shoe = shoe_locked(shoe.pk)
     if shoe.state in (Shoe.State.FINISHED, Shoe.State.DISCARDED):
-        raise TableError(f"shoe {shoe.number} is already {shoe.state}", code="shoe_over")
+        raise TableError(f"shoe {shoe.number} is already {shoe.state}", code=ErrorCode.SHOE_OVER)
     if shoe.coups.filter(state__in=Coup.LIVE_STATES).exists():
-        raise TableError(f"shoe {shoe.number} has a coup in progress", code="coup_in_progress")
+        raise TableError(f"shoe {shoe.number} has a coup in progress", code=ErrorCode.COUP_IN_PROGRESS)
     kept_card_discard(shoe=shoe, actor=actor)
     shoe.state = Shoe.State.DISCARDED if discard else Shoe.State.FINISHED
     shoe.finished_at = timezone.now()
@@ -208,9 +211,9 @@ def shoe_cut_card_out(*, shoe: Shoe, actor: User | None) -> Shoe:
     """
     shoe = shoe_locked(shoe.pk)
     if shoe.state != Shoe.State.IN_PLAY or shoe.has_card_order:
-        raise TableError("only a physical shoe in play reports its cut card", code="not_a_physical_shoe")
+        raise TableError("only a physical shoe in play reports its cut card", code=ErrorCode.NOT_A_PHYSICAL_SHOE)
     if shoe.last_coup is not None:
-        raise TableError(f"the cut card of shoe {shoe.number} is already out", code="cut_card_already_out")
+        raise TableError(f"the cut card of shoe {shoe.number} is already out", code=ErrorCode.CUT_CARD_ALREADY_OUT)
     live = table_live_coup(table=shoe.table)
     if live is None or not live.cards.exists():
         shoe.last_coup = shoe.coups_started + (0 if live is not None else 1)

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from baccarat.coup import BANKER, PLAYER
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.coups import SHOWN_BY_FIELDS
@@ -27,9 +28,9 @@ def coup_banker_shown_first(*, coup: Coup, actor: User, lone_customer: bool) -> 
     coup (the caller counts them; after "no more bets" they cannot change)."""
     coup = _coup_showing(coup)
     if not lone_customer:
-        raise TableError("only a lone customer at the table may choose the order of showing", code="not_alone")
+        raise TableError("only a lone customer at the table may choose the order of showing", code=ErrorCode.NOT_ALONE)
     if coup.banker_shown_first:
-        raise TableError("the Banker hand is already shown first", code="already_banker_first")
+        raise TableError("the Banker hand is already shown first", code=ErrorCode.ALREADY_BANKER_FIRST)
     coup.banker_shown_first = True
     coup.save(update_fields=["banker_shown_first"])
     audit_record(action="showing_order_banker_first", actor=actor, table=coup.table, obj=coup, reason="seed 000 §5.1.4")
@@ -43,10 +44,10 @@ def coup_hand_shown_by_dealer(*, coup: Coup, hand: str, actor: User, reason: str
     coup goes on as normal."""
     coup = _coup_showing(coup)
     if hand not in (PLAYER, BANKER):
-        raise TableError(f"there is no {hand!r} hand", code="no_such_hand")
+        raise TableError(f"there is no {hand!r} hand", code=ErrorCode.NO_SUCH_HAND)
     before = coup_shown_by(coup=coup)
     if before[hand] == "dealer":
-        raise TableError(f"the dealer already shows the {hand} hand", code="already_the_dealer")
+        raise TableError(f"the dealer already shows the {hand} hand", code=ErrorCode.ALREADY_THE_DEALER)
     setattr(coup, f"{hand}_shown_by", None)
     setattr(coup, f"{hand}_shown_by_seat", None)
     coup.save(update_fields=list(SHOWN_BY_FIELDS))
@@ -68,7 +69,7 @@ def _coup_showing(coup: Coup) -> Coup:
     if coup.state not in SHOWING_STATES:
         raise TableError(
             f"coup {coup.round_id} is {coup.state}: who shows the hands changes between no more bets and the result",
-            code="not_showing",
+            code=ErrorCode.NOT_SHOWING,
         )
     return coup
 

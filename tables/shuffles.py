@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from baccarat import rules as game_rules
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import shoe_locked, table_locked
@@ -73,17 +74,19 @@ def shoe_cut(*, shoe: Shoe, actor: User | None, cards_from_top: int, by_seat: in
     table = table_locked(shoe.table_id)
     shoe = shoe_locked(shoe.pk)
     if shoe.state != Shoe.State.PREPARED or shoe.has_card_order:
-        raise TableError("only a prepared physical shoe is cut", code="not_a_prepared_physical_shoe")
+        raise TableError("only a prepared physical shoe is cut", code=ErrorCode.NOT_A_PREPARED_PHYSICAL_SHOE)
     if shoe.cut_cards is not None:
-        raise TableError(f"shoe {shoe.number} is already cut: a pit boss cancels a cut", code="already_cut")
+        raise TableError(f"shoe {shoe.number} is already cut: a pit boss cancels a cut", code=ErrorCode.ALREADY_CUT)
     deepest = shoe.decks * 52 - CUT_MARGIN_CARDS
     if type(cards_from_top) is not int or not CUT_MARGIN_CARDS <= cards_from_top <= deepest:
-        raise TableError(f"cut between {CUT_MARGIN_CARDS} and {deepest} cards from the top", code="cut_out_of_range")
+        raise TableError(
+            f"cut between {CUT_MARGIN_CARDS} and {deepest} cards from the top", code=ErrorCode.CUT_OUT_OF_RANGE
+        )
     if by_seat is not None:
         if type(by_seat) is not int or not 1 <= by_seat <= Seat.SEATS_PER_TABLE:
-            raise TableError(f"a seat is numbered 1 to {Seat.SEATS_PER_TABLE}", code="no_such_seat")
+            raise TableError(f"a seat is numbered 1 to {Seat.SEATS_PER_TABLE}", code=ErrorCode.NO_SUCH_SEAT)
         if by_seat not in {session.seat.number for session in table_seated(table=table)}:
-            raise TableError(f"nobody is seated at seat {by_seat} to cut", code="seat_empty")
+            raise TableError(f"nobody is seated at seat {by_seat} to cut", code=ErrorCode.SEAT_EMPTY)
     shoe.cut_cards, shoe.cut_by_seat = cards_from_top, by_seat
     shoe.save(update_fields=["cut_cards", "cut_by_seat"])
     audit_record(
@@ -106,7 +109,7 @@ def shoe_cut_cancel(*, shoe: Shoe, actor: User | None, reason: str) -> Shoe:
     to be cut and burned again (no-bet coups ordered by its start are taken back)."""
     table, shoe = _before_first_coup(shoe=shoe, reason=reason)
     if shoe.cut_cards is None:
-        raise TableError(f"shoe {shoe.number} has no cut to cancel", code="not_cut")
+        raise TableError(f"shoe {shoe.number} has no cut to cancel", code=ErrorCode.NOT_CUT)
     before = {"cards_from_top": shoe.cut_cards, "by": _cutter(shoe.cut_by_seat), "burn_shown": shoe.burn_shown}
     _start_undone(table=table, shoe=shoe)
     shoe.cut_cards = shoe.cut_by_seat = None
@@ -132,16 +135,16 @@ def _before_first_coup(*, shoe: Shoe, reason: str) -> tuple[Table, Shoe]:
     """The table and the shoe locked, if the shoe is a physical one not yet out of play and no coup was opened
     from it; a reason is required."""
     if not isinstance(reason, str) or not reason.strip():
-        raise TableError("give the reason for the cancellation", code="reason_required")
+        raise TableError("give the reason for the cancellation", code=ErrorCode.REASON_REQUIRED)
     table = table_locked(shoe.table_id)
     shoe = shoe_locked(shoe.pk)
     if shoe.has_card_order:
-        raise TableError("an RNG shoe is neither shuffled nor cut by hand", code="not_a_physical_shoe")
+        raise TableError("an RNG shoe is neither shuffled nor cut by hand", code=ErrorCode.NOT_A_PHYSICAL_SHOE)
     if shoe.state not in (Shoe.State.PREPARED, Shoe.State.IN_PLAY):
-        raise TableError(f"shoe {shoe.number} is {shoe.state}", code="shoe_over")
+        raise TableError(f"shoe {shoe.number} is {shoe.state}", code=ErrorCode.SHOE_OVER)
     if shoe.coups_started or shoe.coups.exists():
         raise TableError(
-            f"shoe {shoe.number} has dealt a coup: too late to cancel its cut or shuffle", code="coup_dealt"
+            f"shoe {shoe.number} has dealt a coup: too late to cancel its cut or shuffle", code=ErrorCode.COUP_DEALT
         )
     return table, shoe
 

@@ -19,6 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from tables.audit import audit_record
 from tables.errors import TableError
@@ -55,19 +56,19 @@ def coup_void_check(*, coup: Coup, reason: str = "", dealing_error: str = "") ->
     else voids the coup. Once the result is recorded: never (only a result correction changes it).
     """
     if dealing_error and dealing_error not in VoidReason.values:
-        raise TableError(f"{dealing_error!r} is not a listed dealing error", code="unknown_dealing_error")
+        raise TableError(f"{dealing_error!r} is not a listed dealing error", code=ErrorCode.UNKNOWN_DEALING_ERROR)
     coup = coup_locked(coup)
     if coup.state in RECORDED:
         raise TableError(
             f"coup {coup.round_id} is {coup.state}: its result is recorded and cannot be voided; "
             "only a result correction can change it",
-            code="result_recorded",
+            code=ErrorCode.RESULT_RECORDED,
         )
     if coup.state == Coup.State.VOID:
-        raise TableError(f"coup {coup.round_id} is void and cannot be voided", code="already_void")
+        raise TableError(f"coup {coup.round_id} is void and cannot be voided", code=ErrorCode.ALREADY_VOID)
     if coup_void_request_pending(coup=coup) is not None:
         raise TableError(
-            f"coup {coup.round_id} already has a void request waiting for a decision", code="void_request_open"
+            f"coup {coup.round_id} already has a void request waiting for a decision", code=ErrorCode.VOID_REQUEST_OPEN
         )
     note = reason.strip()
     if coup.cards.exists() or coup.held_cards.exists():
@@ -76,12 +77,14 @@ def coup_void_check(*, coup: Coup, reason: str = "", dealing_error: str = "") ->
                 f"coup {coup.round_id} has cards out: a card shown by mistake finishes the coup as normal "
                 "(seed 000 §5.1.8), a card out of turn goes to its proper place (§4.3: hold the coup, decide the "
                 "card); it is void only when the dealing order cannot be restored (§4.2)",
-                code="cards_out",
+                code=ErrorCode.CARDS_OUT,
             )
         if not note:
-            raise TableError("describe why the dealing order cannot be restored (§4.2)", code="description_required")
+            raise TableError(
+                "describe why the dealing order cannot be restored (§4.2)", code=ErrorCode.DESCRIPTION_REQUIRED
+            )
     elif not (dealing_error or note):
-        raise TableError("voiding a coup needs a reason", code="reason_required")
+        raise TableError("voiding a coup needs a reason", code=ErrorCode.REASON_REQUIRED)
     text = ": ".join(part for part in (dealing_error and VoidReason(dealing_error).label, note) if part)
     return VoidGround(
         coup=coup,
@@ -126,9 +129,9 @@ def void_request_text(void_request: CoupVoidRequest) -> str:
 
 def _staff_checked(actor: User | None, coup: Coup, permission: str, doing: str) -> User:
     if actor is None or not actor.is_authenticated or not actor.is_active or not actor.has_perm(permission):
-        raise TableError(f"{doing} needs the {permission.split('.')[1]} permission", code="permission_needed")
+        raise TableError(f"{doing} needs the {permission.split('.')[1]} permission", code=ErrorCode.PERMISSION_NEEDED)
     if not table_supervised_by(table=coup.table, user=actor):
-        raise TableError(f"{coup.table.code} is in a pit you do not supervise", code="not_in_pit")
+        raise TableError(f"{coup.table.code} is in a pit you do not supervise", code=ErrorCode.NOT_IN_PIT)
     return actor
 
 
@@ -148,7 +151,7 @@ def coup_void_request_open(*, ground: VoidGround, actor: User | None) -> CoupVoi
             )
     except IntegrityError:  # a concurrent request won the race (one pending per coup)
         raise TableError(
-            f"coup {coup.round_id} already has a void request waiting for a decision", code="void_request_open"
+            f"coup {coup.round_id} already has a void request waiting for a decision", code=ErrorCode.VOID_REQUEST_OPEN
         ) from None
     audit_record(
         action="coup_void_requested",
@@ -177,13 +180,16 @@ def coup_void_request_decide(
         CoupVoidRequest.objects.select_for_update(of=("self",)).select_related("requested_by").get(pk=void_request.pk)
     )
     if void_request.state != CoupVoidRequest.State.PENDING:
-        raise TableError(f"void request {void_request.pk} is already {void_request.state}", code="already_decided")
+        raise TableError(
+            f"void request {void_request.pk} is already {void_request.state}", code=ErrorCode.ALREADY_DECIDED
+        )
     if void_request.requested_by_id == approver.pk:
         raise TableError(
-            "four eyes: a void request is decided by someone other than the person who requested it", code="four_eyes"
+            "four eyes: a void request is decided by someone other than the person who requested it",
+            code=ErrorCode.FOUR_EYES,
         )
     if not approve and not reason.strip():
-        raise TableError("rejecting a void request needs a reason", code="reason_required")
+        raise TableError("rejecting a void request needs a reason", code=ErrorCode.REASON_REQUIRED)
     void_request.state = CoupVoidRequest.State.APPROVED if approve else CoupVoidRequest.State.REJECTED
     void_request.decided_by, void_request.decided_at = approver, timezone.now()
     void_request.decision_reason = reason.strip()

@@ -18,7 +18,7 @@ def amount_checked(value: object, *, error: type[WageringError], what: str) -> D
     try:
         return amount_parse(value, what=what)
     except AmountInvalid as invalid:
-        raise error(invalid.code, invalid.message, invalid.details) from None
+        raise error(invalid.message, code=invalid.code, details=invalid.details) from None
 
 
 def bet_label(bet_type: str) -> str:

@@ -10,11 +10,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from kernel.errors import ErrorCode
 from kernel.live import user_events_send
 from tables.audit import audit_record
 from tables.locks import coup_only_locked
 from tables.models import Coup
-from wagering.errors import BetRejected, SettlementRefused
+from wagering.errors import BetConflict, SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post
 from wagering.limits import differential_check
 from wagering.locks import stake_accounts_locked
@@ -50,7 +51,11 @@ def bet_batch_undo(*, user: User, coup: Coup) -> BetBatch:
     betting_open_check(coup)
     batch = BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("-pk").first()
     if batch is None:
-        raise BetRejected("no_bets", f"there is no bet to undo on coup {coup.round_id}", {"round_id": coup.round_id})
+        raise BetConflict(
+            f"there is no bet to undo on coup {coup.round_id}",
+            code=ErrorCode.NO_BETS,
+            details={"round_id": coup.round_id},
+        )
     _batches_cancel(coup=coup, user=user, batches=[batch], action="bet_batch_undone")
     return batch
 
@@ -62,8 +67,10 @@ def bet_remove_all(*, user: User, coup: Coup) -> list[BetBatch]:
     betting_open_check(coup)
     batches = list(BetBatch.objects.filter(coup=coup, user=user, cancelled_at__isnull=True).order_by("pk"))
     if not batches:
-        raise BetRejected(
-            "no_bets", f"there are no bets to remove on coup {coup.round_id}", {"round_id": coup.round_id}
+        raise BetConflict(
+            f"there are no bets to remove on coup {coup.round_id}",
+            code=ErrorCode.NO_BETS,
+            details={"round_id": coup.round_id},
         )
     _batches_cancel(coup=coup, user=user, batches=batches, action="bets_removed")
     return batches
@@ -127,7 +134,9 @@ def coup_bets_refund(*, coup: Coup) -> list[LedgerTransaction]:
         coup = coup_only_locked(coup.pk)
         if coup.state == Coup.State.SETTLED:
             raise SettlementRefused(
-                "settled", f"coup {coup.round_id} is settled: its bets cannot be refunded", {"round_id": coup.round_id}
+                f"coup {coup.round_id} is settled: its bets cannot be refunded",
+                code=ErrorCode.SETTLED,
+                details={"round_id": coup.round_id},
             )
         bets = open_bets(coup)
         if not bets:

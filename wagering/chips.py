@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.locks import table_locked
 from tables.models import SeatSession, Table
@@ -43,7 +44,9 @@ def seat_buy_in(*, seat_session: SeatSession, amount: object, actor: User) -> Ch
     table = table_locked(seat_session.table_id)
     seat_session = SeatSession.objects.select_related("seat").filter(pk=seat_session.pk, ended_at__isnull=True).first()
     if seat_session is None:
-        raise ChipsRefused("not_seated", f"that patron is not seated at table {table.code}", {"table": table.code})
+        raise ChipsRefused(
+            f"that patron is not seated at table {table.code}", code=ErrorCode.NOT_SEATED, details={"table": table.code}
+        )
     return _chips_move(
         table=table,
         kind=ChipMovement.Kind.BUY_IN,
@@ -85,9 +88,9 @@ def tray_count(*, table: Table, currency: str, counted: object, actor: User) -> 
     )
     if opening is not None and in_play.exists():
         raise ChipsRefused(
-            "chips_in_play",
             f"seated chips are in play at table {table.code}: close the shift once the coup is settled",
-            {"table": table.code, "currency": currency},
+            code=ErrorCode.CHIPS_IN_PLAY,
+            details={"table": table.code, "currency": currency},
         )
     count = TrayCount.objects.create(
         table=table,
@@ -127,9 +130,9 @@ def _chips_move(
     opening = open_shift(table=table, currency=currency)
     if opening is None:
         raise ChipsRefused(
-            "no_open_shift",
             f"the tray of table {table.code} has not been counted in {currency}: open the shift with a count first",
-            {"table": table.code, "currency": currency},
+            code=ErrorCode.NO_OPEN_SHIFT,
+            details={"table": table.code, "currency": currency},
         )
     debited, credited = _LEGS[kind]
     accounts = system_accounts_locked({debited, credited}, currency=currency, table_id=table.pk)  # pk order
@@ -137,9 +140,9 @@ def _chips_move(
         in_tray = tray_expected(opening=opening, ledger_balance=accounts[debited].balance)
         if amount > in_tray:
             raise ChipsRefused(
-                "not_enough_chips",
                 f"the tray holds {in_tray} {currency}: it cannot give {amount}",
-                {"in_tray": str(in_tray), "amount": str(amount)},
+                code=ErrorCode.NOT_ENOUGH_CHIPS,
+                details={"in_tray": str(in_tray), "amount": str(amount)},
             )
     movement_transaction = ledger_post(
         kind=_TRANSACTION_KINDS[kind],
@@ -169,7 +172,9 @@ def _chips_move(
 def _currency_check(table: Table, currency: str) -> None:
     if currency not in table_currencies(table=table):
         raise ChipsRefused(
-            "currency_not_offered", f"table {table.code} has no limits in {currency!r}", {"currency": str(currency)}
+            f"table {table.code} has no limits in {currency!r}",
+            code=ErrorCode.CURRENCY_NOT_OFFERED,
+            details={"currency": str(currency)},
         )
 
 

@@ -24,6 +24,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Sum
 
 from baccarat.coup import CoupResult
+from kernel.errors import ErrorCode
 from kernel.live import user_events_send
 from tables.models import Coup, ResultCorrection
 from tables.selectors import coup_rules
@@ -177,10 +178,10 @@ def _tray_shifts_checked(coup: Coup, seated_by_currency: dict[str, Decimal]) -> 
     for currency, difference in sorted(seated_by_currency.items()):
         if difference and open_shift(table=coup.table, currency=currency) is None:
             raise ChipsRefused(
-                "no_open_shift",
                 f"the correction pays seated patrons' chips at table {coup.table.code} in {currency} from the tray,"
                 " and no shift is open there: a pit boss counts the tray first",
-                {"table": coup.table.code, "currency": currency},
+                code=ErrorCode.NO_OPEN_SHIFT,
+                details={"table": coup.table.code, "currency": currency},
             )
 
 

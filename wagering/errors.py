@@ -1,25 +1,36 @@
-"""Refusals of the wagering services: a stable ``code``, a human ``message`` and string ``details``."""
+"""Refusals of the wagering services (``kernel.errors.PuntoError``): a stable ``code``, a human ``message``
+and string ``details``."""
 
 from __future__ import annotations
 
-# The answer to a request whose database did not answer (its transaction rolled back), as 503 to clients.
-DATABASE_UNAVAILABLE_CODE = "database_unavailable"
-DATABASE_UNAVAILABLE_MESSAGE = "the database did not answer: nothing was changed, try again"
+from kernel.errors import ErrorCode, PuntoError
 
 
-class WageringError(Exception):
-    def __init__(self, code: str, message: str, details: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details or {}
-
-    def as_dict(self) -> dict:
-        return {"code": self.code, "message": self.message, "details": self.details}
+class WageringError(PuntoError):
+    """A money refusal: nothing was placed, nothing moved."""
 
 
 class BetRejected(WageringError):
     """A batch of bets (or an undo, remove or rebet) refused: nothing was placed, nothing moved."""
+
+
+class BetConflict(BetRejected):
+    """A bet request refused by the state of things rather than by what it asks: the coup takes no bets (or
+    no longer), the round asked is over, there is nothing to undo or repeat. ``codes``: the ones it carries (a
+    refusal recorded under a request_id is raised again by them as what it was)."""
+
+    http_status = 409
+    codes = frozenset(
+        {
+            ErrorCode.BETTING_CLOSED,
+            ErrorCode.NO_BET_COUP,
+            ErrorCode.NO_BETS,
+            ErrorCode.NO_PREVIOUS_BETS,
+            ErrorCode.NO_LIVE_COUP,
+            ErrorCode.ROUND_CHANGED,
+            ErrorCode.ROUND_NOT_CURRENT,
+        }
+    )
 
 
 class WalletRejected(WageringError):
@@ -27,7 +38,9 @@ class WalletRejected(WageringError):
 
 
 class IdempotencyConflict(WageringError):
-    """An idempotency key used again with different parameters."""
+    """An idempotency key used again with different parameters, or while its first request is in progress."""
+
+    http_status = 409
 
 
 class SettlementRefused(WageringError):

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import BetLimits
+from kernel.errors import ErrorCode
 from tables.models import PersonalLimitMarker
 from wagering.amounts import bet_label
 from wagering.errors import BetRejected
@@ -39,26 +40,31 @@ def bet_limits_check(
     details = {"bet_type": bet_type, "limit": source, "minimum": str(minimum), "maximum": str(maximum)}
     if own_after < minimum:
         raise BetRejected(
-            "below_minimum",
             f"{label}: {own_after} is under the {source} minimum of {minimum} by {minimum - own_after}",
-            {**details, "total": str(own_after), "short_by": str(minimum - own_after)},
+            code=ErrorCode.BELOW_MINIMUM,
+            details={**details, "total": str(own_after), "short_by": str(minimum - own_after)},
         )
     if own_after > maximum:
         room = max(maximum - own_before, ZERO)
         raise BetRejected(
-            "above_maximum",
             f"{label}: {own_after} is over the {source} maximum of {maximum} by {own_after - maximum}; "
             f"at most {room} more can be accepted",
-            {**details, "total": str(own_after), "over_by": str(own_after - maximum), "max_additional": str(room)},
+            code=ErrorCode.ABOVE_MAXIMUM,
+            details={
+                **details,
+                "total": str(own_after),
+                "over_by": str(own_after - maximum),
+                "max_additional": str(room),
+            },
         )
     table_before, table_after = table
     if limit.table_maximum is not None and table_after > limit.table_maximum:
         room = max(limit.table_maximum - table_before, ZERO)
         raise BetRejected(
-            "table_maximum",
             f"{label}: the table's total would be {table_after}, over the table-wide maximum of "
             f"{limit.table_maximum} by {table_after - limit.table_maximum}; at most {room} more can be accepted",
-            {
+            code=ErrorCode.TABLE_MAXIMUM,
+            details={
                 "bet_type": bet_type,
                 "table_maximum": str(limit.table_maximum),
                 "table_total": str(table_after),
@@ -82,10 +88,10 @@ def differential_check(
     player_room = max(banker_before + limit - player_before, ZERO)
     banker_room = max(player_before + limit - banker_before, ZERO)
     raise BetRejected(
-        "max_differential",
         f"Banker {banker} against Player {player} would be over the table's maximum differential of {limit} "
         f"{currency} by {gap - limit}: at most {player_room} more on Player or {banker_room} more on Banker",
-        {
+        code=ErrorCode.MAX_DIFFERENTIAL,
+        details={
             "max_differential": str(limit),
             "currency": currency,
             "player_total": str(player),

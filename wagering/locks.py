@@ -13,6 +13,7 @@ from operator import or_
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Case, Q, QuerySet, Value, When
 
+from kernel.errors import ErrorCode
 from wagering.errors import WalletRejected
 from wagering.models import (
     Account,
@@ -35,15 +36,15 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal, curren
         wallet = wallet_locked(user)
     if wallet.currency != currency:
         raise WalletRejected(
-            "currency_mismatch",
             f"the wallet holds {wallet.currency}, not {currency}: a wallet has one currency",
-            {"wallet_currency": wallet.currency, "currency": currency},
+            code=ErrorCode.CURRENCY_MISMATCH,
+            details={"wallet_currency": wallet.currency, "currency": currency},
         )
     if kind == LedgerTransaction.Kind.WITHDRAWAL and amount > wallet.balance:
         raise WalletRejected(
-            "insufficient_funds",
             f"cannot withdraw {amount}: the balance is {wallet.balance}, short by {amount - wallet.balance}",
-            {"balance": str(wallet.balance), "amount": str(amount), "short_by": str(amount - wallet.balance)},
+            code=ErrorCode.INSUFFICIENT_FUNDS,
+            details={"balance": str(wallet.balance), "amount": str(amount), "short_by": str(amount - wallet.balance)},
         )
     return wallet
 
@@ -120,9 +121,9 @@ def float_locked(partner_code: str, *, currency: str) -> Account:
         partner_float = floats.get()
     if partner_float.currency != currency:
         raise WalletRejected(
-            "currency_mismatch",
             f"the float of {partner_code or 'the operator'} holds {partner_float.currency}, not {currency}",
-            {"float_currency": partner_float.currency, "currency": currency},
+            code=ErrorCode.CURRENCY_MISMATCH,
+            details={"float_currency": partner_float.currency, "currency": currency},
         )
     return partner_float
 

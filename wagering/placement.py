@@ -14,12 +14,13 @@ from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
 from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
+from kernel.errors import ErrorCode
 from kernel.live import table_totals_send
 from kernel.money import MAX_AMOUNT
 from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, bet_label
-from wagering.errors import BetRejected
+from wagering.errors import BetConflict, BetRejected
 from wagering.limits import bet_limits_check, differential_check
 from wagering.models import (
     ZERO,
@@ -68,11 +69,13 @@ def bet_batch_check(
 
 def bet_stakes_checked(bets: Mapping[str, Decimal | int | str]) -> dict[str, Decimal]:
     if not bets:
-        raise BetRejected("empty_batch", "there are no bets to confirm")
+        raise BetRejected("there are no bets to confirm", code=ErrorCode.EMPTY_BATCH)
     stakes = {}
     for bet_type, stake in bets.items():
         if bet_type not in MAIN_BETS + SIDE_BETS:
-            raise BetRejected("unknown_bet_type", f"there is no bet {bet_type!r}", {"bet_type": str(bet_type)})
+            raise BetRejected(
+                f"there is no bet {bet_type!r}", code=ErrorCode.UNKNOWN_BET_TYPE, details={"bet_type": str(bet_type)}
+            )
         stakes[bet_type] = amount_checked(stake, error=BetRejected, what=f"the {bet_label(bet_type)} stake")
     return stakes
 
@@ -81,13 +84,15 @@ def bet_rebet_stakes(*, user: User, coup: Coup, multiplier: int = 1) -> dict[str
     """Rebet (×1) or Rebet X2: the stakes of the player's bets of their last coup at this table, times that."""
     if type(multiplier) is not int or multiplier not in REBET_MULTIPLIERS:
         raise BetRejected(
-            "invalid_multiplier", f"rebet is ×1 or ×2, not ×{multiplier}", {"multiplier": str(multiplier)}
+            f"rebet is ×1 or ×2, not ×{multiplier}",
+            code=ErrorCode.INVALID_MULTIPLIER,
+            details={"multiplier": str(multiplier)},
         )
     previous = Bet.objects.filter(user=user, coup__table_id=coup.table_id).exclude(coup_id=coup.pk)
     previous = previous.exclude(state=Bet.State.CANCELLED)
     last_coup_id = previous.order_by("-coup_id").values_list("coup_id", flat=True).first()
     if last_coup_id is None:
-        raise BetRejected("no_previous_bets", "there are no earlier bets at this table to repeat")
+        raise BetConflict("there are no earlier bets at this table to repeat", code=ErrorCode.NO_PREVIOUS_BETS)
     rows = previous.filter(coup_id=last_coup_id).values("bet_type").annotate(total=Sum("stake")).order_by()
     return {row["bet_type"]: money(row["total"]) * multiplier for row in rows}
 
@@ -166,25 +171,25 @@ def stakes_within_rules(
     if not limits:
         offered = ", ".join(rules.currencies)
         raise BetRejected(
-            "currency_not_offered",
             f"this table takes bets in {offered}, not in {currency}",
-            {"currency": currency, "offered": offered},
+            code=ErrorCode.CURRENCY_NOT_OFFERED,
+            details={"currency": currency, "offered": offered},
         )
     for bet_type in stakes:
         if bet_type not in limits:
             raise BetRejected(
-                "bet_type_not_offered",
                 f"{bet_label(bet_type)} is not offered on coup {round_id}",
-                {"bet_type": bet_type, "offered": ", ".join(limits)},
+                code=ErrorCode.BET_TYPE_NOT_OFFERED,
+                details={"bet_type": bet_type, "offered": ", ".join(limits)},
             )
     table_after = totals_added(table, stakes)
     own_after = totals_added(own, stakes)
     if rules.table.forbid_player_and_banker and own_after.get(PLAYER) and own_after.get(BANKER):
         raise BetRejected(
-            "player_and_banker",
             f"a player may not bet both Player and Banker in one coup: this would make {own_after[PLAYER]} "
             f"on Player and {own_after[BANKER]} on Banker",
-            {"player": str(own_after[PLAYER]), "banker": str(own_after[BANKER])},
+            code=ErrorCode.PLAYER_AND_BANKER,
+            details={"player": str(own_after[PLAYER]), "banker": str(own_after[BANKER])},
         )
     for bet_type in stakes:
         bet_limits_check(
@@ -234,17 +239,17 @@ def placement_refusal(*, balance: Decimal, total: Decimal, bound: BalanceBound) 
     hold what the bets may return."""
     if total > balance:
         return BetRejected(
-            "insufficient_funds",
             f"the bets total {total} but the balance is {balance}: short by {total - balance}",
-            {"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
+            code=ErrorCode.INSUFFICIENT_FUNDS,
+            details={"balance": str(balance), "required": str(total), "short_by": str(total - balance)},
         )
     over_by = balance - total + bound.largest_return - MAX_AMOUNT
     return BetRejected(
-        "balance_limit",
         f"these bets could bring the balance of {balance - total} up by {bound.largest_return} (your bets on this "
         f"coup {bound.on_coup}, your open bets elsewhere {bound.elsewhere}), past {MAX_AMOUNT}, the most a wallet "
         f"holds, by {over_by}: bet less or withdraw first",
-        {
+        code=ErrorCode.BALANCE_LIMIT,
+        details={
             "balance": str(balance),
             "required": str(total),
             "largest_return": str(bound.on_coup),
@@ -274,14 +279,16 @@ def betting_open_check(coup: Coup) -> None:
     """Bets are made, changed or removed only while betting is open (seed 000 §6.1.4)."""
     details = {"round_id": coup.round_id, "state": coup.state}
     if coup.no_bet:
-        raise BetRejected("no_bet_coup", f"coup {coup.round_id} is played without bets", details)
+        raise BetConflict(f"coup {coup.round_id} is played without bets", code=ErrorCode.NO_BET_COUP, details=details)
     if coup.state != Coup.State.BETTING:
-        raise BetRejected("betting_closed", f"no more bets: coup {coup.round_id} is {coup.state}", details)
+        raise BetConflict(
+            f"no more bets: coup {coup.round_id} is {coup.state}", code=ErrorCode.BETTING_CLOSED, details=details
+        )
     if coup.betting_closes_at is not None and timezone.now() >= coup.betting_closes_at:
-        raise BetRejected(
-            "betting_closed",
+        raise BetConflict(
             f"no more bets: betting on coup {coup.round_id} closed at {coup.betting_closes_at:%H:%M:%S}",
-            {**details, "betting_closed_at": coup.betting_closes_at.isoformat()},
+            code=ErrorCode.BETTING_CLOSED,
+            details={**details, "betting_closed_at": coup.betting_closes_at.isoformat()},
         )
 
 

@@ -17,6 +17,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
+from kernel.errors import ErrorCode
 from tables.audit import audit_record
 from tables.locks import coup_locked
 from tables.models import Coup, SeatSession
@@ -71,15 +72,17 @@ def seat_bets_place(
     seat_session = seated.filter(pk=seat_session.pk, ended_at__isnull=True, table_id=coup.table_id).first()
     if seat_session is None:
         raise BetRejected(
-            "not_seated", f"that patron is not seated at table {coup.table.code}", {"table": coup.table.code}
+            f"that patron is not seated at table {coup.table.code}",
+            code=ErrorCode.NOT_SEATED,
+            details={"table": coup.table.code},
         )
     betting_open_check(coup)
     currency = seat_session.currency
     if open_shift(table=table, currency=currency) is None:
         raise BetRejected(
-            "no_open_shift",
             f"no shift is open at table {table.code} in {currency}: a pit boss counts the tray before chips are played",
-            {"table": table.code, "currency": currency},
+            code=ErrorCode.NO_OPEN_SHIFT,
+            details={"table": table.code, "currency": currency},
         )
     marker = (
         personal_limit_marker(table_id=coup.table_id, user=seat_session.player, at=timezone.now())
@@ -208,7 +211,9 @@ def seat_bets_reduce(
     betting_open_check(coup)
     reduction = differential_reduction(coup=coup, seat_session=seat_session, bets=stakes)
     if reduction is None:
-        raise BetRejected("no_reduction", "these chips need no reduction, or the seats alone cannot make room")
+        raise BetRejected(
+            "these chips need no reduction, or the seats alone cannot make room", code=ErrorCode.NO_REDUCTION
+        )
     taken = Bet.objects.filter(
         coup=coup,
         seat_session__isnull=False,

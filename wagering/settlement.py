@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from baccarat.coup import CoupResult
+from kernel.errors import ErrorCode
 from kernel.live import EventsBuiltOnDemand, table_event_send, user_events_send
 from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
@@ -58,9 +59,9 @@ def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
     result = coup.result() if coup.state == Coup.State.RESOLVED else None
     if result is None:
         raise SettlementRefused(
-            "not_resolved",
             f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
-            {"round_id": coup.round_id, "state": coup.state},
+            code=ErrorCode.NOT_RESOLVED,
+            details={"round_id": coup.round_id, "state": coup.state},
         )
     bets = open_bets(coup)
     paid = _bets_pay(coup=coup, result=result, bets=bets) if bets else NOTHING_PAID
@@ -275,7 +276,7 @@ def _payouts_withheld(
 ) -> dict[int, Decimal]:
     """The wallets (by account id) that cannot hold what the coup returns them (past ``MAX_AMOUNT``), and that amount.
 
-    Placements and deposits leave room for every open bet's largest return (``_BalanceBound``), so this
+    Placements and deposits leave room for every open bet's largest return (``BalanceBound``), so this
     stays empty; should a wallet be full all the same, its payout is withheld rather than fail the
     coup's whole settlement (a ``numeric`` overflow, again on every retry, and nobody at the coup paid).
     Each bet still records what it returned; the amount stays with the house, and an audit row and an

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 
+from kernel.errors import ErrorCode
 from kernel.live import user_events_send
 from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
@@ -33,14 +34,14 @@ CASHIER = "cashier"
 
 
 def deposit_bound_check(*, wallet: Account, amount: Decimal) -> None:
-    """A deposit leaves room in the (locked) wallet for all its open bets may return (``_BalanceBound``)."""
+    """A deposit leaves room in the (locked) wallet for all its open bets may return (``BalanceBound``)."""
     open_return = wallet_open_largest_return(user_id=wallet.user_id)
     if wallet.balance + amount + open_return > MAX_AMOUNT:
         raise WalletRejected(
-            "amount_too_large",
             f"a deposit of {amount} would take the balance of {wallet.balance}, with up to {open_return} "
             f"its open bets may return, past {MAX_AMOUNT}, the most a wallet holds",
-            {
+            code=ErrorCode.AMOUNT_TOO_LARGE,
+            details={
                 "balance": str(wallet.balance),
                 "amount": str(amount),
                 "open_largest_return": str(open_return),
@@ -95,7 +96,8 @@ def _wallet_move(
     amount = amount_checked(amount, error=WalletRejected, what=f"the {kind} amount")
     if not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
         raise WalletRejected(
-            "invalid_idempotency_key", f"an idempotency key of 1 to {MAX_IDEMPOTENCY_KEY} characters is required"
+            f"an idempotency key of 1 to {MAX_IDEMPOTENCY_KEY} characters is required",
+            code=ErrorCode.INVALID_IDEMPOTENCY_KEY,
         )
     request = {"operation": kind, "user": str(user.pk), "amount": str(amount)}
 
@@ -115,11 +117,11 @@ def _wallet_move(
 
     def conflict(record: IdempotencyKey) -> IdempotencyConflict:
         return IdempotencyConflict(
-            "idempotency_conflict",
             f"idempotency key {idempotency_key!r} was used for a {record.request['operation']} of "
             f"{record.request['amount']} to user {record.request['user']}, not a {request['operation']} of "
             f"{request['amount']} to user {request['user']}",
-            {"key": idempotency_key, **{f"first_{name}": value for name, value in record.request.items()}},
+            code=ErrorCode.IDEMPOTENCY_CONFLICT,
+            details={"key": idempotency_key, **{f"first_{name}": value for name, value in record.request.items()}},
         )
 
     outcome = request_once(
@@ -167,9 +169,9 @@ def wallet_transfer(
     signed = amount if kind == LedgerTransaction.Kind.DEPOSIT else -amount
     if max(abs(wallet.balance + signed), abs(counterpart.balance - signed)) > MAX_AMOUNT:
         raise WalletRejected(
-            "amount_too_large",
             f"a {kind} of {amount} would take the balance past {MAX_AMOUNT}, the most an account holds",
-            {"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
+            code=ErrorCode.AMOUNT_TOO_LARGE,
+            details={"amount": str(amount), "balance": str(before), "maximum": str(MAX_AMOUNT)},
         )
     ledger_transaction = ledger_post(
         kind=kind,

@@ -16,16 +16,16 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
 from kernel.admin_base import ActionsCheckedAdmin
+from kernel.errors import ErrorCode, PuntoError
 from tables.errors import TableError
 from tables.forms import (
     ReasonForm,
 )
 from tables.models import Table
 from tables.selectors import table_supervised_by, tables_supervised_by
-from wagering.errors import WageringError
 
 CONFIRMED = "confirmed"  # set by the confirmation page: the action runs with the posted form
-REFUSALS = (TableError, WageringError, ValidationError)
+REFUSALS = (PuntoError, ValidationError)
 
 
 def _refusal_text(error: Exception) -> str:
@@ -79,7 +79,7 @@ def _in_care_checked(request: HttpRequest, tables: set[Table]) -> None:
     """Before any is acted on: the selection's tables, each once."""
     for table in sorted(tables, key=lambda table: table.code):
         if not table_in_care(request, table):
-            raise TableError(f"{table.code} is in a pit you do not supervise", code="not_in_pit")
+            raise TableError(f"{table.code} is in a pit you do not supervise", code=ErrorCode.NOT_IN_PIT)
 
 
 def _confirmation_page(modeladmin, request, queryset, form, *, action_name: str, title: str) -> TemplateResponse:

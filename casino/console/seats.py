@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.http import HttpRequest
 
+from kernel.errors import ErrorCode
 from tables import seating
 from tables.console_forms import BuyInForm, PatronMoveForm, PatronSeatForm, SeatBetForm, SeatSessionForm
 from tables.errors import TableError
@@ -72,7 +73,7 @@ def _session_here(table: Table, session_id: int, *, for_update: bool = False) ->
     session = sessions.select_related("seat", "player").filter(pk=session_id, table=table, ended_at__isnull=True)
     found = session.first()
     if found is None:
-        raise TableError("that patron is not seated at this table: the page was out of date", code="not_seated")
+        raise TableError("that patron is not seated at this table: the page was out of date", code=ErrorCode.NOT_SEATED)
     return found
 
 
@@ -82,7 +83,7 @@ def patron_seat_step(request: HttpRequest, table: Table, data: dict) -> str:
         players = get_user_model()._default_manager.filter(is_staff=False, is_active=True)
         player = players.filter(**{get_user_model().USERNAME_FIELD: data["player"].strip()}).first()
         if player is None:
-            raise TableError(f"no active player is named {data['player'].strip()!r}", code="no_such_player")
+            raise TableError(f"no active player is named {data['player'].strip()!r}", code=ErrorCode.NO_SUCH_PLAYER)
     session = seating.patron_seat(
         table=table,
         seat_number=data["seat"],
@@ -110,7 +111,7 @@ def patron_unseat_step(request: HttpRequest, table: Table, data: dict) -> str:
         if seat_session_has_bets_in_play(seat_session=session):
             raise TableError(
                 f"{session.patron_name} has chips in play: they leave once the coup is settled",
-                code="chips_in_play",
+                code=ErrorCode.CHIPS_IN_PLAY,
             )
         seating.patron_unseat(session=session, actor=request.user)
     return f"{session.patron_name} left seat {session.seat.number}."
@@ -141,7 +142,9 @@ def seat_bet_step(request: HttpRequest, table: Table, data: dict) -> str:
             "stake": str(data["stake"]),
             "text": reduction_text(reduction),
         }
-        raise BetRejected(refusal.code, f"{refusal.message}. {reduction_text(reduction)}", refusal.details) from None
+        raise BetRejected(
+            f"{refusal.message}. {reduction_text(reduction)}", code=refusal.code, details=refusal.details
+        ) from None
     total = f"{placed.seat_totals[data['bet_type']]} {placed.currency}"
     return f"Seat {session.seat.number}: {money(data['stake'])} on {bet_label(data['bet_type'])} ({total} in all)."
 

@@ -22,8 +22,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from baccarat import rules as game_rules
-from baccarat.cards import hand_total
-from baccarat.coup import CoupDeal
+from baccarat.cards import InvalidCardError, hand_total
+from baccarat.coup import CoupDeal, DealingError
 from casino import lifecycle
 from casino.console.seats import (
     patron_move_step,
@@ -40,6 +40,7 @@ from casino.console.showing import banker_shown_first_step, hand_shown_by_dealer
 from casino.console.status import console_status
 from casino.console.tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
 from casino.sign_in.two_factor import auto_refresh_not_staff_activity, not_staff_activity
+from kernel.errors import ErrorCode, PuntoError
 from tables import coups, shoes, shuffles
 from tables.console_forms import (
     BuyInForm,
@@ -65,7 +66,6 @@ from tables.selectors import (
     table_shoe_shuffled,
     table_supervised_by,
 )
-from wagering.errors import WageringError
 
 
 def dealer_required(view: Callable) -> Callable:
@@ -245,7 +245,7 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
             done = step(form.cleaned_data)
             if done:
                 messages.success(request, done)
-        except (ValueError, WageringError) as error:  # TableError, DealingError, InvalidCardError; BetRejected
+        except (PuntoError, DealingError, InvalidCardError) as error:  # a refusal, or a card the rules refuse
             messages.error(request, str(error))
     return redirect("console:table", code=table.code)
 
@@ -253,7 +253,7 @@ def _carry_out(request: HttpRequest, table: Table, form: Form, step: Callable[[d
 def _shoe_in_play(table: Table) -> Shoe:
     shoe = table_shoe_in_play(table=table)
     if shoe is None:
-        raise TableError(f"table {table.code} has no shoe in play", code="no_shoe_in_play")
+        raise TableError(f"table {table.code} has no shoe in play", code=ErrorCode.NO_SHOE_IN_PLAY)
     return shoe
 
 
@@ -281,7 +281,9 @@ def _shoe_start(request: HttpRequest, table: Table, data: dict) -> str:
 def _shoe_cut_start(request: HttpRequest, table: Table, data: dict) -> str:
     shoe = table_shoe_shuffled(table=table)
     if shoe is None:
-        raise TableError(f"table {table.code} has no shuffled shoe waiting for its cut", code="page_out_of_date")
+        raise TableError(
+            f"table {table.code} has no shuffled shoe waiting for its cut", code=ErrorCode.PAGE_OUT_OF_DATE
+        )
     with transaction.atomic():
         return _shoe_cut_and_started(request, shoe, data)
 

@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from casino.lifecycle.tasks import coup_settle_task
+from kernel.errors import ErrorCode
 from kernel.live import table_event_send
 from partners.seamless import correction_adjustments_record, round_rollbacks_record
 from partners.shoe_webhooks import webhook_shoe_finished_enqueue
@@ -104,7 +105,7 @@ def shoe_replace(*, table: Table, actor: User | None, reason: str) -> Shoe:
     before its first card (``coup_void_check``): one with cards out is finished first (or voided under §4.2).
     """
     if not reason:
-        raise TableError("replacing the cards needs a reason", code="reason_required")
+        raise TableError("replacing the cards needs a reason", code=ErrorCode.REASON_REQUIRED)
     table = table_locked(table.pk)
     live = table_live_coup(table=table)
     if live is not None:

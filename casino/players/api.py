@@ -26,51 +26,25 @@ from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from casino.players.errors import NoSuchTable, NotSignedIn, RequestRefused, StaffAccount, TooFast
 from casino.players.intake import BET_REQUEST_BURST, IntakeRequest, bet_request_submit
 from casino.players.launch import launched_seamless_player
+from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
 from partners.seamless import seamless_balance
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_with_live_coup
-from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
 from wagering.selectors import coup_bet_totals, player_round_history, wallet_balance
 
 MAX_BODY_BYTES = 4096
 HISTORY_ROUNDS = 20
-# Refusals about the coup's state rather than the request: 409 Conflict.
-STATE_CONFLICTS = frozenset(
-    {
-        "no_live_coup",
-        "round_changed",
-        "betting_closed",
-        "no_bet_coup",
-        "no_bets",
-        "no_previous_bets",
-        "idempotency_conflict",
-        "request_in_progress",
-    }
-)
-STATUS_OF_CODE = {
-    "not_signed_in": 401,
-    "staff_account": 403,
-    "no_such_table": 404,
-    "too_fast": 429,
-    "wallet_unavailable": 503,
-    DATABASE_UNAVAILABLE_CODE: 503,
-}
 # One cache client for the process (as partners.api.throttling's): ``cache`` is one per thread, and each
 # request has a thread of its own, so each would open a new Redis connection.
 _allowance_cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
-DATABASE_UNAVAILABLE = {"code": DATABASE_UNAVAILABLE_CODE, "message": DATABASE_UNAVAILABLE_MESSAGE, "details": {}}
 logger = logging.getLogger(__name__)
 
 
-class RequestRefused(WageringError):
-    """A request the endpoints cannot act on: not signed in, no such table, not a JSON object, no live coup."""
-
-
-def _refusal(error: WageringError) -> JsonResponse:
-    status = STATUS_OF_CODE.get(error.code, 409 if error.code in STATE_CONFLICTS else 400)
-    return JsonResponse({"error": error.as_dict()}, status=status)
+def _refusal(error: PuntoError) -> JsonResponse:
+    return JsonResponse({"error": error.as_dict()}, status=error.http_status)
 
 
 def _reject_constant(name: str) -> None:
@@ -84,7 +58,7 @@ def _raw_body(request: HttpRequest) -> bytes:
     except RequestDataTooBig:
         raw = None
     if raw is None or len(raw) > MAX_BODY_BYTES:
-        raise RequestRefused("bad_request", f"the request body is limited to {MAX_BODY_BYTES} bytes")
+        raise RequestRefused(f"the request body is limited to {MAX_BODY_BYTES} bytes", code=ErrorCode.BAD_REQUEST)
     return raw
 
 
@@ -96,9 +70,9 @@ def _body(request: HttpRequest) -> dict:
     try:
         body = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN/Infinity, a number too long, nested too deep
-        raise RequestRefused("bad_json", "the request body must be a JSON object") from None
+        raise RequestRefused("the request body must be a JSON object", code=ErrorCode.BAD_JSON) from None
     if not isinstance(body, dict):
-        raise RequestRefused("bad_json", "the request body must be a JSON object")
+        raise RequestRefused("the request body must be a JSON object", code=ErrorCode.BAD_JSON)
     return body
 
 
@@ -133,18 +107,18 @@ def player_endpoint(view: Callable) -> Callable:
     def guarded(request: HttpRequest, code: str) -> JsonResponse:
         try:
             if not request.user.is_authenticated:
-                raise RequestRefused("not_signed_in", "sign in to play")
+                raise NotSignedIn("sign in to play")
             if request.user.is_staff:
-                raise RequestRefused("staff_account", "staff accounts do not play: sign in as a player")
+                raise StaffAccount("staff accounts do not play: sign in as a player")
             table, live = table_with_live_coup(code=code)
             if table is None:
-                raise RequestRefused("no_such_table", f"there is no table {code!r}", {"table": code})
+                raise NoSuchTable(f"there is no table {code!r}", details={"table": code})
             return view(request, table, live, _body(request))
-        except WageringError as error:
+        except PuntoError as error:
             return _refusal(error)
         except DatabaseError:  # e.g. the connection lost mid-request: its transaction is rolled back
             logger.exception("%s %s: database error", request.method, request.path)
-            return JsonResponse({"error": DATABASE_UNAVAILABLE}, status=503)
+            return _refusal(DatabaseUnavailable())
 
     return guarded
 
@@ -183,11 +157,9 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
 def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: dict, *, kind: str) -> JsonResponse:
     """The request through the bet intake (``casino.players.intake``: once per ``request_id``, if the body has one)."""
     if not _bet_request_allowed(user_id=request.user.pk):
-        raise RequestRefused(
-            "too_fast", f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment"
-        )
+        raise TooFast(f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment")
     if kind == "bet" and not isinstance(body.get("bets"), dict):
-        raise RequestRefused("bad_json", 'send the bets as {"bets": {"player": "10.00", ...}}')
+        raise RequestRefused('send the bets as {"bets": {"player": "10.00", ...}}', code=ErrorCode.BAD_JSON)
     future = bet_request_submit(
         IntakeRequest(
             user=request.user,

@@ -19,12 +19,14 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry
+from partners.identifiers import WalletUnavailable
 from partners.models import PartnerPlayer
 from partners.seamless import batches_rollback, seamless_bet_place
 from tables.models import Coup, Table
 from wagering.cancellation import bet_batch_undo, bet_remove_all
-from wagering.errors import BetRejected, WageringError
+from wagering.errors import BetConflict, BetRejected, IdempotencyConflict, WageringError
 from wagering.idempotency import refusal_record, request_once
 from wagering.ledger import rows_insert
 from wagering.models import Bet, BetBatch, BetRequest
@@ -72,7 +74,11 @@ class PlayerBetRequest:
 def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
     """Carry out the request (once per ``request_id``, if it has one); ``WageringError`` if it is refused."""
     if request.kind not in KINDS:
-        raise BetRejected("unknown_request", f"a bet request is one of {', '.join(KINDS)}", {"kind": request.kind})
+        raise BetRejected(
+            f"a bet request is one of {', '.join(KINDS)}",
+            code=ErrorCode.UNKNOWN_REQUEST,
+            details={"kind": request.kind},
+        )
     if request.request_id is None:
         return _carry_out(request)
     key = request_id_checked(request.request_id)
@@ -92,9 +98,9 @@ def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
             remember=_answer_remember,
             replay=_replay,
         )
+    except IdempotencyConflict:
+        raise
     except WageringError as error:
-        if error.code in ("idempotency_conflict", "request_in_progress"):
-            raise
         recorded = refusal_record(
             model=BetRequest, scope=scope, key=key, request=parameters, fields={"kind": request.kind, **_refused(error)}
         )
@@ -207,14 +213,16 @@ def _again(
 def request_coup(*, table: Table, live: Coup | None, round_id: object) -> Coup:
     """The table's live coup, which must be the round the player was looking at (``round_id``, if sent)."""
     if live is None:
-        raise BetRejected(
-            "no_live_coup", f"there is no coup on {table.name} right now: wait for the next one", {"table": table.code}
+        raise BetConflict(
+            f"there is no coup on {table.name} right now: wait for the next one",
+            code=ErrorCode.NO_LIVE_COUP,
+            details={"table": table.code},
         )
     if round_id is not None and round_id != live.round_id:
-        raise BetRejected(
-            "round_changed",
+        raise BetConflict(
             f"round {str(round_id)[:40]} is over: the table is on round {live.round_id}",
-            {"round_id": str(round_id)[:40], "live_round_id": live.round_id},
+            code=ErrorCode.ROUND_CHANGED,
+            details={"round_id": str(round_id)[:40], "live_round_id": live.round_id},
         )
     return live
 
@@ -226,7 +234,8 @@ def request_id_checked(request_id: object) -> str:
         or not request_id.isprintable()
     ):
         raise BetRejected(
-            "invalid_request_id", f"a request_id is 1 to {MAX_REQUEST_ID_LENGTH} printable characters (a UUID)"
+            f"a request_id is 1 to {MAX_REQUEST_ID_LENGTH} printable characters (a UUID)",
+            code=ErrorCode.INVALID_REQUEST_ID,
         )
     return request_id
 
@@ -255,7 +264,7 @@ def _place(request: PlayerBetRequest, placed_record=None) -> PlacedBatch:
 
 def _bets(request: PlayerBetRequest) -> dict:
     if not isinstance(request.bets, dict):
-        raise BetRejected("bad_bets", 'send the bets as {"player": "10.00", ...}')
+        raise BetRejected('send the bets as {"player": "10.00", ...}', code=ErrorCode.BAD_BETS)
     return request.bets
 
 
@@ -263,7 +272,9 @@ def _multiplier(request: PlayerBetRequest) -> int:
     multiplier = request.multiplier
     if isinstance(multiplier, bool) or not isinstance(multiplier, int):  # 1 or 2; not true, 2.0 or "2"
         raise BetRejected(
-            "invalid_multiplier", f"rebet is ×1 or ×2, not {multiplier!r}", {"multiplier": str(multiplier)}
+            f"rebet is ×1 or ×2, not {multiplier!r}",
+            code=ErrorCode.INVALID_MULTIPLIER,
+            details={"multiplier": str(multiplier)},
         )
     return multiplier
 
@@ -339,20 +350,33 @@ def _refused(error: WageringError) -> dict:
 
 def _replay(record: BetRequest) -> BetRequestAnswer:
     if record.answer is None:
-        raise BetRejected(
-            "request_in_progress",
+        raise IdempotencyConflict(
             f"request {record.key} is still being carried out (or was interrupted): send a new request_id to try again",
-            {"request_id": record.key},
+            code=ErrorCode.REQUEST_IN_PROGRESS,
+            details={"request_id": record.key},
         )
     if not record.accepted:
-        raise WageringError(record.answer["code"], record.answer["message"], record.answer.get("details", {}))
+        raise _refusal_again(record.answer)
     return BetRequestAnswer(**record.answer, replayed=True)
 
 
-def _conflict(key: str, record: BetRequest) -> BetRejected:
-    return BetRejected(
-        "idempotency_conflict",
+def _refusal_again(answer: dict) -> WageringError:
+    """A refusal recorded under a request_id, raised again as what it was: its class, so its status, by its
+    code (the refusals a request's placement may record that answer other than 400)."""
+    code = answer["code"]
+    if code in BetConflict.codes:
+        kind = BetConflict
+    elif code == WalletUnavailable.default_code:
+        kind = WalletUnavailable
+    else:
+        kind = WageringError
+    return kind(answer["message"], code=code, details=answer.get("details", {}))
+
+
+def _conflict(key: str, record: BetRequest) -> IdempotencyConflict:
+    return IdempotencyConflict(
         f"request_id {key!r} was used for another request ({record.request.get('kind')} on "
         f"{record.request.get('round_id')})",
-        {"request_id": key},
+        code=ErrorCode.IDEMPOTENCY_CONFLICT,
+        details={"request_id": key},
     )

@@ -24,11 +24,13 @@ from casino.players.bet_requests import (
     request_coup,
     together,
 )
+from casino.players.errors import NoSuchTable
+from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
 from kernel.group_commit import group_commit_on, group_commit_submit
 from kernel.metrics import bet_request_count
 from partners.models import PartnerPlayer
 from tables.selectors import table_with_live_coup
-from wagering.errors import DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE, WageringError
+from wagering.errors import WageringError
 
 User = AbstractBaseUser
 logger = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ class IntakeRequest:
 
 def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None = None) -> Future:
     """The one way in for a player's bet request: a future of its ``BetRequestAnswer``, or of the
-    ``WageringError`` refusing it (counted in the metrics either way).
+    ``PuntoError`` refusing it (counted in the metrics either way).
 
     Queued for its table's batch with group commit on (``queued`` tells: the caller need not be on a
     thread that may use the database); otherwise, and for a seamless wallet's player (whose bet waits
@@ -94,8 +96,8 @@ class _PlayersBets:
 
     def failed(self, error: BaseException) -> Exception:
         if isinstance(error, DatabaseError):
-            return WageringError(DATABASE_UNAVAILABLE_CODE, DATABASE_UNAVAILABLE_MESSAGE)
-        return WageringError("internal_error", INTERNAL_ERROR_MESSAGE)
+            return DatabaseUnavailable()
+        return PuntoError(INTERNAL_ERROR_MESSAGE, code=ErrorCode.INTERNAL_ERROR)
 
 
 PLAYERS_BETS = _PlayersBets()
@@ -126,7 +128,7 @@ def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPl
     for index, request in enumerate(requests):
         try:
             if table is None:
-                raise WageringError("no_such_table", f"there is no table {request.table_code!r}")
+                raise NoSuchTable(f"there is no table {request.table_code!r}")
             player_request = PlayerBetRequest(
                 user=request.user,
                 seamless=seamless,
@@ -136,7 +138,7 @@ def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPl
                 multiplier=request.multiplier,
                 request_id=request.request_id,
             )
-        except WageringError as error:
+        except PuntoError as error:
             outcomes[index] = error
             continue
         if together(player_request):

@@ -31,13 +31,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from kernel.errors import ErrorCode
 from kernel.security import LAUNCH_SESSION_KEY, frame_ancestors_allow
 from partners.launch import LaunchRefused, frame_origins, launch_token_check, launch_token_redeem
 from partners.models import LaunchToken, Partner, PartnerPlayer
 from partners.selectors import seamless_player
 
 LAUNCH_COOKIE = "punto_launch"
-REFUSED_STATUS = {"unknown": 404, "used": 410, "expired": 410, "partner_disabled": 403, "unconfirmed": 403}
 UNCONFIRMED = "This game link opens from its own page only. Go back to the casino and open the game again."
 
 
@@ -55,11 +55,13 @@ def launch(request: HttpRequest, token: str) -> HttpResponse:
         if request.method == "GET":
             return _page(request, token, launch_token_check(token=token))
         if not _proof_returned(request, token):
-            raise LaunchRefused("unconfirmed", UNCONFIRMED, launch_token_check(token=token).partner)
+            raise LaunchRefused(
+                UNCONFIRMED, code=ErrorCode.LAUNCH_UNCONFIRMED, partner=launch_token_check(token=token).partner
+            )
         opened = launch_token_redeem(token=token)
     except LaunchRefused as refused:
         context = {"message": refused.message, "code": refused.code}
-        response = render(request, "launch_refused.html", context, status=REFUSED_STATUS[refused.code])
+        response = render(request, "launch_refused.html", context, status=refused.http_status)
         return _framed(response, refused.partner)
     partner = opened.partner
     login(request, opened.player.user, backend=settings.PERMISSION_BACKEND)  # a new session, for this player only

@@ -18,14 +18,16 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
 
 from casino.players.bet_requests import KINDS
+from casino.players.errors import NotSignedIn, StaffAccount, TooFast
 from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
+from kernel.errors import ErrorCode, PuntoError
 from kernel.security import LAUNCH_SESSION_KEY
 from partners.models import PartnerPlayer
 from partners.selectors import player_currency, seamless_player
 from roadmaps.consumers import TableConsumer, TokenBucket
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
-from wagering.errors import BetRejected, WageringError
+from wagering.errors import BetRejected
 from wagering.selectors import coup_totals_public
 
 
@@ -67,22 +69,22 @@ class PlayerTableConsumer(TableConsumer):
         echo = {"request_id": request_id if isinstance(request_id, str) else None, "action": kind}
         try:
             answer = await self._answer(message, kind, request_id)
-        except WageringError as error:
+        except PuntoError as error:
             return {"type": "bet_rejected", **echo, "error": error.as_dict()}
         return {"type": "bet_accepted", **echo, **answer.as_data()}
 
     async def _answer(self, message: dict, kind: str, request_id: object):
         if not self.bet_requests.take():
-            raise BetRejected(
-                "too_fast", f"at most {BET_REQUESTS_PER_SECOND} bet requests a second: send them again in a moment"
-            )
+            raise TooFast(f"at most {BET_REQUESTS_PER_SECOND} bet requests a second: send them again in a moment")
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            raise BetRejected("not_signed_in", "sign in to play")
+            raise NotSignedIn("sign in to play")
         if user.is_staff:
-            raise BetRejected("staff_account", "staff accounts do not play: sign in as a player")
+            raise StaffAccount("staff accounts do not play: sign in as a player")
         if request_id is None:
-            raise BetRejected("invalid_request_id", "a bet request over the socket carries its request_id (a UUID)")
+            raise BetRejected(
+                "a bet request over the socket carries its request_id (a UUID)", code=ErrorCode.INVALID_REQUEST_ID
+            )
         request = IntakeRequest(
             user=user,
             table_code=self.table_code,

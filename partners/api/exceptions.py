@@ -4,7 +4,8 @@
 (another partner's player included), 409 a conflict with the state of things (betting closed,
 an idempotency key used for another request), 413 a body over DATA_UPLOAD_MAX_MEMORY_SIZE,
 429 over the partner's rate limit, 503 the database unreachable (the request's transaction rolled
-back: nothing was written; retry with the same Idempotency-Key).
+back: nothing was written; retry with the same Idempotency-Key) or a seamless wallet's bet it did not
+confirm. A refusal of ours (``kernel.errors.PuntoError``) answers its class's status.
 """
 
 from __future__ import annotations
@@ -19,33 +20,14 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from wagering.errors import (
-    DATABASE_UNAVAILABLE_CODE,
-    DATABASE_UNAVAILABLE_MESSAGE,
-    IdempotencyConflict,
-    WageringError,
-)
-
-# Refusals by the state of things rather than of the request itself: 409 Conflict.
-CONFLICT_CODES = frozenset(
-    {"betting_closed", "no_bet_coup", "round_not_current", "player_id_unavailable", "webhook_disabled"}
-)
-
-# Refusals because something we depend on did not answer (nothing was done): 503.
-UNAVAILABLE_CODES = frozenset({"wallet_unavailable"})
+from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
 
 logger = logging.getLogger(__name__)
 
 
-class DatabaseUnavailable(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = DATABASE_UNAVAILABLE_CODE
-    default_detail = DATABASE_UNAVAILABLE_MESSAGE
-
-
 class BodyTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "body_too_large"
+    default_code = ErrorCode.BODY_TOO_LARGE
 
 
 def error_body(code: str, message: str, details: dict | None = None) -> dict:
@@ -53,19 +35,15 @@ def error_body(code: str, message: str, details: dict | None = None) -> dict:
 
 
 def partner_exception_handler(exc: Exception, context: dict) -> Response | None:
-    if isinstance(exc, WageringError):
-        conflict = isinstance(exc, IdempotencyConflict) or exc.code in CONFLICT_CODES
-        answer = status.HTTP_409_CONFLICT if conflict else status.HTTP_400_BAD_REQUEST
-        if exc.code in UNAVAILABLE_CODES:
-            answer = status.HTTP_503_SERVICE_UNAVAILABLE
-        return Response(error_body(exc.code, exc.message, exc.details), status=answer)
+    if isinstance(exc, DatabaseError):  # e.g. the connection lost mid-request
+        logger.error("partner API: database error", exc_info=exc)
+        exc = DatabaseUnavailable()
+    if isinstance(exc, PuntoError):  # a refusal, with its class's status
+        return Response({"error": exc.as_dict()}, status=exc.http_status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
-    elif isinstance(exc, DatabaseError):  # e.g. the connection lost mid-request
-        logger.error("partner API: database error", exc_info=exc)
-        exc = DatabaseUnavailable()
     elif isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE, as the API's JSON error
         exc = BodyTooLarge(f"the request body is limited to {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes")
     response = exception_handler(exc, context)  # DRF's, for its status and headers (WWW-Authenticate, Retry-After)
@@ -78,10 +56,12 @@ def partner_exception_handler(exc: Exception, context: dict) -> Response | None:
 def _body_of(exc: exceptions.APIException) -> dict:
     if isinstance(exc, exceptions.ValidationError):
         details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        return error_body("invalid_request", _first_problem(details), details)
+        return error_body(ErrorCode.INVALID_REQUEST, _first_problem(details), details)
     if isinstance(exc, exceptions.Throttled):
         wait = round(exc.wait or 0)
-        return error_body("rate_limited", f"too many requests: try again in {wait} s", {"retry_after": str(wait)})
+        return error_body(
+            ErrorCode.RATE_LIMITED, f"too many requests: try again in {wait} s", {"retry_after": str(wait)}
+        )
     codes = exc.get_codes()
     return error_body(codes if isinstance(codes, str) else exc.default_code, str(exc.detail))
 
