@@ -50,6 +50,19 @@ def sized_context(browser: Browser, server_url: str) -> Iterator:
         context.close()
 
 
+# Records, from now on, the bet areas whose chips the page showed being paid (``.spot-stake--paid``): a state that
+# lasts a second and a half after the result's pause, which a loaded machine's screenshots can outlast.
+PAID_RECORDER = """() => {
+    window.paidSeen = [];
+    new MutationObserver(() => {
+        for (const stake of document.querySelectorAll(".spot-stake--paid")) {
+            const area = stake.closest("[data-bet]").dataset.bet;
+            if (!window.paidSeen.includes(area)) window.paidSeen.push(area);
+        }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+}"""
+
+
 def place(page: Page, chips: list[tuple[int, str]]) -> None:
     for value, bet_type in chips:
         chip(page, value).click()
@@ -119,6 +132,8 @@ def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
     carol.screenshot(path=SCREENSHOTS / "totals-phone-landscape.png")
 
     # The result: the chips stay on the board, the winning area is lit, then each banner says the exact amount.
+    for page in pages.values():
+        page.evaluate(PAID_RECORDER)
     result = alice.locator("[data-result]")
     expect(result).to_have_attribute("data-winner", re.compile(r"^(player|banker|tie)$"), timeout=25_000)
     winner = result.get_attribute("data-winner")
@@ -133,7 +148,8 @@ def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
     screenshot(alice, "win-desktop")
     screenshot(bob, "win-phone-portrait")
     # Paid out: the winner's chips grow and slide to them, then leave the board.
-    expect(winning_page.locator(".spot-stake--paid")).to_have_count(1)
+    winning_page.wait_for_function("(area) => window.paidSeen.includes(area)", arg=winner)
+    assert winning_page.evaluate("window.paidSeen") == [winner]  # the winning area's chips only
     expect(winning_page.locator(f'[data-bet="{winner}"] .spot-stake')).to_be_hidden()
 
     # The next coup clears the banner, the lit area and the totals.
