@@ -281,7 +281,7 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 # Sockets one signed-in user, or one anonymous address, may hold at once (0: no limit); counted in the cache
-# below, so across processes with Redis (roadmaps/connections.py): the lobby's one and table pages beside it.
+# below, so across processes with Redis (kernel/sockets.py): the lobby's one and table pages beside it.
 WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=10)
 WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
 # The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.

@@ -69,6 +69,14 @@ def group_commit_submit(*, table_code: str, request: Any, handler: Handler) -> F
     return future
 
 
+def future_resolve(*, future: Future, outcome: object) -> None:
+    """Answer a request with ``outcome``: the future's result, or the exception it raises (a refusal)."""
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
 class _TableQueue:
     def __init__(self, table_code: str) -> None:
         self.table_code = table_code
@@ -130,10 +138,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Future]]) -> 
         nonlocal answered
         answered = True
         for (_, _, future), outcome in zip(batch, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
-                future.set_exception(outcome)
-            else:
-                future.set_result(outcome)
+            future_resolve(future=future, outcome=outcome)
 
     for attempt in (1, 2):
         try:

@@ -39,9 +39,18 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
+def event_envelope(*, event_type: str, data: dict, table_code: str | None = None) -> dict:
+    """Every live event as the browsers receive it: ``{"type", "version", "table", "data"}``, its type first
+    (``casino.players.lobby_socket`` reads it from the text); a player's own events (their wallet, their
+    bets) name no table."""
+    if table_code is None:
+        return {"type": event_type, "version": EVENT_VERSION, "data": data}
+    return {"type": event_type, "version": EVENT_VERSION, "table": table_code, "data": data}
+
+
 def live_message(event: dict) -> dict:
     """The channel-layer message carrying ``event``: serialised once here, so every socket of the
-    group forwards the same text instead of each encoding it again (roadmaps.consumers)."""
+    group forwards the same text instead of each encoding it again (``kernel.sockets``)."""
     return {"type": "live.event", "text": json.dumps(event)}
 
 
@@ -85,8 +94,10 @@ _totals_sent_at: dict[tuple[str, str], float] = {}
 def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
     """A table's ``bet_totals`` in one currency, on commit, throttled per process (see above)."""
     key = (table_code, currency)
-    event = {"type": "bet_totals", "version": EVENT_VERSION, "table": table_code, "data": data}
-    message = (table_group(table_code), live_message(event))
+    message = (
+        table_group(table_code),
+        live_message(event_envelope(event_type="bet_totals", data=data, table_code=table_code)),
+    )
 
     def queue() -> None:
         with _totals_lock:
@@ -166,7 +177,7 @@ async def _to_groups_with_members(
 
 def table_event_send(*, table_code: str, event_type: str, data: dict) -> None:
     _send_on_commit(
-        [(table_group(table_code), {"type": event_type, "version": EVENT_VERSION, "table": table_code, "data": data})]
+        [(table_group(table_code), event_envelope(event_type=event_type, data=data, table_code=table_code))]
     )
 
 
@@ -180,7 +191,7 @@ def user_events_send(*, event_type: str, data_by_user: Mapping[int, dict]) -> No
     a socket open: a settlement speaks to thousands of players, most of them not watching."""
 
     def event(user_id: int) -> dict:
-        return {"type": event_type, "version": EVENT_VERSION, "data": data_by_user[user_id]}
+        return event_envelope(event_type=event_type, data=data_by_user[user_id])
 
     later = isinstance(data_by_user, EventsBuiltOnDemand)
     _send_on_commit(

@@ -26,7 +26,7 @@ from casino.players.bet_requests import (
 )
 from casino.players.errors import NoSuchTable
 from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
-from kernel.group_commit import group_commit_on, group_commit_submit
+from kernel.group_commit import future_resolve, group_commit_on, group_commit_submit
 from kernel.metrics import bet_request_count
 from partners.models import PartnerPlayer
 from tables.selectors import table_with_live_coup
@@ -72,7 +72,7 @@ def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None
         except Exception as error:  # a bug, or the database gone: answered as a batch that failed is
             logger.exception("a seamless wallet's bet request at %s failed", request.table_code)
             outcome = PLAYERS_BETS.failed(error)
-        future.set_exception(outcome) if isinstance(outcome, BaseException) else future.set_result(outcome)
+        future_resolve(future=future, outcome=outcome)
     future.add_done_callback(lambda done: _count(request.table_code, done))
     return future
 

@@ -18,8 +18,7 @@ import time
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
-from roadmaps.connections import connection_owner
-from roadmaps.consumers import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, TableConsumer, TokenBucket, socket_message
+from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
 
@@ -44,7 +43,7 @@ LOBBY_EVENTS = frozenset(
 EVENT_TYPE_START = '{"type": "'  # how ``kernel.live`` serialises every event: its type first
 
 
-class LobbyConsumer(TableConsumer):
+class LobbyConsumer(LiveSocket):
     table_codes: list[str] = []
 
     async def connect(self) -> None:
@@ -62,7 +61,7 @@ class LobbyConsumer(TableConsumer):
     async def send_snapshot(self) -> None:
         snapshots = await database_sync_to_async(_snapshots)(self.table_codes)  # one thread hop for them all
         for code, snapshot in snapshots.items():
-            await self.send(text_data=socket_message("snapshot", snapshot, table=code))
+            await self.send_event("snapshot", snapshot, table=code)
 
     async def handle(self, message: dict) -> None:
         if message["type"] == "snapshot":
@@ -71,14 +70,12 @@ class LobbyConsumer(TableConsumer):
                 await self.send_error("unknown_table", "no such table in the lobby")
             elif not self.snapshot_allowed():
                 error = {"code": "snapshot_too_fast", "message": "one snapshot a second, please"}
-                await self.send(text_data=socket_message("error", error, table=code))
+                await self.send_event("error", error, table=code)
             else:
                 snapshot = (await database_sync_to_async(_snapshots)([code]))[code]
-                await self.send(text_data=socket_message("snapshot", snapshot, table=code))
-        elif message["type"] == "ping":
-            await super().handle(message)
+                await self.send_event("snapshot", snapshot, table=code)
         else:
-            await self.send_error("unknown_message", "unknown message type")
+            await super().handle(message)
 
     async def table_event(self, text: str) -> None:
         if _event_type(text) in LOBBY_EVENTS:

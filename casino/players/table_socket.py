@@ -1,6 +1,11 @@
-"""The table's socket for players: the viewer's socket (``roadmaps.consumers``) and the player's bet
-requests over it, through the bet intake (``casino.players.intake``) as the table page's endpoints; the
-messages are documented in docs/live.md.
+"""The table's WebSocket (``/ws/tables/<code>/``): a snapshot on connect, then live events; the messages are
+documented in docs/live.md, the limits every socket of ours keeps in ``kernel.sockets``.
+
+Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``), ``snapshot`` (the snapshot
+again, e.g. after a reconnect; rate-limited per socket), ``chat`` (``text``: a signed-in player's message to
+the table, ``casino.players.chat``) and the player's bet requests, through the bet intake
+(``casino.players.intake``) as the table page's endpoints. Anything else, or a message refused, gets one
+``error`` message and changes nothing.
 
 ``{"type": "bet", "request_id", "round_id", "bets": {"banker": "25.00"}}`` answers
 ``{"type": "bet_accepted", "request_id", "action", "round_id", "bets", "balance", "own_totals", "currency"}``
@@ -18,34 +23,52 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AnonymousUser
 
 from casino.players.bet_requests import KINDS
+from casino.players.chat import chat_send
 from casino.players.errors import NotSignedIn, StaffAccount, TooFast
 from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
 from kernel.errors import ErrorCode, PuntoError
+from kernel.live import user_group
 from kernel.security import LAUNCH_SESSION_KEY
+from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
 from partners.selectors import player_currency, seamless_player
-from roadmaps.consumers import TableConsumer, TokenBucket
+from roadmaps.selectors import table_snapshot
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected
 from wagering.selectors import coup_totals_public
 
 
-class PlayerTableConsumer(TableConsumer):
+class PlayerTableConsumer(LiveSocket):
     seamless: PartnerPlayer | None = None
 
     async def connect(self) -> None:
         self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
-        await super().connect()
+        self.table_code = self.scope["url_route"]["kwargs"]["code"]
+        table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
+        if table is None:
+            await self.close(code=NOT_FOUND)
+            return
+        if not await self.connection_slot_taken():
+            return
+        self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.groups_joined = [user_group(user.pk)]
+            await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
+        await self.follow([table.code])
         if user is not None and user.is_authenticated and not user.is_staff:
             self.seamless = await database_sync_to_async(self._seamless_player)(user)
 
+    async def send_snapshot(self) -> None:
+        snapshot = await database_sync_to_async(lambda: self.snapshot(Table.objects.get(code=self.table_code)))()
+        await self.send_event("snapshot", snapshot)
+
     def snapshot(self, table: Table) -> dict:
-        """The viewer's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
+        """The table's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
         (``bet_totals``, as its event would carry them: the event itself comes only with the next bet) and the
         hands the viewer shows (``you_show``, as their private event says)."""
-        snapshot = super().snapshot(table)
+        snapshot = table_snapshot(table=table)
         coup = table_live_coup(table=table)
         if coup is not None:
             user = self.scope.get("user") or AnonymousUser()
@@ -61,6 +84,20 @@ class PlayerTableConsumer(TableConsumer):
     async def handle(self, message: dict) -> None:
         if message["type"] in KINDS:
             await self.send(text_data=json.dumps(await self.bet_request(message)))
+        elif message["type"] == "snapshot":
+            if self.snapshot_allowed():
+                await self.send_snapshot()
+            else:
+                await self.send_error("snapshot_too_fast", "one snapshot a second, please")
+        elif message["type"] == "chat":
+            refusal = await chat_send(
+                layer=self.channel_layer,
+                user=self.scope.get("user"),
+                table_code=self.table_code,
+                text=message.get("text"),
+            )
+            if refusal is not None:
+                await self.send_error(*refusal)
         else:
             await super().handle(message)
 

@@ -13,13 +13,13 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
 from partners.selectors import player_currency
-from roadmaps.consumers import CHAT_MAX_LENGTH
 from tables.models import Table
 from tables.selectors import player_display_name, table_chips
 from wagering.selectors import player_personal_limits, wallet_balance

@@ -16,7 +16,7 @@ from casino.asgi import application
 from casino.players import lobby_socket
 from kernel import table_broadcast
 from kernel.live import table_event_send, user_event_send
-from roadmaps.consumers import TOO_MANY_CONNECTIONS
+from kernel.sockets import TOO_MANY_CONNECTIONS
 from tables.services import table_create, table_open
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]

@@ -10,7 +10,7 @@ import uvicorn
 from django.core.management.base import BaseCommand, CommandParser
 
 from casino.lifecycle.loop import start_table_threads
-from roadmaps.consumers import WS_MAX_FRAME_BYTES
+from kernel.sockets import WS_MAX_FRAME_BYTES
 from tables.models import Table
 
 

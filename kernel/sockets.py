@@ -1,15 +1,12 @@
-"""The table's WebSocket (``/ws/tables/<code>/``): a snapshot on connect, then live events.
+"""What every live socket of ours shares: the abuse limits, and following tables' live events.
 
-Client messages are JSON objects with a ``type``: ``ping`` (answered ``pong``),
-``snapshot`` (the snapshot again, e.g. after a reconnect) and ``chat`` (``text``: a signed-in
-player's message to the table, sent to everyone there as a ``chat`` event with ``user`` (the
-sender's display name, ``tables.players``: never a username) and ``text``). Anything else, or a
-chat message refused, gets one ``error`` message and changes nothing.
-
-Abuse limits: a frame over ``WS_MAX_FRAME_BYTES`` closes the socket with 1009 (the servers refuse it
-first: ``--ws-max-size``); snapshot requests are rate-limited per socket; a user (or an anonymous
-address) holds at most ``WS_MAX_CONNECTIONS_PER_USER`` (``..._PER_ADDRESS``) sockets, the next one
-being closed with 4429.
+Client messages are JSON objects with a string ``type``, of at most ``MAX_MESSAGE_BYTES``; anything else gets
+one ``error`` message and changes nothing. A frame over ``WS_MAX_FRAME_BYTES`` closes the socket with 1009
+(the servers refuse it first: ``--ws-max-size``). A user (or an anonymous address) holds at most
+``WS_MAX_CONNECTIONS_PER_USER`` (``..._PER_ADDRESS``) sockets, the next one being closed with 4429: each
+socket holds a numbered slot in the shared cache (Redis with ``REDIS_URL``, this process's memory on the
+embedded default), taken with an atomic add and kept alive while the socket lives, so the count holds across
+processes, and a process that dies without closing its sockets frees their slots when they expire.
 """
 
 from __future__ import annotations
@@ -19,47 +16,55 @@ import json
 import time
 from decimal import Decimal
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.core.cache import cache
 
-from kernel.live import EVENT_VERSION, live_message, table_group, user_group
+from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
 from kernel.table_broadcast import table_join, table_leave
-from roadmaps.connections import connection_owner, connection_slot_keep, connection_slot_release, connection_slot_take
-from roadmaps.selectors import table_snapshot
-from tables.models import Table
-from tables.selectors import player_display_name
 
 MAX_MESSAGE_BYTES = 4096
 WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, manage.py serve)
 MESSAGE_TOO_BIG = 1009
+SERVER_ERROR = 1011
 NOT_FOUND = 4404
 TOO_MANY_CONNECTIONS = 4429
-SERVER_ERROR = 1011
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1
-CHAT_MAX_LENGTH = 200
-CHAT_INTERVAL_SECONDS = 1  # one message a second per player (across connections sharing the cache)
+SLOT_SECONDS = 60
+KEEP_EVERY_SECONDS = SLOT_SECONDS / 3
 
 
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number")
+def connection_owner(scope: dict) -> tuple[str, int]:
+    """Who a socket counts against, and their limit (0: no limit)."""
+    user = scope.get("user")
+    if user is not None and user.is_authenticated:
+        return f"user:{user.pk}", settings.WS_MAX_CONNECTIONS_PER_USER
+    address = (scope.get("client") or ("unknown",))[0]
+    return f"address:{address}", settings.WS_MAX_CONNECTIONS_PER_ADDRESS
 
 
-def socket_message(event_type: str, data: dict, *, table: str | None = None) -> str:
-    """A message of the socket's own, as ``kernel.live`` writes events (with the ``table`` a lobby needs)."""
-    message = {"type": event_type, "version": EVENT_VERSION, "data": data}
-    if table is not None:
-        message["table"] = table
-    return json.dumps(message)
+async def connection_slot_take(*, owner: str, limit: int, channel_name: str) -> str | None:
+    """A free slot of the owner's, now this socket's; None when all ``limit`` are taken."""
+    for number in range(limit):
+        key = f"ws-slot:{owner}:{number}"
+        if await cache.aadd(key, channel_name, timeout=SLOT_SECONDS):
+            return key
+    return None
 
 
-def _chat_line(text: object) -> str:
-    """A chat message as one line: whitespace runs become one space, other unprintable characters go."""
-    if not isinstance(text, str):
-        return ""
-    return "".join(char for char in " ".join(text.split()) if char.isprintable())
+async def connection_slot_keep(*, key: str, channel_name: str) -> None:
+    """Run while the socket lives: keep its slot from expiring (taking it again if it did)."""
+    while True:
+        await asyncio.sleep(KEEP_EVERY_SECONDS)
+        if not await cache.atouch(key, SLOT_SECONDS):
+            await cache.aadd(key, channel_name, timeout=SLOT_SECONDS)
+
+
+async def connection_slot_release(*, key: str, channel_name: str) -> None:
+    if await cache.aget(key) == channel_name:
+        await cache.adelete(key)
 
 
 class TokenBucket:
@@ -79,26 +84,16 @@ class TokenBucket:
         return True
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class LiveSocket(AsyncWebsocketConsumer):
+    """A socket following tables' live events, within the limits above. A subclass's ``connect`` takes a
+    connection slot (``connection_slot_taken``), sets its ``snapshots`` allowance and ``follow``s its tables;
+    it sends its ``snapshot``s and ``handle``s the client's messages (``ping`` is answered ``pong`` here)."""
+
     connection_slot: str | None = None
     slot_keeper: asyncio.Task | None = None
     counted = False  # in the open sockets' gauge
     groups_joined: tuple[str, ...] | list[str] = ()  # the user's own events
-
-    async def connect(self) -> None:
-        self.table_code = self.scope["url_route"]["kwargs"]["code"]
-        table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
-        if table is None:
-            await self.close(code=NOT_FOUND)
-            return
-        if not await self.connection_slot_taken():
-            return
-        self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
-        user = self.scope.get("user")
-        if user is not None and user.is_authenticated:
-            self.groups_joined = [user_group(user.pk)]
-            await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
-        await self.follow([table.code])
+    snapshots: TokenBucket
 
     async def connection_slot_taken(self) -> bool:
         """One of the user's (or address's) sockets; beyond their allowance the socket is closed with 4429."""
@@ -148,79 +143,34 @@ class TableConsumer(AsyncWebsocketConsumer):
             await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
 
     async def send_snapshot(self) -> None:
-        snapshot = await database_sync_to_async(lambda: self.snapshot(Table.objects.get(code=self.table_code)))()
-        await self.send(text_data=socket_message("snapshot", snapshot))
-
-    def snapshot(self, table: Table) -> dict:
-        return table_snapshot(table=table)
+        raise NotImplementedError
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if len(text_data.encode() if text_data is not None else bytes_data or b"") > WS_MAX_FRAME_BYTES:
             await self.close(code=MESSAGE_TOO_BIG)
             return
-        message = self._parse(text_data, bytes_data)
+        message = _parsed(text_data, bytes_data)
         if isinstance(message, str):
             await self.send_error("bad_message", message)
             return
         await self.handle(message)
 
     async def handle(self, message: dict) -> None:
-        """One client message (a dict with a string ``type``): the viewer's messages here; the player's
-        bets are added by ``casino.players.table_socket``."""
+        """One client message (a dict with a string ``type``)."""
         if message["type"] == "ping":
-            await self.send(text_data=socket_message("pong", {}))
-        elif message["type"] == "snapshot":
-            if self.snapshot_allowed():
-                await self.send_snapshot()
-            else:
-                await self.send_error("snapshot_too_fast", "one snapshot a second, please")
-        elif message["type"] == "chat":
-            await self.chat(message.get("text"))
+            await self.send_event("pong", {})
         else:
             await self.send_error("unknown_message", "unknown message type")
 
     def snapshot_allowed(self) -> bool:
         return self.snapshots.take()
 
+    async def send_event(self, event_type: str, data: dict, *, table: str | None = None) -> None:
+        """A message of the socket's own, as ``kernel.live`` writes events (with the ``table`` a lobby needs)."""
+        await self.send(text_data=json.dumps(event_envelope(event_type=event_type, data=data, table_code=table)))
+
     async def send_error(self, code: str, message: str) -> None:
-        await self.send(text_data=socket_message("error", {"code": code, "message": message}))
-
-    async def chat(self, text: object) -> None:
-        """Pass a signed-in player's message on to the table: one line of printable text, length- and rate-limited."""
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.send_error("chat_sign_in", "sign in to chat")
-            return
-        line = _chat_line(text)
-        if not line or len(line) > CHAT_MAX_LENGTH:
-            await self.send_error("chat_invalid", f"a chat message is text of 1 to {CHAT_MAX_LENGTH} characters")
-            return
-        if not await cache.aadd(f"chat:{user.pk}", True, timeout=CHAT_INTERVAL_SECONDS):
-            await self.send_error("chat_too_fast", "one chat message a second, please")
-            return
-        name = await database_sync_to_async(player_display_name)(user=user)
-        event = {
-            "type": "chat",
-            "version": EVENT_VERSION,
-            "table": self.table_code,
-            "data": {"user": name, "text": line},
-        }
-        await self.channel_layer.group_send(table_group(self.table_code), live_message(event))
-
-    @staticmethod
-    def _parse(text_data: str | None, bytes_data: bytes | None) -> dict | str:
-        """The message as a dict with a string ``type``, or the reason it is refused."""
-        if text_data is None:
-            return "send JSON text, not binary frames"
-        if len(text_data.encode()) > MAX_MESSAGE_BYTES:
-            return f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
-        try:
-            message = json.loads(text_data, parse_float=Decimal, parse_constant=_no_constant)
-        except (ValueError, RecursionError):  # RecursionError: nested too deep
-            return "messages must be JSON"
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            return "messages must be JSON objects with a string 'type'"
-        return message
+        await self.send_event("error", {"code": code, "message": message})
 
     async def dispatch(self, message: dict) -> None:
         """Live events and the socket's messages skip the thread hop channels makes before each handler
@@ -245,3 +195,22 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.held_events.append(text)
         else:
             await self.send(text_data=text)
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
+
+
+def _parsed(text_data: str | None, bytes_data: bytes | None) -> dict | str:
+    """The message as a dict with a string ``type``, or the reason it is refused."""
+    if text_data is None:
+        return "send JSON text, not binary frames"
+    if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+        return f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+    try:
+        message = json.loads(text_data, parse_float=Decimal, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
+        return "messages must be JSON"
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "messages must be JSON objects with a string 'type'"
+    return message

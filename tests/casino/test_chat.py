@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from casino.asgi import application
-from roadmaps.consumers import CHAT_MAX_LENGTH
+from casino.players.chat import CHAT_MAX_LENGTH
 from tables.services import table_create
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")]

@@ -1,5 +1,6 @@
-"""Abuse limits of the table's WebSocket: oversize frames, snapshot floods, too many sockets per user or
-anonymous address (counted in the shared cache: Redis with REDIS_URL, across processes)."""
+"""What the table's WebSocket refuses (``kernel.sockets``): an unknown table, bad messages, oversize frames,
+snapshot floods, too many sockets per user or anonymous address (counted in the shared cache: Redis with
+REDIS_URL, across processes)."""
 
 import asyncio
 import json
@@ -18,7 +19,7 @@ from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import connect as ws_connect
 
 from casino.asgi import application
-from roadmaps.consumers import (
+from kernel.sockets import (
     MAX_MESSAGE_BYTES,
     MESSAGE_TOO_BIG,
     SNAPSHOT_BURST,
@@ -60,6 +61,36 @@ async def join(code: str, **who) -> WebsocketCommunicator:
 
 async def closed_with(ws: WebsocketCommunicator, code: int) -> None:
     assert await ws.receive_output() == {"type": "websocket.close", "code": code}
+
+
+# --- Unknown tables and bad messages ------------------------------------------------------------
+
+
+async def test_an_unknown_table_is_refused():
+    ws = communicator("nope")
+    connected, code = await ws.connect()
+    assert not connected and code == 4404
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("not json", "bad_message"),
+        ("[1, 2]", "bad_message"),
+        ('{"type": 3}', "bad_message"),
+        ('{"type": "deal", "card": "AS"}', "unknown_message"),  # viewers never deal
+        ("x" * 5000, "bad_message"),
+    ],
+)
+async def test_bad_messages_get_an_error_and_nothing_else(table, frame, code):
+    ws = await join(table.code)
+    await ws.send_to(text_data=frame)
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and reply["data"]["code"] == code and reply["data"]["message"]
+    assert await ws.receive_nothing()
+    await ws.send_json_to({"type": "ping"})
+    assert (await ws.receive_json_from())["type"] == "pong"
+    await ws.disconnect()
 
 
 # --- Frame size ---------------------------------------------------------------------------------
