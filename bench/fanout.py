@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, Verdicts, baseline_seconds, bench_database_reset, django_setup, percentile
+from bench.load_harness import free_port
 
 TARGET_P99_MS = 400.0
 TARGET_KB_PER_SOCKET = 60.0
@@ -139,12 +140,6 @@ def merged(reports: list[dict]) -> dict:
             else:
                 total[key] = total.get(key, 0) + value
     return total
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def web_command(port: int) -> list[str]:

@@ -29,11 +29,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import POSTGRES_SERVER, Verdicts, bench_database_reset, django_setup, percentile
-from bench.placement import SERVER_ENV, cpu_seconds, ledger_problems, pgbench_tps, server_pids, web_server
+from bench.load_harness import (
+    SERVER_ENV,
+    cpu_seconds,
+    ledger_problems,
+    pgbench_tps,
+    server_pids,
+    signed_in_session_key,
+    web_server,
+)
 
 NAME, REDIS_DB = "punto_bench_intake", 6
 TABLE_CODE = "intake1"
-PLAYERS, BETS_EACH, PGBENCH_SECONDS = 1000, 5, 20
+PLAYERS, BETS_EACH, PGBENCH_SECONDS, PGBENCH_CLIENTS = 1000, 5, 20, 64
 FUNDS, STAKE = "1000.00", "1.00"
 CONNECTING_AT_ONCE = 100
 TARGET_RATIO, TARGET_P99_MS = 0.5, 100.0
@@ -122,26 +130,17 @@ def table_with_open_coup():
 
 def players_signed_in(count: int) -> list[tuple[object, str, str]]:
     """``count`` players with funded wallets and a session each: (user, cookie, side)."""
-    from importlib import import_module
-
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth import get_user_model
 
     from wagering.wallets import wallet_deposit
 
-    session_store = import_module(settings.SESSION_ENGINE).SessionStore
     players = []
     for number in range(count):
         user = get_user_model().objects.create_user(username=f"intake-{number}")
         wallet_deposit(user=user, amount=FUNDS, idempotency_key=uuid.uuid4().hex, reason="bench")
-        session = session_store()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        players.append(
-            (user, f"{settings.SESSION_COOKIE_NAME}={session.session_key}", ("player", "banker")[number % 2])
-        )
+        cookie = f"{settings.SESSION_COOKIE_NAME}={signed_in_session_key(user)}"
+        players.append((user, cookie, ("player", "banker")[number % 2]))
     return players
 
 
@@ -215,8 +214,8 @@ def main() -> int:
     players = players_signed_in(options.players)
     connections.close_all()
     print(f"{options.players} players on one table, {options.bets} bets each over their sockets")
-    tps = pgbench_tps(seconds=PGBENCH_SECONDS)
-    print(f"pgbench -N -c 64 -j 2 -T {PGBENCH_SECONDS}: {tps:.1f} TPS")
+    tps = pgbench_tps(seconds=PGBENCH_SECONDS, clients=PGBENCH_CLIENTS)
+    print(f"pgbench -N -c {PGBENCH_CLIENTS} -j 2 -T {PGBENCH_SECONDS}: {tps:.1f} TPS")
 
     SERVER_ENV["DATABASE_URL"] = f"{POSTGRES_SERVER}/{settings.DATABASES['default']['NAME']}"
     SERVER_ENV["REDIS_URL"] = settings.REDIS_URL

@@ -20,30 +20,32 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import POSTGRES_SERVER, ROOT, Verdicts, bench_database_reset, django_setup
+from bench.common import POSTGRES_SERVER, Verdicts, bench_database_reset, django_setup
+from bench.load_harness import (
+    SERVER_ENV,
+    cpu_seconds,
+    ledger_problems,
+    pgbench_run,
+    pgbench_tps,
+    server_pids,
+    signed_in_session_key,
+    web_server,
+)
 
 NAME, REDIS_DB = "punto_bench_placement", 5
-PGBENCH_DATABASE = "punto_bench_pgbench"
-PGBENCH_SERVER = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
 TABLES, CLIENTS, SECONDS, WARM_UP_SECONDS, CEILING_SECONDS = 8, 64, 30, 3, 10
 STAKE, FUNDS, LIMIT = "1.00", "1000000.00", "100000.00"
 TARGET_RATIO, TARGET_P99_MS = 0.25, 150
 # Refusals by a limit are the one error allowed: the player asked for more than the table takes.
 LIMIT_CODES = frozenset({"below_minimum", "above_maximum", "table_maximum", "max_differential", "insufficient_funds"})
-SERVER_ENV = {"DEBUG": "0", "PARTNER_API_RATE": "1000000/min", "HOST": "127.0.0.1"}
 
 
 def wrk_installed() -> str:
@@ -102,26 +104,18 @@ def partner_clients(coups: list, count: int) -> list[str]:
 
 def ui_clients(coups: list, count: int) -> list[str]:
     """Signed-in players placing through the table page's endpoint: session cookie and CSRF token."""
-    from importlib import import_module
-
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth import get_user_model
     from django.utils.crypto import get_random_string
 
     from wagering.wallets import wallet_deposit
 
-    session_store = import_module(settings.SESSION_ENGINE).SessionStore
     lines = []
     for number in range(count):
         user = get_user_model().objects.create_user(username=f"ui-{number}", password=uuid.uuid4().hex)
         wallet_deposit(user=user, amount=FUNDS, idempotency_key=uuid.uuid4().hex, reason="bench")
-        session = session_store()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
         csrf = get_random_string(32)
-        cookie = f"{settings.SESSION_COOKIE_NAME}={session.session_key}; {settings.CSRF_COOKIE_NAME}={csrf}"
+        cookie = f"{settings.SESSION_COOKIE_NAME}={signed_in_session_key(user)}; {settings.CSRF_COOKIE_NAME}={csrf}"
         coup = coups[number % len(coups)]
         body = {"bets": {_side(number + 1): STAKE}, "round_id": coup.round_id}
         header = settings.CSRF_HEADER_NAME.removeprefix("HTTP_").replace("_", "-")
@@ -138,96 +132,7 @@ def _line(kind: str, path: str, body: dict, headers: dict[str, str]) -> str:
     return "\t".join([kind, path, json.dumps(body), *(f"{name}: {value}" for name, value in headers.items())])
 
 
-# --- pgbench, the server, the load ---------------------------------------------------------------
-
-
-def pgbench_tps(*, seconds: int) -> float:
-    """``pgbench -N -c 64 -j 2 -T <seconds>`` on a scratch database of the same PostgreSQL server."""
-    subprocess.run(["dropdb", *PGBENCH_SERVER, "--if-exists", "--force", PGBENCH_DATABASE], check=True)
-    subprocess.run(["createdb", *PGBENCH_SERVER, PGBENCH_DATABASE], check=True)
-    subprocess.run(["pgbench", *PGBENCH_SERVER, "-i", "-q", PGBENCH_DATABASE], check=True, capture_output=True)
-    tps = pgbench_run("-N", database=PGBENCH_DATABASE, seconds=seconds)
-    subprocess.run(["dropdb", *PGBENCH_SERVER, "--force", PGBENCH_DATABASE], check=True)
-    return tps
-
-
-def pgbench_run(*options: str, database: str, seconds: int) -> float:
-    """The TPS of ``pgbench <options>`` with the benchmark's 64 clients for ``seconds``."""
-    command = ["pgbench", *PGBENCH_SERVER, *options, "-c", str(CLIENTS), "-j", "2", "-T", str(seconds), database]
-    run = subprocess.run(command, check=True, capture_output=True, text=True)
-    return float(re.search(r"tps = ([\d.]+)", run.stdout).group(1))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def web_server(log: Path):
-    """The Procfile's ``web`` process on the bench database, on a free loopback port, until it answers."""
-    command = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
-    port = free_port()
-    env = {**os.environ, **SERVER_ENV, "PORT": str(port)}
-    env.pop("WEB_CONCURRENCY", None)  # the Procfile's default number of workers
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            ["sh", "-c", command.removeprefix("web:").strip()],
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except OSError:
-                if server.poll() is not None:
-                    sys.exit(f"the web server stopped: see {log}")
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", server.pid
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU time the processes have used so far (those gone meanwhile count 0)."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def server_pids(server_pid: int) -> tuple[list[int], list[int]]:
-    """The web server's processes (its process group) and the PostgreSQL backends of the bench database."""
-    from django.db import connection
-
-    group = [
-        int(path.name) for path in Path("/proc").iterdir() if path.name.isdigit() and _group_of(path) == server_pid
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        backends = [pid for (pid,) in cursor.fetchall()]
-    connection.close()
-    return group, backends
-
-
-def _group_of(path: Path) -> int | None:
-    try:
-        return int((path / "stat").read_text().rsplit(")", 1)[1].split()[2])
-    except (OSError, IndexError, ValueError):
-        return None
+# --- The load (wrk) and the database alone (pgbench) ---------------------------------------------
 
 
 def wrk_run(wrk: str, url: str, clients_file: Path, *, seconds: int, tag: str) -> dict:
@@ -310,20 +215,8 @@ def database_only_tps(*, seconds: int) -> float:
     with tempfile.NamedTemporaryFile("w", suffix=".pgbench") as file:
         file.write(script + "\n")
         file.flush()
-        return pgbench_run("-n", "-f", file.name, database=settings.DATABASES["default"]["NAME"], seconds=seconds)
-
-
-# --- The ledger ----------------------------------------------------------------------------------
-
-
-def ledger_problems() -> list[str]:
-    """What ``ledger_check`` and ``settlement_check`` (the coups still taking bets) find wrong: the ledger's
-    invariants, each wallet from its deposits and bets, each table's bets in play = its accepted stakes."""
-    from wagering.checks import ledger_check, settlement_check
-
-    check = ledger_check()
-    print(f"ledger: {check.transactions} transactions, {check.entries} entries")
-    return check.problems + settlement_check(finished=False).problems
+        database = settings.DATABASES["default"]["NAME"]
+        return pgbench_run("-n", "-f", file.name, database=database, seconds=seconds, clients=CLIENTS)
 
 
 # --- The run -------------------------------------------------------------------------------------
@@ -346,7 +239,7 @@ def main() -> int:
     connections.close_all()
     print(f"{TABLES} tables, {CLIENTS} clients ({CLIENTS // 2} partner API, {CLIENTS - CLIENTS // 2} UI), {seconds} s")
 
-    tps = pgbench_tps(seconds=seconds)
+    tps = pgbench_tps(seconds=seconds, clients=CLIENTS)
     print(f"pgbench -N -c {CLIENTS} -j 2 -T {seconds}: {tps:.1f} TPS")
 
     database = settings.DATABASES["default"]
