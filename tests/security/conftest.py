@@ -27,7 +27,7 @@ from tables.pits import pit_create
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import dealer_login, limit_marker_grant, no_bet_coups_order, table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
-from tests.factories import CoupFactory, TableFactory, coup_resolve, physical_shoe_start, staff_login
+from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, physical_shoe_start, staff_login
 from wagering.placement import bet_batch_place
 from wagering.reports import shoe_report_build, table_day_report_build
 from wagering.wallets import wallet_deposit
@@ -37,6 +37,8 @@ DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER = "dealer", "pit boss",
 ROLES = (ANONYMOUS, PLAYER, PARTNER, OTHER_PARTNER, DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER)
 STAFF_ROLES = (DEALER_ROLE, PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER)
 GROUP_OF_ROLE = {DEALER_ROLE: DEALER, PIT_BOSS_ROLE: PIT_BOSS, SURVEILLANCE_ROLE: SURVEILLANCE}
+# The roles that read the floor's records (the admin's changelists, the reports, the surveillance pages).
+VIEWERS = frozenset({PIT_BOSS_ROLE, SURVEILLANCE_ROLE, SUPERUSER})
 
 
 @dataclass
@@ -179,7 +181,7 @@ def floor_state(db) -> Floor:
 def _settled_coup(table, player):
     coup = CoupFactory(table=table)
     bet_batch_place(user=player, coup=coup, bets={"player": "10.00"})
-    coup_resolve(coup, "9S 2H KD 3C")
+    coup_deal_and_resolve(coup, "9S 2H KD 3C")
     coup_settle(coup_id=coup.pk)
     return coup
 
@@ -273,3 +275,11 @@ def database_state() -> dict[str, list[tuple]]:
         fields = [field.attname for field in model._meta.concrete_fields if field.attname != "last_login"]
         state[label] = list(model.objects.order_by("pk").values_list(*fields))
     return state
+
+
+def refused_as(role: str, response, *, forbidden: tuple[str, ...] = STAFF_ROLES) -> None:
+    """Staff without the permission get 403; anyone else (partner keys included) the staff sign-in."""
+    if role in forbidden:
+        assert response.status_code == 403, (role, response.status_code)
+    else:
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/?next="), role

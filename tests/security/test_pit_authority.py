@@ -13,7 +13,7 @@ from django.urls import reverse
 from tables.models import Table
 from tables.pits import pit_create
 from tests.security.conftest import PIT_BOSS_ROLE, SUPERUSER, database_state
-from tests.security.test_role_matrix import ADMIN_ACTIONS, run_action
+from tests.security.test_role_matrix_admin import ADMIN_ACTIONS, run_action
 
 pytestmark = pytest.mark.django_db
 
