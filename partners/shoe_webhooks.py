@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from partners.api.serializers import ShoeSerializer
 from partners.models import WebhookDelivery, WebhookEndpoint
-from partners.selectors import shoe_fairness
+from partners.selectors.tables import shoe_fairness
 from partners.webhooks import deliveries_send_on_commit, subscribed
 from tables.models import Shoe
 

@@ -35,7 +35,7 @@ from kernel.errors import ErrorCode
 from kernel.security import LAUNCH_SESSION_KEY, frame_ancestors_allow
 from partners.launch import LaunchRefused, frame_origins, launch_token_check, launch_token_redeem
 from partners.models import LaunchToken, Partner, PartnerPlayer
-from partners.selectors import seamless_player
+from partners.selectors.accounts import seamless_player
 
 LAUNCH_COOKIE = "punto_launch"
 UNCONFIRMED = "This game link opens from its own page only. Go back to the casino and open the game again."

@@ -31,7 +31,7 @@ from kernel.live import user_group
 from kernel.security import LAUNCH_SESSION_KEY
 from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
-from partners.selectors import player_currency, seamless_player
+from partners.selectors.accounts import player_currency, seamless_player
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup

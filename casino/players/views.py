@@ -19,7 +19,7 @@ from casino.players.lobby import lobby_cards
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
-from partners.selectors import player_currency
+from partners.selectors.accounts import player_currency
 from tables.models import Table
 from tables.selectors import player_display_name, table_chips
 from wagering.selectors import player_personal_limits, wallet_balance

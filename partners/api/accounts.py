@@ -9,9 +9,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from kernel.money import MONEY, ZERO
-from partners import selectors
 from partners.api.serializers import RoundSerializer, RoundsQuerySerializer
 from partners.api.views import PAGE_PARAMETERS, PartnerView, errors
+from partners.selectors.accounts import partner_float, partner_float_statement
+from partners.selectors.rounds import table_round_record, table_rounds
 
 
 class FloatSerializer(serializers.Serializer):
@@ -48,7 +49,7 @@ class FloatView(PartnerView):
         responses={200: FloatSerializer, **errors()},
     )
     def get(self, request: Request) -> Response:
-        account = selectors.partner_float(partner=self.partner)
+        account = partner_float(partner=self.partner)
         balance = account.balance if account is not None else ZERO
         return Response(
             FloatSerializer({"partner": self.partner.code, "currency": self.partner.currency, "balance": balance}).data
@@ -67,7 +68,7 @@ class FloatStatementView(PartnerView):
     )
     def get(self, request: Request) -> Response:
         filters = self.validated(DatesQuerySerializer, request.query_params.dict())
-        entries = selectors.partner_float_statement(
+        entries = partner_float_statement(
             partner=self.partner, date_from=filters.get("date_from"), date_to=filters.get("date_to")
         )
         page = self.paginate_queryset(entries)
@@ -87,7 +88,7 @@ class TableRoundsView(PartnerView):
     def get(self, request: Request, code: str) -> Response:
         table = self.table_or_404(code)
         filters = self.validated(DatesQuerySerializer, request.query_params.dict())
-        coups = selectors.table_rounds(table=table, date_from=filters.get("date_from"), date_to=filters.get("date_to"))
+        coups = table_rounds(table=table, date_from=filters.get("date_from"), date_to=filters.get("date_to"))
         page = self.paginate_queryset(coups)
-        records = [selectors.table_round_record(coup=coup) for coup in page]
+        records = [table_round_record(coup=coup) for coup in page]
         return self.get_paginated_response(TableRoundSerializer(records, many=True).data)

@@ -10,7 +10,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 from partners.models import Partner, PartnerApiKey
-from partners.selectors import partner_api_key_find
+from partners.selectors.accounts import partner_api_key_find
 
 KEYWORD = "Bearer"
 

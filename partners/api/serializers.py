@@ -13,7 +13,7 @@ from rest_framework import serializers
 from baccarat import rules as game_rules
 from partners.identifiers import PLAYER_ID_PATTERN
 from partners.models import WebhookDelivery
-from partners.selectors import TABLE_CLOSED, TABLE_OPEN
+from partners.selectors.tables import TABLE_CLOSED, TABLE_OPEN
 from tables.models import BET_TYPE_CHOICES, HAND_CHOICES, WINNER_CHOICES, Coup, Shoe, Table
 from wagering.models import Bet, BetSettlement, LedgerTransaction
 

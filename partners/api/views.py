@@ -15,13 +15,35 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from partners import selectors as partner_selectors
 from partners import services as partner_services
 from partners import webhooks
 from partners.api import serializers
 from partners.bets import partner_bet_batch_place
 from partners.identifiers import IDEMPOTENCY_KEY_PATTERN, PLAYER_ID_PATTERN
 from partners.models import Partner, PartnerPlayer
+from partners.selectors.accounts import (
+    bet_batch_record,
+    partner_player_find,
+    partner_player_record,
+    partner_webhook_endpoints,
+    placed_batch_record,
+    transfer_record,
+)
+from partners.selectors.rounds import (
+    partner_player_bets,
+    partner_player_rounds,
+    player_round_records,
+    round_find,
+    round_record,
+)
+from partners.selectors.tables import (
+    shoe_fairness,
+    table_detail,
+    table_find,
+    table_overview,
+    table_shoe_find,
+    tables_on_offer,
+)
 from tables.models import Table
 
 ERRORS = {
@@ -90,13 +112,13 @@ class PartnerView(GenericAPIView):
         return self.request.auth.partner
 
     def player_or_404(self, player_id: str) -> PartnerPlayer:
-        player = partner_selectors.partner_player_find(partner=self.partner, external_id=player_id)
+        player = partner_player_find(partner=self.partner, external_id=player_id)
         if player is None:
             raise NotFound(f"no player {player_id!r}", code="player_not_found")
         return player
 
     def table_or_404(self, code: str) -> Table:
-        table = partner_selectors.table_find(code=code)
+        table = table_find(code=code)
         if table is None:
             raise NotFound(f"no table {code!r}", code="table_not_found")
         return table
@@ -124,8 +146,8 @@ class TableListView(PartnerView):
         responses={200: serializers.TableSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(partner_selectors.tables_on_offer())
-        tables = [partner_selectors.table_overview(table=table, currency=self.partner.currency) for table in page]
+        page = self.paginate_queryset(tables_on_offer())
+        tables = [table_overview(table=table, currency=self.partner.currency) for table in page]
         return self.get_paginated_response(serializers.TableSerializer(tables, many=True).data)
 
 
@@ -134,7 +156,7 @@ class TableDetailView(PartnerView):
         operation_id="table_get", tags=["tables"], responses={200: serializers.TableDetailSerializer, **errors(404)}
     )
     def get(self, request: Request, code: str) -> Response:
-        detail = partner_selectors.table_detail(table=self.table_or_404(code), currency=self.partner.currency)
+        detail = table_detail(table=self.table_or_404(code), currency=self.partner.currency)
         return Response(serializers.TableDetailSerializer(detail).data)
 
 
@@ -146,10 +168,10 @@ class ShoeView(PartnerView):
         responses={200: serializers.ShoeSerializer, **errors(404)},
     )
     def get(self, request: Request, code: str, number: int) -> Response:
-        shoe = partner_selectors.table_shoe_find(table=self.table_or_404(code), number=number)
+        shoe = table_shoe_find(table=self.table_or_404(code), number=number)
         if shoe is None:
             raise NotFound(f"no shoe {number} at table {code!r}", code="shoe_not_found")
-        return Response(serializers.ShoeSerializer(partner_selectors.shoe_fairness(shoe=shoe)).data)
+        return Response(serializers.ShoeSerializer(shoe_fairness(shoe=shoe)).data)
 
 
 # --- Players and their money ---------------------------------------------------------------------
@@ -171,7 +193,7 @@ class PlayerCreateView(PartnerView):
         data = self.validated(serializers.PlayerCreateSerializer, request.data)
         player, created = partner_services.partner_player_create(partner=self.partner, external_id=data["player_id"])
         return Response(
-            serializers.PlayerSerializer(partner_selectors.partner_player_record(player=player)).data,
+            serializers.PlayerSerializer(partner_player_record(player=player)).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
@@ -185,7 +207,7 @@ class PlayerDetailView(PartnerView):
     )
     def get(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
-        return Response(serializers.PlayerSerializer(partner_selectors.partner_player_record(player=player)).data)
+        return Response(serializers.PlayerSerializer(partner_player_record(player=player)).data)
 
 
 class TransferView(PartnerView):
@@ -202,7 +224,7 @@ class TransferView(PartnerView):
             amount=data["amount"],
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
-        record = partner_selectors.transfer_record(ledger_transaction=result.transaction, player=player)
+        record = transfer_record(ledger_transaction=result.transaction, player=player)
         return Response(
             serializers.TransferResultSerializer(record).data,
             status=status.HTTP_201_CREATED,
@@ -249,9 +271,7 @@ class PlayerBetsView(PartnerView):
     def get(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
         filters = self.validated(serializers.BetsQuerySerializer, request.query_params.dict())
-        bets = partner_selectors.partner_player_bets(
-            player=player, table_code=filters.get("table"), round_id=filters.get("round_id")
-        )
+        bets = partner_player_bets(player=player, table_code=filters.get("table"), round_id=filters.get("round_id"))
         page = self.paginate_queryset(bets)
         return self.get_paginated_response(serializers.BetSerializer(page, many=True).data)
 
@@ -275,9 +295,9 @@ class PlayerBetsView(PartnerView):
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
         if result.placed is not None:
-            record = partner_selectors.placed_batch_record(placed=result.placed, player=player)
+            record = placed_batch_record(placed=result.placed, player=player)
         else:
-            record = partner_selectors.bet_batch_record(ledger_transaction=result.transaction, player=player)
+            record = bet_batch_record(ledger_transaction=result.transaction, player=player)
         return Response(
             serializers.BetBatchResultSerializer(record).data,
             status=status.HTTP_201_CREATED,
@@ -298,14 +318,14 @@ class PlayerRoundsView(PartnerView):
     def get(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
         filters = self.validated(serializers.RoundsQuerySerializer, request.query_params.dict())
-        coups = partner_selectors.partner_player_rounds(
+        coups = partner_player_rounds(
             player=player,
             table_code=filters.get("table"),
             date_from=filters.get("date_from"),
             date_to=filters.get("date_to"),
         )
         page = self.paginate_queryset(coups)
-        records = partner_selectors.player_round_records(player=player, coups=page)
+        records = player_round_records(player=player, coups=page)
         return self.get_paginated_response(serializers.PlayerRoundSerializer(records, many=True).data)
 
 
@@ -317,12 +337,10 @@ class RoundView(PartnerView):
         responses={200: serializers.RoundSerializer, **errors(404)},
     )
     def get(self, request: Request, round_id: str) -> Response:
-        coup = partner_selectors.round_find(round_id=round_id)
+        coup = round_find(round_id=round_id)
         if coup is None:
             raise NotFound(f"no round {round_id!r}", code="round_not_found")
-        return Response(
-            serializers.RoundSerializer(partner_selectors.round_record(partner=self.partner, coup=coup)).data
-        )
+        return Response(serializers.RoundSerializer(round_record(partner=self.partner, coup=coup)).data)
 
 
 # --- Webhooks ------------------------------------------------------------------------------------
@@ -337,7 +355,7 @@ class WebhookListView(PartnerView):
         responses={200: serializers.WebhookEndpointSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request) -> Response:
-        page = self.paginate_queryset(partner_selectors.partner_webhook_endpoints(partner=self.partner))
+        page = self.paginate_queryset(partner_webhook_endpoints(partner=self.partner))
         return self.get_paginated_response(serializers.WebhookEndpointSerializer(page, many=True).data)
 
     @extend_schema(
@@ -357,7 +375,7 @@ class WebhookListView(PartnerView):
 class WebhookDetailView(PartnerView):
     @extend_schema(operation_id="webhook_delete", tags=["webhooks"], responses={204: None, **errors(404)})
     def delete(self, request: Request, webhook_id: int) -> Response:
-        endpoint = partner_selectors.partner_webhook_endpoints(partner=self.partner).filter(pk=webhook_id).first()
+        endpoint = partner_webhook_endpoints(partner=self.partner).filter(pk=webhook_id).first()
         if endpoint is None:
             raise NotFound(f"no webhook endpoint {webhook_id}", code="webhook_not_found")
         webhooks.webhook_endpoint_disable(endpoint=endpoint)

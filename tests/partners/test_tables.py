@@ -7,7 +7,7 @@ import pytest
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.paytables import build_paytables
 from casino import lifecycle
-from partners import selectors as partner_selectors
+from partners.selectors.tables import table_rules_bet_odds
 from tables.models import Shoe
 from tables.services import table_create, table_open
 from tests.casino.test_loop import step_until
@@ -63,12 +63,12 @@ def test_the_rtp_follows_the_tables_rules(api, db):
 
 
 def test_the_odds_are_computed_once_per_rules(api, db):
-    partner_selectors.table_rules_bet_odds.cache_clear()
+    table_rules_bet_odds.cache_clear()
     TableFactory(code="a1")
     TableFactory(code="a2")
     for code in ("a1", "a2", "a1"):
         assert api.get(f"/api/v1/tables/{code}/").status_code == 200
-    info = partner_selectors.table_rules_bet_odds.cache_info()
+    info = table_rules_bet_odds.cache_info()
     assert (info.misses, info.hits) == (1, 2)
 
 

@@ -1,0 +1,140 @@
+"""Reads for the partner API about a partner's account and its players: API keys, webhook endpoints and
+the float; players, their transfers and bet batches as records, and whose money a signed-in player plays.
+
+No writes here. Amounts are ``Decimal`` (the API renders them as strings).
+"""
+
+from __future__ import annotations
+
+import hmac
+from datetime import date
+from decimal import Decimal
+from operator import attrgetter
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+
+from partners.identifiers import api_key_parse, api_key_secret_hash
+from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
+from wagering.models import Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
+from wagering.selectors import wallet_balance
+
+if TYPE_CHECKING:
+    from wagering.placement import PlacedBatch
+
+
+# --- Keys and players ----------------------------------------------------------------------------
+
+
+def partner_api_key_find(*, key: str) -> PartnerApiKey | None:
+    """The unrevoked key a partner sent, or None (the secret is compared in constant time)."""
+    parts = api_key_parse(key)
+    if parts is None:
+        return None
+    api_key = PartnerApiKey.objects.select_related("partner").filter(prefix=parts.prefix, revoked_at=None).first()
+    if api_key is None or not hmac.compare_digest(api_key.secret_hash, api_key_secret_hash(parts.secret)):
+        return None
+    return api_key
+
+
+def partner_player_find(*, partner: Partner, external_id: str) -> PartnerPlayer | None:
+    player = PartnerPlayer.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
+    if player is not None:
+        player.partner = partner  # the asking partner: its currency and wallet mode, without reading it again
+    return player
+
+
+def partner_player_record(*, player: PartnerPlayer) -> dict:
+    return {
+        "player_id": player.external_id,
+        "currency": player.partner.currency,
+        "balance": None if player.partner.is_seamless else wallet_balance(user=player.user),
+        "created_at": player.created_at,
+    }
+
+
+def transfer_record(*, ledger_transaction: LedgerTransaction, player: PartnerPlayer) -> dict:
+    """A deposit or withdrawal as it was: the amount and the wallet's balance just after."""
+    wallet_leg = ledger_transaction.entries.get(account__user=player.user)
+    return {
+        "transaction_id": ledger_transaction.pk,
+        "kind": ledger_transaction.kind,
+        "player_id": player.external_id,
+        "currency": player.partner.currency,
+        "amount": abs(wallet_leg.amount),
+        "balance": wallet_leg.balance_after,
+        "created_at": ledger_transaction.created_at,
+    }
+
+
+def bet_batch_record(*, ledger_transaction: LedgerTransaction, player: PartnerPlayer) -> dict:
+    """A batch of bets as it was placed (by its placement): the bets, their total, the balance just after."""
+    batch = BetBatch.objects.select_related("coup__table").get(placement=ledger_transaction)
+    debit = WalletTransaction.objects.filter(batch=batch).first()  # paid by a seamless wallet
+    if debit is not None:
+        balance = debit.partner_balance
+    else:
+        balance = ledger_transaction.entries.get(account__user=player.user).balance_after
+    bets = list(batch.bets.order_by("pk"))
+    return _bet_batch_record(batch=batch, bets=bets, player=player, balance=balance)
+
+
+def placed_batch_record(*, placed: PlacedBatch, player: PartnerPlayer) -> dict:
+    """``bet_batch_record`` of a placement just made, from what the service answered (no reads)."""
+    bets = sorted(placed.bets, key=attrgetter("pk"))
+    return _bet_batch_record(batch=placed.batch, bets=bets, player=player, balance=placed.balance)
+
+
+def _bet_batch_record(*, batch: BetBatch, bets: list[Bet], player: PartnerPlayer, balance: Decimal | None) -> dict:
+    return {
+        "batch_id": batch.pk,
+        "round_id": batch.coup.round_id,
+        "table": batch.coup.table.code,
+        "player_id": player.external_id,
+        "bets": bets,
+        "currency": player.partner.currency,
+        "total": money(sum(bet.stake for bet in bets)),
+        "balance": balance,
+        "placed_at": batch.created_at,
+    }
+
+
+def partner_webhook_endpoints(*, partner: Partner) -> QuerySet[WebhookEndpoint]:
+    return WebhookEndpoint.objects.filter(partner=partner, is_active=True).order_by("pk")
+
+
+def seamless_player(*, user: AbstractBaseUser | AnonymousUser) -> PartnerPlayer | None:
+    """The partner's player this user is, if its partner keeps the money in a seamless wallet."""
+    if not user.is_authenticated:
+        return None
+    player = PartnerPlayer.objects.filter(user=user, partner__wallet_mode="seamless").select_related("partner")
+    return player.first()
+
+
+def player_currency(*, user: AbstractBaseUser | AnonymousUser) -> str:
+    """The currency a player plays in: their partner's, or the house's."""
+    player = PartnerPlayer.objects.filter(user_id=user.pk).select_related("partner").first()
+    return player.partner.currency if player is not None else settings.HOUSE_CURRENCY
+
+
+# --- The partner's float -------------------------------------------------------------------------
+
+
+def partner_float(*, partner: Partner) -> Account | None:
+    return Account.objects.filter(kind=Account.Kind.PARTNER_FLOAT, partner_code=partner.code).first()
+
+
+def partner_float_statement(
+    *, partner: Partner, date_from: date | None = None, date_to: date | None = None
+) -> QuerySet[LedgerEntry]:
+    """The float's movements, newest first (UTC days, both included), with their transaction and round."""
+    entries = LedgerEntry.objects.filter(
+        account__kind=Account.Kind.PARTNER_FLOAT, account__partner_code=partner.code
+    ).select_related("transaction__coup")
+    if date_from is not None:
+        entries = entries.filter(transaction__created_at__date__gte=date_from)
+    if date_to is not None:
+        entries = entries.filter(transaction__created_at__date__lte=date_to)
+    return entries.order_by("-pk")
