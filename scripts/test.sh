@@ -10,4 +10,5 @@ bash scripts/install-browser.sh
 .venv/bin/lint-imports  # the architecture's contracts: pyproject.toml [tool.importlinter]
 .venv/bin/python manage.py check
 .venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
+node --test tests/js/  # the front end's pure modules (static/js), on Node's own test runner
 exec .venv/bin/pytest "$@"

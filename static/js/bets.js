@@ -1,5 +1,7 @@
 /** The bet types a table offers, in board order, with the names players see. */
 
+import { formatMoney } from "./money.js";
+
 const LABELS = {
   player: pgettext("bet", "Player"),
   banker: pgettext("bet", "Banker"),
@@ -16,6 +18,14 @@ const LABELS = {
 export const MAIN_BETS = ["player", "tie", "banker"];
 
 export const betLabel = (betType) => LABELS[betType] ?? betType.replaceAll("_", " ");
+
+/** A batch of bets ({bet_type: "10.00"}) as players read it: "Player 10.00, Tie 1.00". */
+export const betsText = (bets) =>
+  Object.entries(bets)
+    .map(([betType, amount]) =>
+      interpolate(pgettext("a bet and its stake", "%(bet)s %(amount)s"), { bet: betLabel(betType), amount: formatMoney(amount) }, true),
+    )
+    .join(pgettext("between the items of a list", ", "));
 
 /** The main bets and the side bets of the table's rules (the snapshot's `table.rules`). */
 export const offeredBets = (rules) => [...MAIN_BETS, ...rules.side_bets];

@@ -4,32 +4,19 @@
  * press takes that much off) and the stakes the server has confirmed, drawn as stacks of chips
  * in their colours; along each area's top edge, the whole table's total on it, its share and
  * its bettors; at settlement, the player's chips paid out or collected.
- * Amounts are integer cents here; `pendingBets()` gives the strings the server expects.
+ * The amounts are `stakes` (stakes.js: integer cents, `stakes.pendingBets()` the strings the server expects).
  */
 
 import { MAIN_BETS, betLabel } from "./bets.js";
-import { formatCents, fromCents, toCents } from "./money.js";
+import { formatCents, toCents } from "./money.js";
+import { Stakes, chipsFor } from "./stakes.js";
 
 const LONG_PRESS_MS = 500;
-const STACK_MOST_CHIPS = 6; // drawn on one stack; more would climb out of the area
 // How long settled chips stay on the board (their animation's length in table.css) before they are gone.
 const SETTLED_CHIPS_MS = 1600;
 const PERSON_ICON =
   '<svg class="spot-crowd-icon" viewBox="0 0 16 16" aria-hidden="true">' +
   '<circle cx="8" cy="4.5" r="3.5"/><path d="M1 16c0-4.4 3.1-7 7-7s7 2.6 7 7z"/></svg>';
-
-/** The chips making up `cents`, largest first, from the chip values (cents, largest first). */
-export function chipsFor(cents, chipValues) {
-  const chips = [];
-  let left = cents;
-  for (const value of chipValues) {
-    while (left >= value && chips.length < STACK_MOST_CHIPS) {
-      chips.push(value);
-      left -= value;
-    }
-  }
-  return chips;
-}
 
 export class BetBoard {
   /** `chipValues`: the chips on offer, in cents: stacks are drawn in their colours. */
@@ -41,13 +28,8 @@ export class BetBoard {
     this.locked = true;
     this.layout = "";
     this.spots = new Map();
-    this.pending = new Map();
-    this.placed = []; // the chips in the order they were put down: {betType, cents}, for Undo
-    this.confirmed = new Map();
-    this.tableTotals = new Map();
-    this.bettors = new Map();
+    this.stakes = new Stakes();
     this.won = new Set();
-    this.settled = new Map(); // bet type: {cents, fate} while settled chips are paid out or collected
     this.settledTimer = null;
   }
 
@@ -126,89 +108,45 @@ export class BetBoard {
 
   add(betType) {
     if (this.locked || !this.chip) return;
-    this.pending.set(betType, (this.pending.get(betType) ?? 0) + this.chip);
-    this.placed.push({ betType, cents: this.chip });
+    this.stakes.add(betType, this.chip);
     this.changed();
   }
 
   /** Take the selected chip's value off an area's pending chips (all of them if they come to less). */
   take(betType) {
-    const pending = this.pending.get(betType) ?? 0;
-    if (this.locked || !pending) return;
-    let left = Math.min(this.chip || pending, pending);
-    this.setPending(betType, pending - left);
-    for (let index = this.placed.length - 1; index >= 0 && left > 0; index -= 1) {
-      const chip = this.placed[index];
-      if (chip.betType !== betType) continue;
-      const used = Math.min(left, chip.cents);
-      chip.cents -= used;
-      left -= used;
-      if (!chip.cents) this.placed.splice(index, 1);
-    }
-    this.changed();
+    if (!this.locked && this.stakes.take(betType, this.chip)) this.changed();
   }
 
   /** Undo the last chip put down; false when there is none. */
   undoChip() {
-    const chip = this.placed.pop();
-    if (!chip) return false;
-    this.setPending(chip.betType, this.pending.get(chip.betType) - chip.cents);
+    if (!this.stakes.undoChip()) return false;
     this.changed();
     return true;
   }
 
   /** Take every pending chip back; the cents taken back. */
   clearPending() {
-    const total = this.pendingTotal();
-    this.pending.clear();
-    this.placed = [];
+    const total = this.stakes.clearPending();
     this.changed();
     return total;
   }
 
-  setPending(betType, cents) {
-    if (cents > 0) this.pending.set(betType, cents);
-    else this.pending.delete(betType);
-  }
-
-  /** The pending chips as the batch to confirm: {bet_type: "10.00"}. */
-  pendingBets() {
-    return Object.fromEntries([...this.pending].map(([betType, cents]) => [betType, fromCents(cents)]));
-  }
-
-  pendingTotal() {
-    return [...this.pending.values()].reduce((sum, cents) => sum + cents, 0);
-  }
-
-  confirmedTotal() {
-    return [...this.confirmed.values()].reduce((sum, cents) => sum + cents, 0);
-  }
-
   /** The player's stakes on the coup as the server has them: {bet_type: "10.00"}. */
   setConfirmed(bets) {
-    this.confirmed = new Map(Object.entries(bets).map(([betType, amount]) => [betType, toCents(amount)]));
+    this.stakes.setConfirmed(bets);
     this.changed();
   }
 
   /** The whole table's stakes (`totals`: {bet_type: "10.00"}) and bettors ({bet_type: 2}) on the coup. */
   setTableTotals(totals, bettors = {}) {
-    this.tableTotals = new Map(Object.entries(totals).map(([betType, amount]) => [betType, toCents(amount)]));
-    this.bettors = new Map(Object.entries(bettors));
+    this.stakes.setTableTotals(totals, bettors);
     this.render();
   }
 
-  /** The player's settled bets ({bet_type, outcome, returned}): a win's chips grow by the payout and slide to
-   * the player, a push's slide back, a loss's are collected; then they are gone. */
+  /** The player's settled bets ({bet_type, outcome, stake, returned}): a win's chips grow by the payout and
+   * slide to the player, a push's slide back, a loss's are collected; then they are gone. */
   payOut(bets) {
-    const fates = { win: "paid", push: "returned", lose: "collected" };
-    this.settled = new Map();
-    for (const bet of bets) {
-      // One area's bets (several batches) share an outcome: their chips go together.
-      const cents = toCents(bet.outcome === "lose" ? bet.stake : bet.returned);
-      const before = this.settled.get(bet.bet_type)?.cents ?? 0;
-      this.settled.set(bet.bet_type, { cents: before + cents, fate: fates[bet.outcome] ?? "returned" });
-    }
-    this.confirmed = new Map();
+    this.stakes.settle(bets);
     clearTimeout(this.settledTimer);
     this.settledTimer = setTimeout(() => this.clearSettled(), SETTLED_CHIPS_MS);
     this.changed();
@@ -216,7 +154,7 @@ export class BetBoard {
 
   clearSettled() {
     clearTimeout(this.settledTimer);
-    this.settled = new Map();
+    this.stakes.clearSettled();
     this.render();
   }
 
@@ -237,18 +175,11 @@ export class BetBoard {
     this.onChange();
   }
 
-  /** A bet type's share of the table, in whole percent: a main bet's of the main bets, a side bet's of all. */
-  tableShare(betType) {
-    const counted = [...this.tableTotals].filter(([other]) => !MAIN_BETS.includes(betType) || MAIN_BETS.includes(other));
-    const whole = counted.reduce((sum, [, cents]) => sum + cents, 0);
-    return whole ? Math.round(((this.tableTotals.get(betType) ?? 0) * 100) / whole) : 0;
-  }
-
   render() {
     for (const [betType, spot] of this.spots) {
-      const confirmed = this.confirmed.get(betType) ?? 0;
-      const pending = this.pending.get(betType) ?? 0;
-      const settled = this.settled.get(betType);
+      const confirmed = this.stakes.confirmed.get(betType) ?? 0;
+      const pending = this.stakes.pending.get(betType) ?? 0;
+      const settled = this.stakes.settled.get(betType);
       this.renderStake(spot.querySelector(".spot-stake"), settled?.cents ?? confirmed + pending, {
         pending: pending > 0,
         fate: settled?.fate,
@@ -286,9 +217,9 @@ export class BetBoard {
 
   /** Along the area's top edge: the table's total on it, its share and its bettors; their words, for the label. */
   renderCrowd(crowd, betType) {
-    const total = this.tableTotals.get(betType) ?? 0;
-    const bettors = this.bettors.get(betType) ?? 0;
-    const share = this.tableShare(betType);
+    const total = this.stakes.tableTotals.get(betType) ?? 0;
+    const bettors = this.stakes.bettors.get(betType) ?? 0;
+    const share = this.stakes.tableShare(betType);
     crowd.dataset.empty = String(!total);
     crowd.querySelector(".spot-crowd-total").textContent = total ? formatCents(total, { short: true }) : "";
     crowd.querySelector(".spot-crowd-share").textContent = total ? `${share}%` : "";
@@ -308,4 +239,28 @@ export class BetBoard {
         );
     return interpolate(text, { total: formatCents(total), count: bettors, share: `${share}%` }, true);
   }
+}
+
+/** The chip tray (`chips`: its radio buttons, `data-chip` their values): the chip chosen, by click or arrow
+ * keys, is the one the board puts down. */
+export function setupChipTray(chips, board) {
+  function selectChip(chip) {
+    for (const other of chips) {
+      other.setAttribute("aria-checked", String(other === chip));
+      other.tabIndex = other === chip ? 0 : -1;
+    }
+    board.selectChip(chip.dataset.chip);
+  }
+  for (const [index, chip] of chips.entries()) {
+    chip.addEventListener("click", () => selectChip(chip));
+    chip.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      const next = chips[(index + step + chips.length) % chips.length];
+      selectChip(next);
+      next.focus();
+    });
+  }
+  selectChip(chips.find((chip) => chip.getAttribute("aria-checked") === "true") ?? chips[0]);
 }

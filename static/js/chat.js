@@ -4,7 +4,12 @@
 
 const KEEP_MESSAGES = 100;
 
-export function setupChat({ form, input, log, error, send, me, panel, toggle, close, unread }) {
+/** The chat of the table page's `app`: `send(message)` sends over the table's socket (false when it is not open),
+ * `me` is the player's display name. */
+export function setupChat(app, { send, me }) {
+  const $ = (selector) => app.querySelector(selector);
+  const [form, input, log, error] = [$("[data-chat-form]"), $("#chat-text"), $("[data-chat-log]"), $("[data-chat-error]")];
+  const [panel, toggle, close, unread] = [$("[data-chat]"), $('[data-tool="chat"]'), $("[data-chat-close]"), $("[data-chat-unread]")];
   let unseen = 0;
   const isOpen = () => toggle.getAttribute("aria-expanded") === "true";
   const collapsible = () => toggle.offsetParent !== null;

@@ -1,12 +1,29 @@
-// The dealer console's card pad: tap a rank and a suit (in either order) and the card is entered. The card
-// field stays for a card reader (it types the code and Enter) or the keyboard. Listened for on the document:
-// the console's panels are swapped in fresh when the table changes (below).
-"use strict";
+// The dealer console's and the pit screen's script (templates/console/base.html).
 
 // A page's own fetch of itself: the server does not count it as the staff member's activity (two_factor.py).
 const AUTO_REFRESH = { Accept: "text/html", "X-Auto-Refresh": "1" };
 
-document.addEventListener("click", (event) => {
+/** The page's parameters: every how many seconds the console follows its table's status and the pit screen
+ * refreshes itself (null: the page does not). */
+export function readParams(document) {
+  const live = document.querySelector("[data-console-live]");
+  const refreshed = document.querySelector("[data-auto-refresh]");
+  return {
+    followSeconds: live ? Number(live.dataset.consoleLive) || 3 : null,
+    refreshSeconds: refreshed ? Number(refreshed.dataset.autoRefresh) || 5 : null,
+  };
+}
+
+export function init({ followSeconds, refreshSeconds }) {
+  document.addEventListener("click", enterCard);
+  if (followSeconds) followStatus(followSeconds);
+  if (refreshSeconds) refreshEvery(refreshSeconds);
+}
+
+// The dealer console's card pad: tap a rank and a suit (in either order) and the card is entered. The card
+// field stays for a card reader (it types the code and Enter) or the keyboard. Listened for on the document:
+// the console's panels are swapped in fresh when the table changes (below).
+function enterCard(event) {
   const button = event.target.closest("[data-card-entry] button[data-rank], [data-card-entry] button[data-suit]");
   if (!button) {
     return;
@@ -21,21 +38,17 @@ document.addEventListener("click", (event) => {
   if (chosen("rank") && chosen("suit")) {
     form.requestSubmit();
   }
-});
+}
 
-// The console follows its table (casino/console_status.py): every few seconds it asks for the status. A hold
+// The console follows its table (casino/console/status.py): every few seconds it asks for the status. A hold
 // for the pit and the next step show at once; when anything else the panels show changed (a pit boss acted
 // in the admin, a coup was settled), the panels are swapped in fresh, unless the dealer is at work in them (a
 // field changed, a seat's menu open, a field focused by hand): then as soon as they are not. Once a form is
 // sent the page is on its way out: no more polls (a fresh copy fetched then would take the step's message).
 // A poll answered by the sign-in page (the idle staff session ended) brings the sign-in page up. The fresh copy
 // is asked for with X-Auto-Refresh: like the poll, it does not keep an idle staff session alive.
-document.addEventListener("DOMContentLoaded", () => {
+function followStatus(seconds) {
   const live = () => document.querySelector("[data-console-live]");
-  if (!live()) {
-    return;
-  }
-  const seconds = Number(live().dataset.consoleLive) || 3;
   let leaving = false;
   document.addEventListener("submit", () => {
     leaving = true;
@@ -111,16 +124,11 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   };
   setTimeout(follow, seconds * 1000);
-});
+}
 
 // The pit screen refreshes itself: every few seconds its content is fetched again (X-Auto-Refresh: not the pit
 // boss's activity) and swapped in; a refresh answered by the sign-in page (the idle session ended) brings it up.
-document.addEventListener("DOMContentLoaded", () => {
-  const live = document.querySelector("[data-auto-refresh]");
-  if (!live) {
-    return;
-  }
-  const seconds = Number(live.dataset.autoRefresh) || 5;
+function refreshEvery(seconds) {
   setInterval(async () => {
     try {
       const response = await fetch(window.location.href, { headers: AUTO_REFRESH });
@@ -141,4 +149,7 @@ document.addEventListener("DOMContentLoaded", () => {
       // Offline for a moment: the next tick tries again.
     }
   }, seconds * 1000);
-});
+}
+
+// Run by the page that loads it; imported without a page (the unit tests), it waits.
+if (globalThis.document) init(readParams(document));

@@ -3,23 +3,24 @@
  * the offset between the server's clock and this browser's (`data-server-now` on the page).
  */
 
-let serverOffsetMs = 0;
-
-/** Learn the server's clock from an ISO time it rendered just now. */
-export function syncServerClock(serverNowIso) {
+/**
+ * The server's clock, learnt from an ISO time it rendered just now; `now()` is this browser's clock in
+ * milliseconds (the tests give their own).
+ */
+export function serverClock(serverNowIso, now = () => Date.now()) {
   const serverNow = Date.parse(serverNowIso);
-  if (!Number.isNaN(serverNow)) serverOffsetMs = serverNow - Date.now();
-}
-
-export function secondsUntil(deadlineIso) {
-  return Math.max(0, (Date.parse(deadlineIso) - (Date.now() + serverOffsetMs)) / 1000);
+  const offsetMs = Number.isNaN(serverNow) ? 0 : serverNow - now();
+  return {
+    /** The seconds left until an ISO deadline by the server's clock; 0 once it has passed. */
+    secondsUntil: (deadlineIso) => Math.max(0, (Date.parse(deadlineIso) - (now() + offsetMs)) / 1000),
+  };
 }
 
 /** Call `onTick(secondsLeft)` about five times a second until the deadline (then once with 0). Returns stop(). */
-export function countDown(deadlineIso, onTick) {
+export function countDown(clock, deadlineIso, onTick) {
   let timer;
   const tick = () => {
-    const left = secondsUntil(deadlineIso);
+    const left = clock.secondsUntil(deadlineIso);
     onTick(left);
     if (left <= 0) clearInterval(timer);
   };

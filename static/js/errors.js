@@ -5,9 +5,10 @@
  */
 
 import { betLabel } from "./bets.js";
+import { PAGE_LANGUAGE } from "./locale.js";
 import { formatMoney } from "./money.js";
 
-const ENGLISH = (document.documentElement.lang || "en").startsWith("en");
+const ENGLISH = PAGE_LANGUAGE.startsWith("en");
 
 const money = (value) => (value == null || value === "" ? "" : formatMoney(value));
 const says = (text, values = {}) => interpolate(text, values, true);

@@ -7,10 +7,10 @@
 
 import { betLabel } from "./bets.js";
 import { miniCardElement } from "./cards.js";
+import { PAGE_LANGUAGE } from "./locale.js";
 import { formatMoney, withCurrency } from "./money.js";
 
 const WINNERS = { player: pgettext("hand", "Player"), banker: pgettext("hand", "Banker"), tie: pgettext("result", "Tie") };
-const LOCALE = document.documentElement.lang || "en";
 const SET_ASIDE = ["cancelled", "refunded"]; // undone or removed by the player, or refunded by a void
 
 function element(tag, className, text) {
@@ -29,7 +29,7 @@ function timeElement(iso) {
   const time = element(
     "time",
     "history-time",
-    sameDay ? when.toLocaleTimeString(LOCALE) : when.toLocaleString(LOCALE, { dateStyle: "short", timeStyle: "medium" }),
+    sameDay ? when.toLocaleTimeString(PAGE_LANGUAGE) : when.toLocaleString(PAGE_LANGUAGE, { dateStyle: "short", timeStyle: "medium" }),
   );
   time.dateTime = iso;
   return time;

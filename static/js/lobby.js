@@ -4,10 +4,11 @@
  * last results and a mini Big Road. A closed table's card is not followed: the server drew it closed.
  */
 
-import { countDown, syncServerClock } from "./countdown.js";
+import { countDown, serverClock } from "./countdown.js";
 import { connectTable } from "./live.js";
 import { BEAD_LETTERS, renderBigRoad } from "./roads.js";
 import { cutCardNotice } from "./shoe.js";
+import { inPlay } from "./table-state.js";
 
 const RESULTS_SHOWN = 12;
 const SNAPSHOT_RETRY_MS = 1100; // the lobby's socket serves one snapshot a second past its burst
@@ -15,23 +16,29 @@ const ROAD_CELL = 12;
 const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
 
-const list = document.querySelector(".lobby-tables");
-if (list) {
-  syncServerClock(list.dataset.serverNow);
+/** The page's parameters (templates/lobby.html): the list of tables, absent when there is none, and its data. */
+export function readParams(document) {
+  const list = document.querySelector(".lobby-tables");
+  return { list, serverNow: list?.dataset.serverNow, socket: list?.dataset.socket };
+}
+
+export function init({ list, serverNow, socket }) {
+  if (!list) return;
+  const clock = serverClock(serverNow);
   const cards = new Map();
-  const live = connectTable(list.dataset.socket, {
+  const live = connectTable(socket, {
     onMessage: (message) => cards.get(message.table)?.handle(message),
     onStatus: (state) => {
       if (state === "reconnecting") for (const card of cards.values()) card.reconnecting();
     },
   });
   for (const card of list.querySelectorAll("[data-lobby-table][data-follow]")) {
-    cards.set(card.dataset.lobbyTable, followTable(card, live));
+    cards.set(card.dataset.lobbyTable, followTable(card, live, clock));
   }
 }
 
 /** The card's handling of its table's messages, and what it shows while the socket reconnects. */
-function followTable(card, live) {
+function followTable(card, live, clock) {
   const status = card.querySelector("[data-status]");
   const timer = card.querySelector("[data-timer]");
   const bar = card.querySelector("[data-timer-bar]");
@@ -49,7 +56,7 @@ function followTable(card, live) {
   function showCoup(coup, isOpen) {
     stopTimer();
     timer.hidden = true;
-    if (!coup || !["betting", "no_more_bets", "dealing", "held"].includes(coup.state)) {
+    if (!inPlay(coup)) {
       if (!isOpen) setStatus(pgettext("table", "Closed"), "closed");
       else if (coup?.winner) showResult(coup);
       else setStatus(gettext("Next coup soon"), "idle");
@@ -60,7 +67,7 @@ function followTable(card, live) {
       return;
     }
     timer.hidden = false;
-    stopTimer = countDown(coup.betting_closes_at, (left) => {
+    stopTimer = countDown(clock, coup.betting_closes_at, (left) => {
       bar.style.width = `${Math.min(100, (left / bettingSeconds) * 100)}%`;
       const seconds = Math.ceil(left);
       if (left > 0) setStatus(interpolate(gettext("Place your bets · %(seconds)s s"), { seconds }, true), "betting");
@@ -150,3 +157,6 @@ function followTable(card, live) {
     },
   };
 }
+
+// Run by the page that loads it (templates/lobby.html); imported without a page (the unit tests), it waits.
+if (globalThis.document) init(readParams(document));

@@ -3,6 +3,8 @@
  * cents (exact), never in floating point; amounts go back to the server as strings.
  */
 
+import { PAGE_LANGUAGE } from "./locale.js";
+
 /** "12.5" -> 1250, "-3.00" -> -300. */
 export function toCents(amount) {
   const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount).trim());
@@ -18,10 +20,9 @@ export function fromCents(cents) {
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
 }
 
-// Amounts as the page's language writes numbers (its <html lang>): "1,000.00" in English and in Chinese.
-const LOCALE = document.documentElement.lang || "en";
-const WITH_CENTS = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const WHOLE = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 });
+// Amounts as the page's language writes numbers: "1,000.00" in English and in Chinese.
+const WITH_CENTS = new Intl.NumberFormat(PAGE_LANGUAGE, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const WHOLE = new Intl.NumberFormat(PAGE_LANGUAGE, { maximumFractionDigits: 0 });
 
 /** 100000 -> "1,000.00", for display; `short` drops whole cents ("1,000"), as chips show amounts. */
 export function formatCents(cents, { short = false } = {}) {

@@ -1,6 +1,7 @@
 /** The Limits dialog. Text goes in with textContent only. */
 
-import { betLabel, offeredBets } from "./bets.js";
+import { betLabel } from "./bets.js";
+import { personalLimits, tableLimits } from "./limits.js";
 import { formatMoney } from "./money.js";
 
 function row(cells, tag = "td") {
@@ -17,32 +18,23 @@ function row(cells, tag = "td") {
 /** Seed 001 "Limits": the minimum and maximum of each betting spot (and the table-wide maximum), in the
  * player's currency; a table without limits in it takes no bets from the player, and says so. */
 export function renderLimits(tbody, note, table, currency) {
-  const { rules, payouts } = table;
-  const inCurrency = rules.currencies[currency];
-  if (!inCurrency) {
+  const { rules } = table;
+  const limits = tableLimits(table, currency);
+  if (!limits) {
     tbody.replaceChildren();
     const text = gettext("This table takes no bets in %(currency)s: it plays in %(currencies)s.");
     note.textContent = interpolate(text, { currency, currencies: Object.keys(rules.currencies).join(", ") }, true);
     return;
   }
   tbody.replaceChildren(
-    ...offeredBets(rules)
-      .filter((betType) => inCurrency.limits[betType])
-      .map((betType) => {
-        const limit = inCurrency.limits[betType];
-        return row([
-          betLabel(betType),
-          payouts[betType] ?? "",
-          formatMoney(limit.min),
-          formatMoney(limit.max),
-          limit.table_max ? formatMoney(limit.table_max) : "—",
-        ]);
-      }),
+    ...limits.rows.map(({ betType, pays, min, max, tableMax }) =>
+      row([betLabel(betType), pays, formatMoney(min), formatMoney(max), tableMax ? formatMoney(tableMax) : "—"]),
+    ),
   );
   const rulesText = [
     interpolate(
       gettext("All amounts in %(currency)s. Maximum difference between Banker and Player bets at the table: %(amount)s."),
-      { currency, amount: formatMoney(inCurrency.max_differential) },
+      { currency, amount: formatMoney(limits.maxDifferential) },
       true,
     ),
     rules.forbid_player_and_banker ? gettext("Player and Banker cannot both be bet in one coup.") : "",
@@ -56,12 +48,10 @@ export function renderLimits(tbody, note, table, currency) {
 
 /** Seed 000 "personal limit marker": the player's own limits, for the bet types their marker covers (in the
  * player's currency); hidden when they hold none. */
-export function renderYourLimits(section, table, personalLimits) {
-  const betTypes = offeredBets(table.rules).filter((betType) => personalLimits[betType]);
-  section.hidden = betTypes.length === 0;
+export function renderYourLimits(section, table, limits) {
+  const rows = personalLimits(table.rules, limits);
+  section.hidden = rows.length === 0;
   section.querySelector("[data-your-limits-rows]").replaceChildren(
-    ...betTypes.map((betType) =>
-      row([betLabel(betType), formatMoney(personalLimits[betType].min), formatMoney(personalLimits[betType].max)]),
-    ),
+    ...rows.map(({ betType, min, max }) => row([betLabel(betType), formatMoney(min), formatMoney(max)])),
   );
 }

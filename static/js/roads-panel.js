@@ -146,11 +146,10 @@ class RoadsView {
   }
 }
 
-const narrowScreen = window.matchMedia("(max-width: 700px)");
-const roomyScreen = window.matchMedia("(min-width: 900px) and (min-height: 640px)");
-
 export class RoadsPanel {
   constructor(app) {
+    const narrowScreen = window.matchMedia("(max-width: 700px)");
+    const roomyScreen = window.matchMedia("(min-width: 900px) and (min-height: 640px)");
     this.shoeNumbers = app.querySelectorAll("[data-shoe]");
     this.panel = new RoadsView(app.querySelector("[data-roads-panel]"), () =>
       narrowScreen.matches ? { main: 20, derived: 14 } : { main: 22, derived: 15 },

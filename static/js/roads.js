@@ -36,12 +36,17 @@ function el(name, attrs, parent) {
 }
 
 /**
- * An empty board at least `columns` wide, with its grid. `spareColumn` keeps a free column after
- * the latest cell, where the next coup's mark may go (the ask roads show it there).
+ * A board's width in cells: at least `columns` (and 1), every cell on it, and with `spareColumn` a free
+ * column after the latest cell, where the next coup's mark may go (the ask roads show it there).
  */
-function board(cells, label, { columns = 0, size = 24, spareColumn = false } = {}) {
+export function boardColumns(cells, { columns = 0, spareColumn = false } = {}) {
   const lastColumn = Math.max(-1, ...cells.map((cell) => cell.col));
-  const width = Math.max(columns, 1, lastColumn + (spareColumn ? 2 : 1));
+  return Math.max(columns, 1, lastColumn + (spareColumn ? 2 : 1));
+}
+
+/** An empty board `boardColumns` wide, with its grid. */
+function board(cells, label, { columns = 0, size = 24, spareColumn = false } = {}) {
+  const width = boardColumns(cells, { columns, spareColumn });
   const svg = el("svg", {
     class: "road-board",
     role: "img",

@@ -2,8 +2,7 @@
 // is out, which coup is the last. One place for the table page and the lobby.
 
 import { cardText } from "./cards.js";
-
-const LIVE_STATES = ["betting", "no_more_bets", "dealing", "held"];
+import { inPlay } from "./table-state.js";
 
 /** "Burn card 7♥: 7 cards burned" (or nothing before a shoe, or for a shoe burned by no-bet coups). */
 export function burnText(shoe) {
@@ -19,9 +18,8 @@ export function burnText(shoe) {
 /** What the cut card means for the coup in play (or the next one, between coups); "" while it is in. */
 export function cutCardNotice(shoe, coup) {
   if (shoe?.last_coup == null) return "";
-  const live = coup != null && LIVE_STATES.includes(coup.state);
   const played = coup?.number ?? 0; // the coup in play, or the last one played
-  if (live && played === shoe.last_coup) return gettext("Cut card out: this is the last coup");
+  if (inPlay(coup) && played === shoe.last_coup) return gettext("Cut card out: this is the last coup");
   if (played < shoe.last_coup) return gettext("Cut card out: the next coup is the last");
   return gettext("Cut card out: the shoe is finished");
 }
