@@ -179,37 +179,6 @@ def bets_place(coup, user_ids: list[int]) -> int:
     return len(bets)
 
 
-def coup_resolve(coup, cards: str) -> None:
-    """Deal ``cards`` to the coup and record its result, as the dealing services leave a resolved coup."""
-    from django.utils import timezone
-
-    from baccarat.cards import parse_cards
-    from baccarat.coup import CoupDeal
-    from tables.models import Coup, DealtCard
-
-    deal = CoupDeal()
-    for card in parse_cards(cards):
-        deal.add(card)
-    result = deal.result()
-    first = DealtCard.objects.filter(shoe=coup.shoe).count()
-    DealtCard.objects.bulk_create(
-        DealtCard(coup=coup, shoe=coup.shoe, position=index, shoe_position=first + index, hand=hand, card=card.code)
-        for index, (hand, card) in enumerate(deal.order)
-    )
-    now = timezone.now()
-    Coup.objects.filter(pk=coup.pk).update(
-        state=Coup.State.RESOLVED,
-        player_total=result.player_total,
-        banker_total=result.banker_total,
-        winner=result.winner,
-        player_pair=result.player_pair,
-        banker_pair=result.banker_pair,
-        natural=result.natural,
-        closed_at=now,
-        resolved_at=now,
-    )
-
-
 class DatabaseTime:
     """The seconds a settlement waits for PostgreSQL: its statements (the longest named) and its commit
     (the deferred foreign-key checks and ledger triggers). COPY goes past Django's cursor: not counted."""
@@ -250,9 +219,11 @@ class DatabaseTime:
 def settlement_time(table, user_ids: list[int], *, index: int) -> tuple[int, float, DatabaseTime]:
     """Bets from the players on a fresh resolved coup, then the seconds ``coup_settle`` takes, and the
     database's part of them."""
+    from tests.factories import coup_deal_and_resolve
+
     coup = coup_create(table, index=index)
     bets = bets_place(coup, user_ids)
-    coup_resolve(coup, CARDS[index % len(CARDS)])
+    coup_deal_and_resolve(coup, CARDS[index % len(CARDS)])
     database = DatabaseTime()
     return bets, timed(lambda: database.settle(coup.pk)), database
 

@@ -1,4 +1,5 @@
-"""factory_boy factories for the floor and the players, and a helper to resolve a coup with given cards."""
+"""factory_boy factories for the floor and the players, and ``coup_deal_and_resolve``, which deals a coup given
+cards and records its result."""
 
 from __future__ import annotations
 
@@ -170,8 +171,10 @@ class CoupFactory(factory.django.DjangoModelFactory):
     rules = factory.LazyAttribute(lambda coup: table_coup_rules(table=coup.table).to_json())
 
 
-def coup_resolve(coup: Coup, cards: str) -> Coup:
-    """Deal ``cards`` (codes in dealing order, e.g. "9S 2H KD 3C") to the coup and record the result."""
+def coup_deal_and_resolve(coup: Coup, cards: str) -> Coup:
+    """Deal ``cards`` (codes in dealing order, e.g. "9S 2H KD 3C") to the coup and record the result, in its rows
+    alone (not ``casino.lifecycle.coup_resolve``: no roads, no event, no settlement queued); ``bench.settlement``'s
+    coups too."""
     deal = CoupDeal()
     for card in parse_cards(cards):
         deal.add(card)

@@ -20,7 +20,7 @@ from django.utils import timezone
 from tables.models import Shoe
 from tables.services import table_create
 from tests.casino.test_surveillance import BURN_SHOWN, COUPS_DEALT, player
-from tests.factories import CoupFactory, ShoeFactory, coup_resolve
+from tests.factories import CoupFactory, ShoeFactory, coup_deal_and_resolve
 from wagering.placement import bet_batch_place
 
 table = table_create(
@@ -33,7 +33,7 @@ for number, cards in enumerate([*COUPS_DEALT, ["AS", "JD", "AH", "QC", "KS", "KH
     if number <= 3 or number > len(COUPS_DEALT):
         bet_batch_place(user=wong, coup=coup, bets={"player_pair": "40.00" if number > 3 else "2.00"})
         bet_batch_place(user=flat, coup=coup, bets={"player_pair": "10.00"})
-    coup_resolve(coup, " ".join(cards))
+    coup_deal_and_resolve(coup, " ".join(cards))
 shoe.state, shoe.coups_started, shoe.finished_at = Shoe.State.FINISHED, coup.number, timezone.now()
 shoe.save()
 """

@@ -20,7 +20,7 @@ from tables.models import Table
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
 from tables.selectors import table_coup_rules
-from tests.factories import CoupFactory, ShoeFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, ShoeFactory, coup_deal_and_resolve, staff_login
 from wagering.chips import tray_count
 from wagering.placement import bet_batch_place
 from wagering.seated import seat_bets_place
@@ -85,7 +85,7 @@ def late_shoe(dealer_table, pit_boss):
             bet_batch_place(user=bob, coup=coup, bets={"player_pair": "10.00"})
             bet_batch_place(user=carol, coup=coup, bets={"banker": "20.00"})
             seat_bets_place(coup=coup, seat_session=patron, bets={"player_pair": "5.00"}, actor=pit_boss)
-        coup_resolve(coup, " ".join(cards))
+        coup_deal_and_resolve(coup, " ".join(cards))
     live = CoupFactory(table=dealer_table, shoe=shoe)
     bet_batch_place(user=alice, coup=live, bets={"player_pair": "20.00"})
     bet_batch_place(user=bob, coup=live, bets={"player_pair": "10.00"})
@@ -159,7 +159,7 @@ def test_the_bettors_who_raised_on_the_favourable_bet_are_suspects(late_shoe):
 
 def test_a_shoe_without_a_favourable_bet_shows_no_alert(dealer_table):
     shoe = ShoeFactory(table=dealer_table, burn_shown="KD")
-    coup_resolve(CoupFactory(table=dealer_table, shoe=shoe), "2S 3H 4D 5C")
+    coup_deal_and_resolve(CoupFactory(table=dealer_table, shoe=shoe), "2S 3H 4D 5C")
     assert [outlook.alerts for outlook in shoe_surveillance(shoe=shoe).coups] == [[], []]  # coup 1, the next
     page = staff_client("eye", SURVEILLANCE).get(shoe_url(shoe)).content.decode()
     assert "No bet has turned in the player's favour" in page

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from casino import lifecycle
 from casino.asgi import application
-from tests.factories import CoupFactory, TableFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, staff_login
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetBatch, BetRequest
 from wagering.selectors import wallet_balance
@@ -126,7 +126,7 @@ async def test_undo_remove_and_rebet_over_the_socket(coup):
     nothing = await ask(ws, {"type": "remove", "request_id": "x-2"})
     assert nothing["error"]["code"] == "no_bets"
     await ask(ws, {**place, "request_id": "b-3", "bets": {"banker": "30"}})
-    await in_thread(coup_resolve)(coup, "9S 2H KD 3C")
+    await in_thread(coup_deal_and_resolve)(coup, "9S 2H KD 3C")
     next_coup = await in_thread(CoupFactory)(table=coup.table, betting_closes_at=timezone.now() + timedelta(minutes=5))
     rebet = await ask(ws, {"type": "rebet", "request_id": "r-1", "multiplier": 2, "round_id": next_coup.round_id})
     assert (rebet["round_id"], rebet["bets"], rebet["balance"]) == (next_coup.round_id, {"banker": "60.00"}, "410.00")

@@ -10,7 +10,7 @@ from casino import lifecycle
 from casino.lifecycle.settlement import coup_settle
 from partners.models import PartnerIdempotencyKey
 from tables.models import Coup
-from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve
 from tests.partners.conftest import idempotency_key, player_make
 from wagering.checks import ledger_check
 from wagering.models import Bet
@@ -26,7 +26,7 @@ def place(api, bets, player_id="p-1", table="pb1", key=None, **body):
 
 
 def settle(coup, cards=PLAYER_NATURAL_9):
-    coup_resolve(coup, cards)
+    coup_deal_and_resolve(coup, cards)
     coup_settle(coup_id=coup.pk)
 
 

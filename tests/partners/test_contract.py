@@ -9,7 +9,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from casino.lifecycle.settlement import coup_settle
-from tests.factories import coup_resolve
+from tests.factories import coup_deal_and_resolve
 from tests.partners.conftest import idempotency_key
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
@@ -32,7 +32,7 @@ def test_the_float_and_its_statement_are_the_partners_own(api, other_api, partne
 
 def test_a_tables_rounds_are_listed_newest_first_without_bets(api, partner, player, coup):
     api.post("/api/v1/players/p-1/bets/", {"table": "pb1", "bets": {"player": "10"}}, **idempotency_key())
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     body = api.get("/api/v1/tables/pb1/rounds/").json()
     assert body["count"] == 1

@@ -17,7 +17,7 @@ from casino.lifecycle.settlement import coup_settle
 from partners.identifiers import PartnerRejected
 from partners.wallet_settings import partner_wallet_set
 from tables.limit_sets import bet_limit_set, limit_set_create
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.partners.conftest import client_for, idempotency_key, partner_make, player_make
 from wagering.checks import ledger_check, settlement_check
 from wagering.errors import BetRejected
@@ -85,7 +85,7 @@ def test_each_currency_keeps_its_own_limits_differential_and_books(dollar_partne
     in_play = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY, table=two_currency_table)
     assert set(in_play.values_list("currency", "balance")) == {("EUR", D("900.00")), ("USD", D("150.00"))}
 
-    coup_resolve(coup, BANKER_WINS)
+    coup_deal_and_resolve(coup, BANKER_WINS)
     transactions = coup_settle(coup_id=coup.pk)
     assert sorted(each.currency for each in transactions) == ["EUR", "USD"]
     for each in transactions:  # every leg in the transaction's currency, summing to zero

@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 from casino.lifecycle.settlement import coup_settle
 from partners import services as partner_services
 from partners import webhooks
-from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve
 from tests.partners.conftest import partner_make, player_make
 
 CHECKS = [
@@ -78,7 +78,7 @@ def api_key(db, same_connection) -> str:
     partner = partner_make("fuzz", rate_limit="100000/min")
     player_make(partner, KNOWN["path"]["player_id"])
     table = TableFactory(code=KNOWN["path"]["code"])
-    played = coup_resolve(CoupFactory(table=table, round_id=PLAYED_ROUND), "9S 2H KD 3C")
+    played = coup_deal_and_resolve(CoupFactory(table=table, round_id=PLAYED_ROUND), "9S 2H KD 3C")
     coup_settle(coup_id=played.pk)
     CoupFactory(table=table, round_id=OPEN_ROUND)
     webhooks.webhook_endpoint_create(partner=partner, url="https://partner.example/hooks")

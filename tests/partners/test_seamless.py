@@ -20,7 +20,7 @@ from partners import seamless, wallet_sending
 from partners.models import WalletTransaction
 from partners.services import partner_player_create
 from partners.wallet_settings import partner_wallet_set
-from tests.factories import coup_resolve
+from tests.factories import coup_deal_and_resolve
 from tests.partners.conftest import client_for, idempotency_key, launch_open, partner_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
 from wagering.cancellation import bet_batch_undo
@@ -132,7 +132,7 @@ def test_no_valid_answer_refuses_the_bet_and_rolls_the_debit_back(
 def test_a_round_credits_each_player_once_zero_for_a_loss(wallet, ann, bob, coup, django_capture_on_commit_callbacks):
     seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
     seamless.seamless_bet_place(player=bob, coup=coup, bets={"banker": "20.00"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)
     credits = {body["player_id"]: body for body in wallet.operations("credit")}
@@ -162,7 +162,7 @@ def test_a_void_rolls_back_every_debit_of_the_round(wallet, ann, coup, pit_boss,
 
 def test_a_credit_is_sent_again_until_acknowledged(wallet, ann, coup, django_capture_on_commit_callbacks):
     seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     wallet.behaviour = "fail"
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)  # settles all the same: the credit waits for the wallet, nobody else does
@@ -236,7 +236,7 @@ def test_reconciliation_lists_the_day_and_balances_to_the_cent(
     seamless.seamless_bet_place(player=bob, coup=coup, bets={"banker": "20.00"})
     with pytest.raises(BetRejected):
         seamless.seamless_bet_place(player=bob, coup=coup, bets={"tie": "40.00"})  # bob has 30 left
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)
     api = client_for(seamless_partner)
@@ -339,7 +339,7 @@ def test_a_credit_names_only_the_debits_that_stand(wallet, ann, coup, django_cap
     seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "5.00"})
     with django_capture_on_commit_callbacks(execute=True):
         seamless.batches_rollback(batches=[bet_batch_undo(user=ann.user, coup=coup)])
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)
     [credit] = wallet.operations("credit")
@@ -364,7 +364,7 @@ def test_a_correction_tells_the_partner_no_balance_of_ours(wallet, ann, coup, dj
         each.groups.add(pit_bosses)
     webhook_endpoint_create(partner=ann.partner, url="https://partner.example/hooks")
     seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)
         correction = corrections.result_correction_request(

@@ -11,7 +11,7 @@ from partners.selectors.tables import table_rules_bet_odds
 from tables.models import Shoe
 from tables.services import table_create, table_open
 from tests.casino.test_loop import step_until
-from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_deal_and_resolve
 
 
 def test_the_list_shows_every_table_with_its_rules_limits_and_current_coup(api, coup):
@@ -73,7 +73,7 @@ def test_the_odds_are_computed_once_per_rules(api, db):
 
 
 def test_a_table_between_coups_is_open_and_shows_the_latest_coup(api, table):
-    latest = coup_resolve(CoupFactory(table=table), "9S 2H KD 3C")
+    latest = coup_deal_and_resolve(CoupFactory(table=table), "9S 2H KD 3C")
     body = api.get("/api/v1/tables/pb1/").json()
     assert body["state"] == "open"
     assert body["current_coup"]["round_id"] == latest.round_id

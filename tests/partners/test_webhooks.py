@@ -18,7 +18,7 @@ from casino.lifecycle.settlement import coup_settle
 from partners import deliveries, webhook_http, webhooks
 from partners.models import WebhookDelivery, WebhookEndpoint
 from tables.shoes import shoe_prepare, shoe_start
-from tests.factories import TableFactory, UserFactory, coup_resolve, staff_login
+from tests.factories import TableFactory, UserFactory, coup_deal_and_resolve, staff_login
 from tests.partners.conftest import idempotency_key, player_make
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
@@ -89,7 +89,7 @@ def place(api, bets, player_id="p-1") -> None:
 def settle(coup) -> None:
     """Resolve and settle the coup and write its events, as the hook in settlement does (a second call adds
     nothing): call it inside ``django_capture_on_commit_callbacks(execute=True)`` to send them."""
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     webhooks.webhook_events_enqueue(coup=coup, kind=webhooks.SETTLEMENT)
 
@@ -372,7 +372,7 @@ def test_an_endpoint_gets_only_the_events_it_subscribed_to(
     assert only_voids.status_code == 201 and only_voids.json()["events"] == ["round.voided"]
     everything = api.post("/api/v1/webhooks/", {"url": "https://partner.example/all"}).json()
     api.post("/api/v1/players/p-1/bets/", {"table": "pb1", "bets": {"player": "10"}}, HTTP_IDEMPOTENCY_KEY="k1")
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     settled = WebhookDelivery.objects.filter(event_type="round.settled")
     assert [delivery.endpoint_id for delivery in settled] == [everything["id"]]

@@ -26,7 +26,7 @@ from tables import corrections
 from tables.errors import TableError
 from tables.models import AuditLog, Coup, ResultCorrection
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve, staff_login
 from tests.partners.conftest import partner_make, player_make
 from tests.partners.test_webhooks import Receiver, signature_ok
 from tests.security.conftest import database_state
@@ -91,7 +91,7 @@ def settled_coup(bets: dict[str, dict[str, str]], cards: str = PLAYER_NATURAL_9)
         players[name] = UserFactory(username=name)
         fund(players[name], "1000.00")
         bet_batch_place(user=players[name], coup=coup, bets=stakes)
-    coup_resolve(coup, cards)
+    coup_deal_and_resolve(coup, cards)
     shoe_road_add_coup(coup=coup)
     coup_settle(coup_id=coup.pk)
     coup.refresh_from_db()
@@ -293,7 +293,7 @@ def test_partners_get_a_signed_round_corrected_event_for_each_correction(
         endpoint = webhooks.webhook_endpoint_create(partner=partner, url=receiver.url)
         coup = CoupFactory(table=TableFactory())
         bet_batch_place(user=punter.user, coup=coup, bets={"player": "100"})
-        coup_resolve(coup, PLAYER_NATURAL_9)
+        coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
         coup_settle(coup_id=coup.pk)
         for actor, other, hands in ((requester, approver, BANKER_WINS), (approver, requester, ("9S KD", "2H 3C"))):
             correction = corrections.result_correction_request(

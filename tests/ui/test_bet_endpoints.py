@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from tables.models import Coup
-from tests.factories import CoupFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, UserFactory, coup_deal_and_resolve
 from tests.ui.conftest import fund
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
@@ -180,7 +180,7 @@ def previous_bets(player, table):
     """The player bet 10 on Player and 2 on the tie in the table's last coup."""
     earlier = CoupFactory(table=table)
     bet_batch_place(user=player, coup=earlier, bets={"player": "10", "tie": "2"})
-    coup_resolve(earlier, "9S 2H KD 3C")
+    coup_deal_and_resolve(earlier, "9S 2H KD 3C")
     return earlier
 
 

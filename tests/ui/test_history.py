@@ -8,7 +8,7 @@ import pytest
 from casino.lifecycle import coup_void
 from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
-from tests.factories import CoupFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, UserFactory, coup_deal_and_resolve
 from tests.ui.conftest import fund
 from wagering.cancellation import bet_batch_undo
 from wagering.placement import bet_batch_place
@@ -23,7 +23,7 @@ def rounds(player, table):
     bet_batch_place(user=player, coup=played, bets={"player": "10"})
     bet_batch_place(user=player, coup=played, bets={"tie": "2"})
     bet_batch_undo(user=player, coup=played)
-    coup_resolve(played, "9S 2H KD 3C")
+    coup_deal_and_resolve(played, "9S 2H KD 3C")
     coup_settle(coup_id=played.pk)
     voided = CoupFactory(table=table)
     bet_batch_place(user=player, coup=voided, bets={"banker": "5"})
@@ -66,6 +66,6 @@ def test_the_history_reads_a_fixed_number_of_queries(player_client, player, tabl
     for _ in range(6):
         coup = CoupFactory(table=table)
         bet_batch_place(user=player, coup=coup, bets={"player": "1"})
-        coup_resolve(coup, "9S 2H KD 3C")
+        coup_deal_and_resolve(coup, "9S 2H KD 3C")
     with django_assert_max_num_queries(12):
         assert len(player_client.get("/tables/pb1/history/").json()["rounds"]) == 6

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casino.lifecycle.settlement import coup_settle
-from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, UserFactory, coup_deal_and_resolve, staff_login
 from tests.wagering.conftest import fund
 from wagering.models import Account, Bet, LedgerTransaction, ShoeReport, TableDayReport
 from wagering.placement import bet_batch_place
@@ -39,7 +39,7 @@ def reports(table):
     fund(user, "100.00")
     coup = CoupFactory(table=table)
     bet_batch_place(user=user, coup=coup, bets={"banker": "40"})
-    coup_resolve(coup, "9S 2H KD 3C")
+    coup_deal_and_resolve(coup, "9S 2H KD 3C")
     coup_settle(coup_id=coup.pk)
     [day] = table_day_report_build(table_id=table.pk, day=timezone.now().date())
     [shoe] = shoe_report_build(shoe_id=coup.shoe_id)

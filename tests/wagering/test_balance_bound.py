@@ -15,7 +15,7 @@ from casino.lifecycle.settlement import coup_settle
 from kernel.money import MAX_AMOUNT
 from partners import services as partner_services
 from tables.models import AuditLog, Coup
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
@@ -115,14 +115,14 @@ def test_the_bound_counts_open_bets_at_other_tables(rich_client, rich, coups):
     error = refused_with_balance_limit(bet(rich_client, {"player": "300"}))  # alone it would fit
     assert error["details"]["open_largest_return"] == "600.00"
     assert wallet_balance(user=rich) == RICH - D("300.00")
-    coup_resolve(coups[1], TIE_NATURAL)  # the other coup pushes: its bet is no longer open
+    coup_deal_and_resolve(coups[1], TIE_NATURAL)  # the other coup pushes: its bet is no longer open
     coup_settle(coup_id=coups[1].pk)
     assert bet(rich_client, {"player": "300"}).status_code == 200
 
 
 def test_rebet_is_bounded_too(rich_client, rich, coups):
     assert bet(rich_client, {"tie": "50"}, table="pb2").status_code == 200  # 450 back at most: fits
-    coup_resolve(coups[1], PLAYER_NATURAL_9)  # the tie loses
+    coup_deal_and_resolve(coups[1], PLAYER_NATURAL_9)  # the tie loses
     coup_settle(coup_id=coups[1].pk)
     balance = wallet_balance(user=rich)  # 550 below the most: room for ×1 (450 back), not ×2 (900)
     next_coup = CoupFactory(table=coups[1].table, betting_closes_at=later())
@@ -188,7 +188,7 @@ def test_a_winner_at_the_bound_and_everyone_else_at_the_coup_are_paid(rich, coup
     for user in others:
         bet_batch_place(user=user, coup=coups[0], bets={"player": "100"})
     bet_batch_place(user=rich, coup=coups[0], bets={"player": "500"})  # exactly to the most, if it wins
-    coup_resolve(coups[0], PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coups[0], PLAYER_NATURAL_9)
     coup_settle(coup_id=coups[0].pk)
     coup = Coup.objects.get(pk=coups[0].pk)
     assert coup.state == Coup.State.SETTLED
@@ -211,7 +211,7 @@ def test_a_wallet_full_all_the_same_has_its_payout_withheld_and_everyone_else_is
         wallet_legs={wallet: D("400.00")},
         system_legs={Account.Kind.PARTNER_FLOAT: D("-400.00")},
     )
-    coup_resolve(coups[0], PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coups[0], PLAYER_NATURAL_9)
     coup_settle(coup_id=coups[0].pk)
     assert Coup.objects.get(pk=coups[0].pk).state == Coup.State.SETTLED
     assert wallet_balance(user=other) == D("1100.00")

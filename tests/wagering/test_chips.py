@@ -13,7 +13,7 @@ from baccarat.odds import ShoeComposition, analyze
 from casino.lifecycle.settlement import coup_settle
 from tables.seating import patron_seat
 from tables.selectors import coup_rules
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
 from wagering.chip_reports import seat_session_ratings, shift_report
@@ -83,7 +83,7 @@ def test_the_shift_report_has_the_drop_win_and_hold_of_seated_and_online_play(de
     seat_bets_place(coup=coup, seat_session=guest, bets={"player": "100.00"}, actor=pit_boss)  # loses 100
     seat_bets_place(coup=coup, seat_session=other, bets={"banker": "40.00"}, actor=pit_boss)  # wins 38
     bet_batch_place(user=online, coup=coup, bets={"player": "30.00"})  # loses 30
-    coup_resolve(coup, BANKER_NATURAL)
+    coup_deal_and_resolve(coup, BANKER_NATURAL)
     coup_settle(coup_id=coup.pk)
     tray_credit(table=dealer_table, currency="EUR", amount="1500", actor=pit_boss)
 
@@ -112,7 +112,7 @@ def test_a_rating_has_the_hands_average_bet_and_theoretical_win_by_the_exact_edg
     for bets in ({"banker": "100.00", "tie": "10.00"}, {"banker": "50.00"}):
         coups.append(CoupFactory(table=dealer_table))
         seat_bets_place(coup=coups[-1], seat_session=guest, bets=bets, actor=pit_boss)
-        coup_resolve(coups[-1], BANKER_NATURAL)
+        coup_deal_and_resolve(coups[-1], BANKER_NATURAL)
         coup_settle(coup_id=coups[-1].pk)
 
     rating = seat_session_ratings(sessions=[guest])[guest.pk]

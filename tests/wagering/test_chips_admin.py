@@ -14,7 +14,7 @@ from django.urls import reverse
 from casino.lifecycle.settlement import coup_settle
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.seating import patron_seat
-from tests.factories import CoupFactory, UserFactory, coup_resolve, staff_login
+from tests.factories import CoupFactory, UserFactory, coup_deal_and_resolve, staff_login
 from wagering import chips_admin
 from wagering.chips import seat_buy_in, tray_count, tray_credit, tray_fill
 from wagering.seated import seat_bets_place
@@ -36,7 +36,7 @@ def rated(dealer_table, pit_boss):
     seat_buy_in(seat_session=session, amount="250", actor=pit_boss)
     coup = CoupFactory(table=dealer_table)
     seat_bets_place(coup=coup, seat_session=session, bets={"banker": "100.00"}, actor=pit_boss)
-    coup_resolve(coup, "2S 9H 3D KC")
+    coup_deal_and_resolve(coup, "2S 9H 3D KC")
     coup_settle(coup_id=coup.pk)
     return session
 

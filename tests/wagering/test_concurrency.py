@@ -12,7 +12,7 @@ from django.db import connection
 
 from casino import lifecycle
 from casino.lifecycle.settlement import coup_settle
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund, postgres_only
 from wagering.checks import ledger_check
 from wagering.errors import BetRejected, WalletRejected
@@ -116,7 +116,7 @@ def test_settling_at_once_from_several_workers_pays_once():
     for user in players:
         fund(user, "100.00")
         bet_batch_place(user=user, coup=coup, bets={"player": "100"})
-    coup_resolve(coup, "9S 2H KD 3C")
+    coup_deal_and_resolve(coup, "9S 2H KD 3C")
     results = all_at_once(4, lambda index: coup_settle(coup_id=coup.pk))
     assert not [r for r in results if isinstance(r, Exception)]
     assert [wallet_balance(user=user) for user in players] == [D("200.00")] * 5

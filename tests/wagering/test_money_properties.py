@@ -18,7 +18,7 @@ from baccarat.cards import deck
 from baccarat.coup import CoupDeal
 from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from wagering.cancellation import bet_batch_undo, bet_remove_all, coup_bets_refund
 from wagering.checks import ledger_check
 from wagering.errors import BetRejected, WalletRejected
@@ -117,7 +117,7 @@ class Casino:
         bet_rebet(user=self.users[index], coup=self.coup, multiplier=multiplier)
 
     def settle(self, cards):
-        coup_resolve(self.coup, dealt(cards))
+        coup_deal_and_resolve(self.coup, dealt(cards))
         coup_settle(coup_id=self.coup.pk)
         self.coup = CoupFactory(table=self.table)
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from casino.lifecycle.settlement import coup_settle
 from tables.models import AuditLog, Coup
-from tests.factories import CoupFactory, TableFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve
 from tests.wagering.conftest import funded, rejected
 from wagering.cancellation import bet_batch_undo
 from wagering.checks import ledger_check
@@ -137,7 +137,7 @@ def test_a_no_bet_coup_takes_no_bets(player, coup):
 
 
 def settled(coup, cards="9S 2H KD 3C"):
-    coup_resolve(coup, cards)
+    coup_deal_and_resolve(coup, cards)
     coup_settle(coup_id=coup.pk)
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from casino import lifecycle
 from casino.lifecycle.settlement import coup_settle
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.wagering.conftest import fund
 from wagering.cancellation import bet_batch_undo, bet_remove_all
@@ -68,7 +68,7 @@ def test_each_table_holds_its_own_bets_in_play(tables, players):
     bet_batch_undo(user=players[1], coup=coups[0])
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("110.00"), D("25.00"))
 
-    coup_resolve(coups[0], PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coups[0], PLAYER_NATURAL_9)
     coup_settle(coup_id=coups[0].pk)
     assert (bets_in_play(tables[0]), bets_in_play(tables[1])) == (D("0.00"), D("25.00"))
     assert Account.objects.get(kind=Account.Kind.HOUSE).balance == D("-90.00")  # paid 200 for 100 + 10 lost

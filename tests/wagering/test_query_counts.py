@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from casino.lifecycle.settlement import coup_settle
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_deal_and_resolve
 from tests.wagering.test_settlement import BANKER_SIX, bettor
 from wagering.cancellation import coup_bets_refund
 from wagering.checks import ledger_check
@@ -37,7 +37,7 @@ def test_settlement_queries_do_not_grow_with_bets_or_players(
     house, players, sent_events, django_assert_max_num_queries, django_capture_on_commit_callbacks
 ):
     coup, users = coup_with_bettors(players)
-    coup_resolve(coup, BANKER_SIX)
+    coup_deal_and_resolve(coup, BANKER_SIX)
     sent_events.clear()
     with django_capture_on_commit_callbacks(execute=True), django_assert_max_num_queries(SETTLE_QUERIES):
         coup_settle(coup_id=coup.pk)

@@ -18,7 +18,7 @@ from tables.models import Coup, SeatSession
 from tables.seating import patron_seat, patron_unseat
 from tables.selectors import coup_rules
 from tables.services import table_create, table_open
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_deal_and_resolve
 from wagering.chips import seat_buy_in, tray_count
 from wagering.rating_reports import ratings_report
 from wagering.seated import seat_bets_place
@@ -36,7 +36,7 @@ def play(table, bets_by_session: dict, actor) -> Coup:
     coup = CoupFactory(table=table)
     for session, bets in bets_by_session.items():
         seat_bets_place(coup=coup, seat_session=session, bets=bets, actor=actor)
-    coup_resolve(coup, BANKER_NATURAL)
+    coup_deal_and_resolve(coup, BANKER_NATURAL)
     coup_settle(coup_id=coup.pk)
     return coup
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from casino import celery_app
 from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup
-from tests.factories import CoupFactory, ShoeFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, ShoeFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund
 from wagering import tasks
 from wagering.beat import BEAT_SCHEDULE
@@ -39,7 +39,7 @@ def played_day(table):
         bet_batch_place(user=alice, coup=coup, bets=alice_bets)
         if bob_bets:
             bet_batch_place(user=bob, coup=coup, bets=bob_bets)
-        coup_resolve(coup, cards)
+        coup_deal_and_resolve(coup, cards)
         coup_settle(coup_id=coup.pk)
     void = CoupFactory(table=table)
     bet_batch_place(user=bob, coup=void, bets={"player": "300"})
@@ -96,7 +96,7 @@ def test_the_shoe_report(played_day):
 
 def test_a_day_without_stakes_has_no_hold(table):
     coup = CoupFactory(table=table)
-    coup_resolve(coup, BANKER_SIX)
+    coup_deal_and_resolve(coup, BANKER_SIX)
     coup_settle(coup_id=coup.pk)
     [report] = table_day_report_build(table_id=table.pk, day=timezone.now().date())
     assert (report.coups, report.banker_wins, report.staked, report.hold_percent) == (1, 1, D("0.00"), None)

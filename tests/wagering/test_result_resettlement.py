@@ -14,7 +14,7 @@ from casino.lifecycle.settlement import coup_settle
 from tables import corrections
 from tables.models import Coup
 from tables.roles import PIT_BOSS, roles_ensure
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund, postgres_only
 from tests.wagering.test_concurrency import all_at_once
 from wagering.checks import ledger_check, settlement_check
@@ -87,7 +87,7 @@ def test_a_settled_coup_is_resettled_by_compensation_to_the_cent(bosses, hands, 
         "bob": bettor(coup, {"banker": "100"}),
         "cid": bettor(coup, {"tie": "10", "banker_pair": "5", "player_pair": "5"}),
     }
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     assert [wallet_balance(user=user) for user in players.values()] == [D("1100.00"), D("900.00"), D("980.00")]
     settlements = list(BetSettlement.objects.order_by("pk").values())
@@ -121,7 +121,7 @@ def test_a_settled_coup_is_resettled_by_compensation_to_the_cent(bosses, hands, 
 def test_a_wallet_that_cannot_cover_its_debit_owes_the_rest_and_a_later_credit_pays_it_back(bosses):
     coup = CoupFactory(table=TableFactory())
     pia = bettor(coup, {"player": "100"}, amount="100.00")
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     wallet_withdraw(user=pia, amount="150.00", idempotency_key="pia-cash-out")
     assert wallet_balance(user=pia) == D("50.00")
@@ -145,7 +145,7 @@ def test_a_wallet_that_cannot_cover_its_debit_owes_the_rest_and_a_later_credit_p
 def test_a_correction_before_settlement_is_paid_once_by_settlement(bosses):
     coup = CoupFactory(table=TableFactory())
     pia, bob = bettor(coup, {"player": "100"}), bettor(coup, {"banker": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)  # resolved, settlement not run yet
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)  # resolved, settlement not run yet
 
     correct(coup, BANKER_SIX, bosses)
     coup.refresh_from_db()
@@ -167,7 +167,7 @@ def test_approval_and_settlement_at_once_pay_the_corrected_result_once(bosses, r
     """Both take the coup's row lock first: whichever waits sees what the other did."""
     coup = CoupFactory(table=TableFactory())
     pia, bob = bettor(coup, {"player": "100"}), bettor(coup, {"banker": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     correction = corrections.result_correction_request(
         coup=coup, player_cards=BANKER_SIX[0], banker_cards=BANKER_SIX[1], reason="misread", actor=bosses[0]
     )

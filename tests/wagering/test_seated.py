@@ -17,7 +17,7 @@ from tables.models import Coup, LimitSet, ResultCorrection
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.seating import patron_seat, patron_unseat
 from tables.services import limit_marker_grant
-from tests.factories import CoupFactory, coup_resolve, staff_client
+from tests.factories import CoupFactory, coup_deal_and_resolve, staff_client
 from tests.tables.test_admin import run_action
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
@@ -112,7 +112,7 @@ def test_chips_after_no_more_bets_are_refused(coup, guest, pit_boss):
 
 
 def settle_banker_natural(coup):
-    coup_resolve(coup, BANKER_NATURAL)
+    coup_deal_and_resolve(coup, BANKER_NATURAL)
     coup_settle(coup_id=coup.pk)
 
 

@@ -9,7 +9,7 @@ from casino import lifecycle
 from casino.lifecycle.settlement import coup_settle
 from casino.lifecycle.tasks import coup_settle_task
 from tables.models import AuditLog, Coup
-from tests.factories import CoupFactory, TableFactory, UserFactory, coup_resolve
+from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund
 from wagering.cancellation import bet_batch_undo, coup_bets_refund
 from wagering.checks import ledger_check
@@ -51,7 +51,7 @@ def bettor(coup, bets, amount="1000.00"):
 def test_every_bet_is_paid_by_its_paytable(coup, cards, bets, returned):
     user = bettor(coup, bets)
     staked = sum(D(stake) for stake in bets.values())
-    coup_resolve(coup, cards)
+    coup_deal_and_resolve(coup, cards)
     coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=user) == D("1000.00") - staked + D(returned)
     assert house_balance() == staked - D(returned)
@@ -61,7 +61,7 @@ def test_every_bet_is_paid_by_its_paytable(coup, cards, bets, returned):
 
 def test_outcomes_are_recorded_per_bet(coup):
     user = bettor(coup, {"player": "100", "tie": "10", "player_pair": "5"})
-    coup_resolve(coup, TIE_WITH_PAIRS)
+    coup_deal_and_resolve(coup, TIE_WITH_PAIRS)
     coup_settle(coup_id=coup.pk)
     outcomes = {bet.bet_type: (bet.state, bet.settlement.outcome, bet.settlement.returned) for bet in user.bets.all()}
     assert outcomes == {
@@ -75,21 +75,21 @@ def test_the_coups_own_rules_pay_no_commission_and_tie_nine_to_one(db):
     table = TableFactory(commission=False, tie_pays=9)
     coup = CoupFactory(table=table)
     banker_six = bettor(coup, {"banker": "100"})
-    coup_resolve(coup, BANKER_SIX)
+    coup_deal_and_resolve(coup, BANKER_SIX)
     coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=banker_six) == D("1050.00")  # a banker win with 6 pays 1:2
     coup = CoupFactory(table=table)
     tie = bettor(coup, {"tie": "10"})
     table.tie_pays = 8  # a change of rules takes effect from the next coup
     table.save()
-    coup_resolve(coup, TIE_WITH_PAIRS)
+    coup_deal_and_resolve(coup, TIE_WITH_PAIRS)
     coup_settle(coup_id=coup.pk)
     assert wallet_balance(user=tie) == D("1090.00")
 
 
 def test_settling_twice_pays_once(coup, django_capture_on_commit_callbacks):
     user = bettor(coup, {"player": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle_task.delay(coup.pk)
         coup_settle_task.delay(coup.pk)
@@ -104,7 +104,7 @@ def test_settling_twice_pays_once(coup, django_capture_on_commit_callbacks):
 @pytest.mark.books_broken_on_purpose
 def test_a_bet_cannot_be_settled_twice_even_by_mistake(coup):
     bettor(coup, {"player": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     Coup.objects.filter(pk=coup.pk).update(state=Coup.State.RESOLVED)
     Bet.objects.filter(coup=coup).update(state=Bet.State.ACCEPTED)
@@ -113,7 +113,7 @@ def test_a_bet_cannot_be_settled_twice_even_by_mistake(coup):
 
 
 def test_a_resolved_coup_without_bets_is_simply_marked_settled(coup):
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     assert coup_settle(coup_id=coup.pk) == []
     coup.refresh_from_db()
     assert coup.state == Coup.State.SETTLED
@@ -135,7 +135,7 @@ def test_settlement_pushes_the_result_to_the_table_and_balances_to_each_player(
 ):
     winner = bettor(coup, {"player": "100"})
     loser = bettor(coup, {"tie": "10"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     sent_events.clear()
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)
@@ -160,12 +160,12 @@ def test_settlement_pushes_the_result_to_the_table_and_balances_to_each_player(
 def test_settlement_queries_do_not_grow_with_the_bets(coup, players, django_assert_max_num_queries):
     for index in range(players):
         bettor(coup, {"banker" if index % 2 else "player": "10", "tie": "1", "player_pair": "1"})
-    coup_resolve(coup, BANKER_SIX)
+    coup_deal_and_resolve(coup, BANKER_SIX)
     coup_settle(coup_id=coup.pk)  # creates the house account: every later settlement finds it
     other = CoupFactory()
     for index in range(players):
         bettor(other, {"banker" if index % 2 else "player": "10", "tie": "1"})
-    coup_resolve(other, BANKER_SIX)
+    coup_deal_and_resolve(other, BANKER_SIX)
     with django_assert_max_num_queries(19):  # the ledger, the bets, the report rows, the partners' webhooks
         coup_settle(coup_id=other.pk)
     assert BetSettlement.objects.filter(bet__coup=other).count() == players * 2
@@ -191,7 +191,7 @@ def test_a_void_coup_refunds_every_bet_once(coup, sent_events, django_capture_on
 
 def test_a_void_after_the_result_but_before_settlement_refunds(coup):
     user = bettor(coup, {"player": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     with transaction.atomic():
         coup_bets_refund(coup=coup)
         Coup.objects.filter(pk=coup.pk).update(state=Coup.State.VOID)
@@ -201,7 +201,7 @@ def test_a_void_after_the_result_but_before_settlement_refunds(coup):
 
 def test_a_settled_coup_cannot_be_refunded(coup):
     user = bettor(coup, {"player": "100"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     with pytest.raises(SettlementRefused) as error:
         coup_bets_refund(coup=coup)
@@ -215,13 +215,13 @@ def test_game_recall_shows_each_round_with_the_balance_before_and_after(table):
     first = CoupFactory(table=table)
     bet_batch_place(user=user, coup=first, bets={"player": "100"})
     bet_batch_place(user=user, coup=first, bets={"tie": "10"})
-    coup_resolve(first, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(first, PLAYER_NATURAL_9)
     coup_settle(coup_id=first.pk)
     second = CoupFactory(table=table)
     bet_batch_place(user=user, coup=second, bets={"banker": "50"})
     bet_batch_place(user=user, coup=second, bets={"tie": "5"})
     bet_batch_undo(user=user, coup=second)
-    coup_resolve(second, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(second, PLAYER_NATURAL_9)
     coup_settle(coup_id=second.pk)
     latest, earlier = player_round_history(user=user)
     assert (earlier.round_id, earlier.balance_before, earlier.balance_after) == (

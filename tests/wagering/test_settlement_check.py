@@ -6,7 +6,7 @@ import pytest
 
 from casino.lifecycle.settlement import coup_settle
 from tables.models import Coup, DealtCard
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_deal_and_resolve
 from tests.wagering.conftest import ledger_tampered
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
 from wagering.checks import settlement_check
@@ -20,7 +20,7 @@ def settled_coup():
     coup = CoupFactory()
     bettor(coup, {"player": "100"})
     bettor(coup, {"banker": "50", "tie": "5"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     coup_settle(coup_id=coup.pk)
     return coup
 
@@ -35,7 +35,7 @@ def test_a_settled_floor_has_no_problem(settled_coup):
 def test_a_coup_awaiting_settlement_is_a_problem_only_when_all_should_be_finished(settled_coup):
     coup = CoupFactory(table=settled_coup.table)
     bettor(coup, {"player": "10"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     assert settlement_check(finished=False).problems == []
     assert settlement_check().problems == [f"coups neither settled nor void: {settlement_check().coups}"]
 

@@ -14,7 +14,7 @@ from casino.lifecycle import tasks as casino_tasks
 from partners import tasks as partner_tasks
 from partners import wallet_sending, webhook_http
 from tables.models import Coup
-from tests.factories import CoupFactory, coup_resolve
+from tests.factories import CoupFactory, coup_deal_and_resolve
 from tests.processes import ROOT
 from tests.wagering.test_settlement import PLAYER_NATURAL_9, bettor
 from wagering import tasks
@@ -85,7 +85,7 @@ def test_a_settlement_cut_by_its_soft_time_limit_leaves_nothing_and_is_retried(m
     coup = CoupFactory()
     bettor(coup, {"player": "100"})
     bettor(coup, {"banker": "50", "tie": "5"})
-    coup_resolve(coup, PLAYER_NATURAL_9)
+    coup_deal_and_resolve(coup, PLAYER_NATURAL_9)
     events_enqueue, strikes = settlement.webhook_events_enqueue, []
 
     def late(**kwargs):
