@@ -1,10 +1,10 @@
-"""The table page's JSON endpoints, included under /tables/ (namespace "wagering", as before they moved)."""
+"""The table page's JSON endpoints, included under /tables/ (namespace "players")."""
 
 from django.urls import path
 
 from casino.players import api as views
 
-app_name = "wagering"
+app_name = "players"
 urlpatterns = [
     path("<slug:code>/bets/", views.bets, name="bets"),
     path("<slug:code>/bets/undo/", views.bets_undo, name="bets_undo"),
