@@ -226,6 +226,10 @@ LOGOUT_REDIRECT_URL = "/"
 # Players' languages (docs/ui.md, Languages): English and Simplified Chinese, chosen from the browser or the
 # header's menu; translations in locale/ (templates and the JavaScript catalogue, /jsi18n/).
 LANGUAGE_CODE = "en"
+# A squeezable card left alone on the player's page turns over by itself after this long (docs/ui.md, Squeeze).
+SQUEEZE_TURN_SECONDS = env.float("SQUEEZE_TURN_SECONDS", default=2.5)
+if not 0.5 <= SQUEEZE_TURN_SECONDS <= 30:
+    raise ImproperlyConfigured("SQUEEZE_TURN_SECONDS must be between 0.5 and 30")
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["casino.formats"]  # amounts grouped by thousands in Chinese too (1,016.00)

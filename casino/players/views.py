@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -77,6 +78,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         # The betting timer counts down to the server's deadline: the page learns the server's clock.
         "server_now": timezone.now().isoformat(timespec="milliseconds"),
         "chat_max_length": CHAT_MAX_LENGTH,
+        "squeeze_turn_ms": round(settings.SQUEEZE_TURN_SECONDS * 1000),
         "display_name": player_display_name(user=request.user),  # as the table's events name this player
     }
     stream = table.video_url if table.dealing_mode == Table.DealingMode.DEALER else ""

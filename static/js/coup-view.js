@@ -8,7 +8,8 @@ const HANDS = ["player", "banker"];
 const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 
 export class CoupView {
-  constructor(root) {
+  /** `squeezeTurnMs`: how long a squeezable card left alone waits before it turns by itself. */
+  constructor(root, { squeezeTurnMs }) {
     this.hands = Object.fromEntries(
       HANDS.map((hand) => [
         hand,
@@ -23,9 +24,10 @@ export class CoupView {
     this.result = root.querySelector("[data-result]");
     this.dealt = new Map(); // position -> {hand, card}
     const turned = (hand) => this.showTotal(hand);
-    this.scene = DealingScene.attach(root, this.hands, turned); // an automatic table's dealing scene, else null
+    // An automatic table's dealing scene, else null.
+    this.scene = DealingScene.attach(root, this.hands, turned, squeezeTurnMs);
     // The cards laid face down: every card of the scene; at a dealer table, those of the hands the viewer shows.
-    this.faceDown = this.scene ?? new FaceDownCards(this.hands, turned);
+    this.faceDown = this.scene ?? new FaceDownCards(this.hands, turned, squeezeTurnMs);
   }
 
   clear() {

@@ -18,13 +18,13 @@ function onOwnAnimationEnd(element, callback) {
 
 export class DealingScene extends FaceDownCards {
   /** The scene of an automatic table's page (its stage carries `data-scene`), else null. */
-  static attach(root, hands, onTurn) {
+  static attach(root, hands, onTurn, squeezeTurnMs) {
     const stage = root.querySelector("[data-scene]");
-    return stage ? new DealingScene(stage, hands, onTurn) : null;
+    return stage ? new DealingScene(stage, hands, onTurn, squeezeTurnMs) : null;
   }
 
-  constructor(stage, hands, onTurn) {
-    super(hands, onTurn);
+  constructor(stage, hands, onTurn, squeezeTurnMs) {
+    super(hands, onTurn, squeezeTurnMs);
     this.shoe = stage.querySelector("[data-scene-shoe]");
   }
 

@@ -8,7 +8,6 @@
 
 import { rankText, suitSymbol } from "./cards.js";
 
-const SQUEEZE_MS = 2500; // a squeezable card left alone turns by itself
 const PEEL_THRESHOLD = 1.1; // of 2 (the whole diagonal): released past it, the card turns over
 // Where a card's pips sit (x, y in % of the face), as on a real deck.
 const COLUMN = { l: 35, c: 50, r: 65 };
@@ -92,10 +91,12 @@ function keptPolygon(limit, right, bottom) {
 }
 
 export class FaceDownCards {
-  /** `hands`: hand -> {cards: its cards' element}; `onTurn(hand)`: a card of that hand is now face up. */
-  constructor(hands, onTurn) {
+  /** `hands`: hand -> {cards: its cards' element}; `onTurn(hand)`: a card of that hand is now face up;
+   * `squeezeTurnMs`: how long a squeezable card left alone waits (the setting SQUEEZE_TURN_SECONDS). */
+  constructor(hands, onTurn, squeezeTurnMs) {
     this.hands = hands;
     this.onTurn = onTurn;
+    this.squeezeTurnMs = squeezeTurnMs;
     this.mine = new Set(); // the hands the viewer shows (their private `you_show` event)
     this.cards = new Map(); // position -> {hand, slot, backFace, up, timer}
   }
@@ -172,7 +173,7 @@ export class FaceDownCards {
     for (const entry of this.cards.values()) this.turnUp(entry, "auto");
   }
 
-  /** The player who shows the hand may peel this card; it turns by itself after SQUEEZE_MS. */
+  /** The player who shows the hand may peel this card; it turns by itself after `squeezeTurnMs`. */
   offerSqueeze(entry) {
     const { slot, backFace } = entry;
     slot.classList.add("scene-card--squeeze");
@@ -251,6 +252,6 @@ export class FaceDownCards {
       hint.remove();
       backFace.style.removeProperty("clip-path");
     };
-    entry.timer = setTimeout(() => this.turnUp(entry, "auto"), SQUEEZE_MS);
+    entry.timer = setTimeout(() => this.turnUp(entry, "auto"), this.squeezeTurnMs);
   }
 }

@@ -35,6 +35,7 @@ export function readParams(document) {
     serverNow: dataset.serverNow,
     user: dataset.user,
     currency: dataset.currency, // the player's: the table's limits and totals shown are in it
+    squeezeTurnMs: Number(dataset.squeezeTurnMs), // a squeezable card left alone turns by itself after this
     personalLimits: JSON.parse(document.getElementById("personal-limits").textContent), // bet type: {min, max}
     urls: {
       bets: dataset.betsUrl,
@@ -46,13 +47,13 @@ export function readParams(document) {
   };
 }
 
-export function init({ app, table, socket, serverNow, user, currency, personalLimits, urls }) {
+export function init({ app, table, socket, serverNow, user, currency, squeezeTurnMs, personalLimits, urls }) {
   const $ = (selector) => app.querySelector(selector);
   const clock = serverClock(serverNow);
   const state = { table: null, shoe: null, coup: null, busy: false, resultShownAt: null, stopTimer: () => {} };
   const view = new TableView(app);
   const myResult = new MyResult($("[data-my-result]"), currency);
-  const coupView = new CoupView(app);
+  const coupView = new CoupView(app, { squeezeTurnMs });
   const roads = new RoadsPanel(app);
   const videoBox = $("[data-video]"); // a dealer table's (docs/ui.md, Live video)
   const video = videoBox ? new TableVideo(videoBox) : null;

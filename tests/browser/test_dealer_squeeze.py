@@ -97,7 +97,7 @@ def peel(page: Page, card: Locator, size: str, total_meanwhile: str) -> None:
 
 def turned_by_itself(page: Page, position: int) -> None:
     card = page.locator(f'.scene-card[data-position="{position}"]')
-    expect(card).to_have_attribute("data-revealed", "auto", timeout=10_000)
+    expect(card).to_have_attribute("data-revealed", "auto", timeout=15_000)
     expect(card).to_have_attribute("data-face", "up")
 
 

@@ -235,7 +235,7 @@ def test_the_player_hand_s_highest_bettor_squeezes_its_cards(table_at, size):
 
     # Not squeezed, the Player hand's second card turns by itself; the Banker's never waited for anyone.
     second = page.locator('.scene-card[data-position="2"]')
-    expect(second).to_have_attribute("data-revealed", "auto", timeout=10_000)
+    expect(second).to_have_attribute("data-revealed", "auto", timeout=15_000)
     expect(second).to_have_attribute("data-face", "up")
     banker = page.locator('[data-cards="banker"] .scene-card').first
     expect(banker).to_have_attribute("data-face", "up")

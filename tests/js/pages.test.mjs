@@ -26,6 +26,7 @@ test("the table page's parameters: the app's data and the player's personal limi
       serverNow: "2025-01-01T10:00:00+00:00",
       user: "Ann",
       currency: "EUR",
+      squeezeTurnMs: "2500",
       betsUrl: "/tables/pb1/bets/",
       undoUrl: "/tables/pb1/bets/undo/",
       removeUrl: "/tables/pb1/bets/remove/",
@@ -41,6 +42,7 @@ test("the table page's parameters: the app's data and the player's personal limi
     serverNow: "2025-01-01T10:00:00+00:00",
     user: "Ann",
     currency: "EUR",
+    squeezeTurnMs: 2500,
     personalLimits: { tie: { min: "1.00", max: "5.00" } },
     urls: {
       bets: "/tables/pb1/bets/",

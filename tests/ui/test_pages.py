@@ -59,6 +59,12 @@ def test_the_table_page(player_client, table):
     for action in ("undo", "remove", "rebet", "rebet-double", "confirm"):
         assert f'data-action="{action}"' in page
     assert 'name="csrf-token"' in page and 'maxlength="200"' in page
+    assert 'data-squeeze-turn-ms="2500"' in page  # a card offered to squeeze turns by itself after 2.5 s
+
+
+def test_the_squeeze_s_wait_is_the_deployment_s(player_client, table, settings):
+    settings.SQUEEZE_TURN_SECONDS = 4.25
+    assert 'data-squeeze-turn-ms="4250"' in player_client.get("/tables/pb1/").content.decode()
 
 
 def test_an_unknown_table_is_not_found(player_client, db):
