@@ -30,7 +30,7 @@ def test_the_orm_refuses_to_change_or_delete_an_entry(entry):
 
 @pytest.mark.postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
-@pytest.mark.database_owner  # the trigger; the runtime role is refused sooner (tests/casino/test_database_roles.py)
+@pytest.mark.database_owner  # the trigger; the runtime role is refused sooner (tests/kernel/test_database_roles.py)
 @pytest.mark.parametrize(
     "sql",
     ["UPDATE tables_auditlog SET reason = 'rewritten' WHERE id = %s", "DELETE FROM tables_auditlog WHERE id = %s"],

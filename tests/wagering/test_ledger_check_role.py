@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 
 from kernel.database_roles import owner_credentials
-from tests.casino.test_database_roles import ONE_ROLE
+from tests.kernel.test_database_roles import ONE_ROLE
 from wagering.checks import ledger_check
 
 pytestmark = pytest.mark.django_db

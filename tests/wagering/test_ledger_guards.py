@@ -28,7 +28,7 @@ def funded_wallet() -> Account:
 
 
 @pytest.mark.django_db(transaction=True)  # committed first: TRUNCATE and ALTER refuse a table with checks pending
-@pytest.mark.database_owner  # the triggers; the runtime role is refused sooner (tests/casino/test_database_roles.py)
+@pytest.mark.database_owner  # the triggers; the runtime role is refused sooner (tests/kernel/test_database_roles.py)
 @pytest.mark.parametrize(
     "statement",
     [
