@@ -102,15 +102,15 @@ def pytest_runtest_setup(item):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """An owner's transactional test may have made tables anew (migrating back and forth): the runtime role's
-    privileges granted again, committed before the flush. Then, after every fixture, the runtime role again."""
-    if runtime_credentials in item.stash and not connection.in_atomic_block:
-        with item.config.stash[blocking_manager_key].unblock():
-            database_roles.runtime_role_grant()
+    """After every fixture (a migration test's own puts every migration back first): an owner's transactional test
+    may have made tables anew, so the runtime role's privileges are granted again; then the runtime role again."""
     try:
         return (yield)
     finally:
         if runtime_credentials in item.stash:
+            if not connection.in_atomic_block:
+                with item.config.stash[blocking_manager_key].unblock():
+                    database_roles.runtime_role_grant()
             credentials_use(item.stash[runtime_credentials])
 
 

@@ -22,7 +22,7 @@ from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
 from tests.casino.test_console import url
 from tests.factories import CoupFactory, UserFactory, staff_client
-from tests.tables.test_admin import run_action
+from tests.tables.conftest import run_action
 from wagering.chips import tray_count
 from wagering.models import TrayCount
 from wagering.seated import seat_bets_place

@@ -1,6 +1,6 @@
 """Every test here migrates the shared test database back and forth: whatever it leaves, the next test (in this
-folder or any other) finds every migration applied, even when it failed half-way or stopped short of a newer leaf,
-and the runtime role's privileges on the tables made anew."""
+folder or any other) finds every migration applied, even when it failed half-way or stopped short of a newer leaf.
+The runtime role's privileges on the tables made anew follow (tests/conftest.py, pytest_runtest_teardown)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from kernel import database_roles
-
 
 @pytest.fixture(autouse=True)
 def every_migration_applied_afterwards():
@@ -18,4 +16,3 @@ def every_migration_applied_afterwards():
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
     ContentType.objects.clear_cache()
-    database_roles.runtime_role_grant()

@@ -13,7 +13,7 @@ from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE, roles_ensure
 from tables.services import no_bet_coups_cancel, no_bet_coups_order, no_bet_coups_reduce, table_rules_update
 from tables.shoes import shoe_prepare, shoe_start
 from tests.factories import staff_login
-from tests.tables.test_admin import changelist, run_action
+from tests.tables.conftest import changelist, run_action
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from tables.shoes import shoe_prepare, shoe_start
 from tables.shuffles import ShuffleRecord, shoe_cut, shoe_cut_cancel, shoe_shuffle_cancel
 from tests.casino.test_console import step, url
 from tests.factories import SEALED_SHUFFLE, SHUFFLED_AND_CUT, physical_shoe_start, staff_client
-from tests.tables.test_admin import run_action
+from tests.tables.conftest import run_action
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.casino.test_console")]
 

@@ -16,7 +16,7 @@ from tables.models import AuditLog, Table
 from tables.roles import PIT_BOSS, roles_ensure
 from tables.services import table_rules_update
 from tests.factories import staff_login
-from tests.tables.test_admin import change_form_data
+from tests.tables.test_admin_rules_and_limits import change_form_data
 
 pytestmark = pytest.mark.django_db
 

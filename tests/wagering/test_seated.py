@@ -18,7 +18,7 @@ from tables.roles import PIT_BOSS, roles_ensure
 from tables.seating import patron_seat, patron_unseat
 from tables.services import limit_marker_grant
 from tests.factories import CoupFactory, coup_deal_and_resolve, staff_client
-from tests.tables.test_admin import run_action
+from tests.tables.conftest import run_action
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
 from wagering.chip_reports import shift_report
