@@ -9,6 +9,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
+from kernel.errors import ErrorCode
 from partners.models import Partner, PartnerApiKey
 from partners.selectors.accounts import partner_api_key_find
 
@@ -35,14 +36,14 @@ class PartnerKeyAuthentication(BaseAuthentication):
         if not words or words[0].lower() != KEYWORD.lower().encode():
             return None
         if len(words) != 2:
-            raise AuthenticationFailed("the Authorization header is 'Bearer <API key>'", code="invalid_api_key")
+            raise AuthenticationFailed("the Authorization header is 'Bearer <API key>'", code=ErrorCode.INVALID_API_KEY)
         try:
             key = words[1].decode("ascii")
         except UnicodeDecodeError:
-            raise AuthenticationFailed("an API key is ASCII", code="invalid_api_key") from None
+            raise AuthenticationFailed("an API key is ASCII", code=ErrorCode.INVALID_API_KEY) from None
         api_key = partner_api_key_find(key=key)
         if api_key is None:
-            raise AuthenticationFailed("unknown or revoked API key", code="invalid_api_key")
+            raise AuthenticationFailed("unknown or revoked API key", code=ErrorCode.INVALID_API_KEY)
         return PartnerCaller(partner=api_key.partner), api_key
 
     def authenticate_header(self, request: Request) -> str:

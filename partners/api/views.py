@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kernel.errors import ErrorCode
 from partners import services as partner_services
 from partners import webhooks
 from partners.api import serializers
@@ -114,13 +115,13 @@ class PartnerView(GenericAPIView):
     def player_or_404(self, player_id: str) -> PartnerPlayer:
         player = partner_player_find(partner=self.partner, external_id=player_id)
         if player is None:
-            raise NotFound(f"no player {player_id!r}", code="player_not_found")
+            raise NotFound(f"no player {player_id!r}", code=ErrorCode.PLAYER_NOT_FOUND)
         return player
 
     def table_or_404(self, code: str) -> Table:
         table = table_find(code=code)
         if table is None:
-            raise NotFound(f"no table {code!r}", code="table_not_found")
+            raise NotFound(f"no table {code!r}", code=ErrorCode.TABLE_NOT_FOUND)
         return table
 
     def validated(self, serializer_class: type, data: object) -> dict:
@@ -170,7 +171,7 @@ class ShoeView(PartnerView):
     def get(self, request: Request, code: str, number: int) -> Response:
         shoe = table_shoe_find(table=self.table_or_404(code), number=number)
         if shoe is None:
-            raise NotFound(f"no shoe {number} at table {code!r}", code="shoe_not_found")
+            raise NotFound(f"no shoe {number} at table {code!r}", code=ErrorCode.SHOE_NOT_FOUND)
         return Response(serializers.ShoeSerializer(shoe_fairness(shoe=shoe)).data)
 
 
@@ -339,7 +340,7 @@ class RoundView(PartnerView):
     def get(self, request: Request, round_id: str) -> Response:
         coup = round_find(round_id=round_id)
         if coup is None:
-            raise NotFound(f"no round {round_id!r}", code="round_not_found")
+            raise NotFound(f"no round {round_id!r}", code=ErrorCode.ROUND_NOT_FOUND)
         return Response(serializers.RoundSerializer(round_record(partner=self.partner, coup=coup)).data)
 
 
@@ -377,7 +378,7 @@ class WebhookDetailView(PartnerView):
     def delete(self, request: Request, webhook_id: int) -> Response:
         endpoint = partner_webhook_endpoints(partner=self.partner).filter(pk=webhook_id).first()
         if endpoint is None:
-            raise NotFound(f"no webhook endpoint {webhook_id}", code="webhook_not_found")
+            raise NotFound(f"no webhook endpoint {webhook_id}", code=ErrorCode.WEBHOOK_NOT_FOUND)
         webhooks.webhook_endpoint_disable(endpoint=endpoint)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
