@@ -6,7 +6,6 @@ import asyncio
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.test import Client
 
 from casino.asgi import application
 from casino.players.chat import CHAT_MAX_LENGTH
@@ -19,22 +18,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 def tables(db):
     boss = get_user_model().objects.create_user(username="boss")
     return [table_create(code=code, name=code, actor=boss) for code in ("chat1", "chat2")]
-
-
-def session_cookie(username: str) -> bytes:
-    client = Client()
-    client.force_login(get_user_model().objects.create_user(username=username))
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
-@pytest.fixture
-def alice(db):
-    return session_cookie("alice")
-
-
-@pytest.fixture
-def bob(db):
-    return session_cookie("bob")
 
 
 async def join(code: str, cookie: bytes | None = None) -> WebsocketCommunicator:

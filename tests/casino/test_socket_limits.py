@@ -14,7 +14,6 @@ import uvicorn
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.test import Client
 from websockets.exceptions import ConnectionClosedError
 from websockets.sync.client import connect as ws_connect
 
@@ -36,12 +35,6 @@ ORIGIN = (b"origin", b"http://127.0.0.1")
 def table(db):
     boss = get_user_model().objects.create_user(username="boss")
     return table_create(code="lim1", name="Limits 1", actor=boss)
-
-
-def session_cookie(username: str) -> bytes:
-    client = Client()
-    client.force_login(get_user_model().objects.create_user(username=username))
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
 def communicator(code: str, *, cookie: bytes | None = None, address: str = "203.0.113.7") -> WebsocketCommunicator:
@@ -174,16 +167,6 @@ async def test_snapshot_requests_beyond_the_burst_are_refused_until_the_allowanc
 
 
 # --- Sockets per user and per address -----------------------------------------------------------
-
-
-@pytest.fixture
-def alice(db):
-    return session_cookie("alice")
-
-
-@pytest.fixture
-def bob(db):
-    return session_cookie("bob")
 
 
 async def test_a_user_holds_at_most_the_limit_of_sockets(table, settings, alice, bob):
