@@ -60,6 +60,12 @@ def partner_player_rounds(
     coups = Coup.objects.filter(pk__in=Bet.objects.filter(user=player.user).values("coup_id"))
     if table_code:
         coups = coups.filter(table__code=table_code)
+    return _rounds_listed(coups, date_from=date_from, date_to=date_to)
+
+
+def _rounds_listed(coups: QuerySet[Coup], *, date_from: date | None, date_to: date | None) -> QuerySet[Coup]:
+    """Coups as the round lists show them: opened on the UTC days given (both included), newest first, with their
+    table, shoe and cards in dealing order."""
     if date_from is not None:
         coups = coups.filter(opened_at__date__gte=date_from)
     if date_to is not None:
@@ -104,12 +110,7 @@ def player_round_records(*, player: PartnerPlayer, coups: list[Coup]) -> list[di
 def table_rounds(*, table: Table, date_from: date | None = None, date_to: date | None = None) -> QuerySet[Coup]:
     """The table's coups, newest first (UTC days they opened, both included): public, no bets."""
     coups = table.coups.all()
-    if date_from is not None:
-        coups = coups.filter(opened_at__date__gte=date_from)
-    if date_to is not None:
-        coups = coups.filter(opened_at__date__lte=date_to)
-    cards = Prefetch("cards", queryset=DealtCard.objects.order_by("position"))
-    return coups.select_related("table", "shoe").prefetch_related(cards).order_by("-opened_at", "-pk")
+    return _rounds_listed(coups, date_from=date_from, date_to=date_to)
 
 
 def table_round_record(*, coup: Coup) -> dict:
