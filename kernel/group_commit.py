@@ -13,18 +13,26 @@ committed; a batch that fails to commit answers every request with its handler's
 of which left anything (a handler that finds a request recorded meanwhile by another process raises
 ``BatchRetry``: the batch is rolled back and carried out once more, the request then a replay).
 
+A request submitted from an event loop (a socket's) is answered on an asyncio future of that loop, and a
+batch resolves all of a loop's futures in one ``call_soon_threadsafe``: one wake-up of the loop per batch,
+not a thread-safe future, its condition and a wake-up per request. From any other thread (a view, a test)
+it is a ``concurrent.futures.Future``.
+
 Off (``BET_INTAKE_GROUP_COMMIT``, the embedded default and most tests), each request is carried out in the
 caller's thread as a batch of one: the same code, without the queue.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import logging
 import queue
 import threading
 import time
-from concurrent.futures import Future
+from collections.abc import Iterable
+from concurrent.futures import Future, InvalidStateError
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -38,6 +46,7 @@ from kernel.metrics import intake_batch_observe
 MAX_BATCH = 500
 IDLE_SECONDS = 30  # a table's thread ends after this long without a request (its connection closed)
 logger = logging.getLogger(__name__)
+Answer = Future | asyncio.Future  # a request's answer to come: awaited on its loop, or waited for in a thread
 
 
 class Handler(Protocol):
@@ -58,10 +67,11 @@ def group_commit_on() -> bool:
     return settings.BET_INTAKE_GROUP_COMMIT
 
 
-def group_commit_submit(*, table_code: str, request: Any, handler: Handler) -> Future:
+def group_commit_submit(*, table_code: str, request: Any, handler: Handler) -> Answer:
     """A future of the request's answer (or of the exception refusing it): queued for the table's next batch
-    with group commit on, else carried out at once, in a transaction of its own."""
-    future: Future = Future()
+    with group commit on, else carried out at once, in a transaction of its own. On an event loop's thread
+    an asyncio future of that loop (await it), else a ``concurrent.futures.Future``."""
+    future = answer_future()
     if group_commit_on():
         _table_queue(table_code).put((request, handler, future))
     else:
@@ -69,8 +79,39 @@ def group_commit_submit(*, table_code: str, request: Any, handler: Handler) -> F
     return future
 
 
-def future_resolve(*, future: Future, outcome: object) -> None:
-    """Answer a request with ``outcome``: the future's result, or the exception it raises (a refusal)."""
+def answer_future() -> Answer:
+    """A future for a request's answer, as ``group_commit_submit`` makes it (see there)."""
+    try:
+        return asyncio.get_running_loop().create_future()
+    except RuntimeError:  # no event loop runs in this thread
+        return Future()
+
+
+def futures_resolve(answers: Iterable[tuple[Answer, object]]) -> None:
+    """Answer each request with its outcome: the future's result, or the exception it raises (a refusal).
+    The asyncio futures of one loop are resolved together, in one call on that loop. A future cancelled
+    meanwhile (its socket closed) is left: what its request did stays done."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Answer, object]]] = {}
+    for future, outcome in answers:
+        if isinstance(future, asyncio.Future):
+            by_loop.setdefault(future.get_loop(), []).append((future, outcome))
+        else:
+            with contextlib.suppress(InvalidStateError):  # cancelled by its waiter
+                _resolve(future, outcome)
+    for loop, on_loop in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_resolve_on_loop, on_loop)
+        except RuntimeError:  # the loop is closed: nobody waits for these answers any more
+            logger.warning("%d answers not given: their event loop is closed", len(on_loop))
+
+
+def _resolve_on_loop(answers: list[tuple[asyncio.Future, object]]) -> None:
+    for future, outcome in answers:
+        if not future.done():
+            _resolve(future, outcome)
+
+
+def _resolve(future: Answer, outcome: object) -> None:
     if isinstance(outcome, BaseException):
         future.set_exception(outcome)
     else:
@@ -128,7 +169,7 @@ def _table_queue(table_code: str) -> _TableQueue:
         return table_queue
 
 
-def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Future]]) -> None:
+def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Answer]]) -> None:
     """Carry the batch out in one transaction, run by run; answer each request once it committed."""
     started = time.monotonic()
     outcomes: list[object] = []
@@ -137,8 +178,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Future]]) -> 
     def answer() -> None:  # first of the commit's callbacks: before the live events go out
         nonlocal answered
         answered = True
-        for (_, _, future), outcome in zip(batch, outcomes, strict=True):
-            future_resolve(future=future, outcome=outcome)
+        futures_resolve(zip((future for _, _, future in batch), outcomes, strict=True))
 
     for attempt in (1, 2):
         try:

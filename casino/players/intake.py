@@ -11,7 +11,6 @@ from its record when sent again (``casino.players.bet_requests``).
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -26,7 +25,7 @@ from casino.players.bet_requests import (
 )
 from casino.players.errors import NoSuchTable
 from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
-from kernel.group_commit import future_resolve, group_commit_on, group_commit_submit
+from kernel.group_commit import Answer, answer_future, futures_resolve, group_commit_on, group_commit_submit
 from kernel.metrics import bet_request_count
 from partners.models import PartnerPlayer
 from tables.selectors import table_with_live_coup
@@ -55,9 +54,10 @@ class IntakeRequest:
     request_id: object = None
 
 
-def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None = None) -> Future:
+def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None = None) -> Answer:
     """The one way in for a player's bet request: a future of its ``BetRequestAnswer``, or of the
-    ``PuntoError`` refusing it (counted in the metrics either way).
+    ``PuntoError`` refusing it (counted in the metrics either way); on an event loop's thread an asyncio
+    future to await (``kernel.group_commit``).
 
     Queued for its table's batch with group commit on (``queued`` tells: the caller need not be on a
     thread that may use the database); otherwise, and for a seamless wallet's player (whose bet waits
@@ -65,14 +65,14 @@ def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None
     if seamless is None:
         future = group_commit_submit(table_code=request.table_code, request=request, handler=PLAYERS_BETS)
     else:  # no transaction around it: its services hold the coup's lock only while they write
-        future = Future()
+        future = answer_future()
         try:
             table, live = table_with_live_coup(code=request.table_code)
             outcome = _carried_out([request], table, live, seamless)[0]
         except Exception as error:  # a bug, or the database gone: answered as a batch that failed is
             logger.exception("a seamless wallet's bet request at %s failed", request.table_code)
             outcome = PLAYERS_BETS.failed(error)
-        future_resolve(future=future, outcome=outcome)
+        futures_resolve([(future, outcome)])
     future.add_done_callback(lambda done: _count(request.table_code, done))
     return future
 
@@ -82,7 +82,9 @@ def queued() -> bool:
     return group_commit_on()
 
 
-def _count(table_code: str, done: Future) -> None:
+def _count(table_code: str, done: Answer) -> None:
+    if done.cancelled():  # its socket closed before the answer: counted by nobody
+        return
     error = done.exception()
     bet_request_count(table=table_code, code=None if error is None else getattr(error, "code", "error"))
 

@@ -16,7 +16,6 @@ player's idempotency key: sent again (a reconnect), the first answer comes back 
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from channels.db import database_sync_to_async
@@ -131,8 +130,7 @@ class PlayerTableConsumer(LiveSocket):
             multiplier=message.get("multiplier", 1),
             request_id=request_id,
         )
-        if self.seamless is None and queued():  # the table's thread does the work: nothing to wait for here
-            future = bet_request_submit(request)
-        else:
-            future = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
-        return await asyncio.wrap_future(future)
+        if self.seamless is None and queued():  # the table's thread does the work: its answer comes to this loop
+            return await bet_request_submit(request)
+        answered = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
+        return answered.result()  # carried out in that thread: answered already
