@@ -107,7 +107,11 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     wallet = next((account for account in accounts.values() if account.is_wallet), None)
     balance = wallet.balance if wallet is not None else None
     Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
-    stake_totals_move(coup=coup, currency=currency, changes=cancelled)
+    # The bet types the player keeps no stake on leave their bettors.
+    kept = set(Bet.objects.filter(coup=coup, user=user, state=Bet.State.ACCEPTED).values_list("bet_type", flat=True))
+    stake_totals_move(
+        coup=coup, currency=currency, changes=cancelled, bettors=dict.fromkeys(cancelled.keys() - kept, -1)
+    )
     now = timezone.now()
     BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
         cancellation=ledger_transaction, cancelled_at=now

@@ -329,18 +329,22 @@ def _correction_problems() -> list[str]:
 
 def _stake_total_problems() -> list[str]:
     """Each coup's running totals (``CoupStakeTotal``) are its stakes placed and not cancelled, per bet type
-    and currency."""
+    and currency, and their bettors the players and seat sessions those stakes are of."""
     standing = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list(
         "coup_id", "bet_type", "stake_account__currency"
     )
-    expected = {key[:3]: money(key[3]) for key in standing.annotate(Sum("stake")).order_by()}
+    counted = standing.annotate(Sum("stake"), Count("user", distinct=True), Count("seat_session", distinct=True))
+    expected = {key[:3]: (money(key[3]), key[4] + key[5]) for key in counted.order_by()}
     kept = {
-        key[:3]: money(key[3]) for key in CoupStakeTotal.objects.values_list("coup_id", "bet_type", "currency", "total")
+        key[:3]: (money(key[3]), key[4])
+        for key in CoupStakeTotal.objects.values_list("coup_id", "bet_type", "currency", "total", "bettors")
     }
-    wrong = sorted(key for key in expected.keys() | kept.keys() if kept.get(key, ZERO) != expected.get(key, ZERO))
+    none = (ZERO, 0)
+    wrong = sorted(key for key in expected.keys() | kept.keys() if kept.get(key, none) != expected.get(key, none))
     return [
-        f"coup {key[0]} {key[1]} {key[2]}: running total {kept.get(key, ZERO)}, "
-        f"stakes standing {expected.get(key, ZERO)}"
+        f"coup {key[0]} {key[1]} {key[2]}: running total {kept.get(key, none)[0]} of "
+        f"{kept.get(key, none)[1]} bettors, stakes standing {expected.get(key, none)[0]} of "
+        f"{expected.get(key, none)[1]} bettors"
         for key in wrong
     ]
 

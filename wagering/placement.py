@@ -119,6 +119,7 @@ class _Checked:
     table_after: dict[str, Decimal]
     own_after: dict[str, Decimal]
     bound: BalanceBound
+    joined: frozenset[str]  # the bet types the player had no stake on yet
 
 
 def _batch_checked(
@@ -149,7 +150,8 @@ def _batch_checked(
             elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
         )
     )
-    return _Checked(table_after=table_after, own_after=own_after, bound=bound)
+    joined = frozenset(bet_type for bet_type in stakes if not open_stakes.own.get(bet_type))
+    return _Checked(table_after=table_after, own_after=own_after, bound=bound, joined=joined)
 
 
 def stakes_within_rules(
@@ -218,12 +220,25 @@ def _batch_place(
     total = money(sum(stakes.values()))
     if from_partner is not None:
         batch, bets = placement_write_from_float(
-            user=user, coup=coup, stakes=stakes, total=total, action=action, partner=from_partner
+            user=user,
+            coup=coup,
+            stakes=stakes,
+            total=total,
+            action=action,
+            partner=from_partner,
+            joined=checked.joined,
         )
         balance = None
     else:
         placed = placement_writer()(
-            user=user, coup=coup, stakes=stakes, total=total, currency=currency, action=action, bound=checked.bound
+            user=user,
+            coup=coup,
+            stakes=stakes,
+            total=total,
+            currency=currency,
+            action=action,
+            bound=checked.bound,
+            joined=checked.joined,
         )
         if placed is None:
             raise placement_refusal(balance=wallet_balance(user=user), total=total, bound=checked.bound)

@@ -72,6 +72,7 @@ class _Accepted:
     total: Decimal
     balance: Decimal
     own_after: dict[str, Decimal]
+    joined: frozenset[str]  # the bet types the player had no stake on yet
 
 
 def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[PlacedBatch | BetRejected]:
@@ -119,8 +120,9 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
             answers.append(refusal)
             continue
         wallet.balance = money(balance - total)
+        joined = frozenset(bet_type for bet_type in placement.stakes if not own.get(user_id, {}).get(bet_type))
         table[currency], own[user_id] = table_after, own_after
-        answers.append(_Accepted(placement, wallet, currency, total, wallet.balance, own_after))
+        answers.append(_Accepted(placement, wallet, currency, total, wallet.balance, own_after, joined))
 
     accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
     placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
@@ -173,11 +175,14 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
     )
     for currency in in_play:
         changes: dict[str, Decimal] = {}
+        bettors: dict[str, int] = {}
         for answer in accepted:
             if answer.currency == currency:
                 for bet_type, stake in answer.asked.stakes.items():
                     changes[bet_type] = changes.get(bet_type, ZERO) + stake
-        stake_totals_move(coup=coup, currency=currency, changes=changes)
+                for bet_type in answer.joined:
+                    bettors[bet_type] = bettors.get(bet_type, 0) + 1
+        stake_totals_move(coup=coup, currency=currency, changes=changes, bettors=bettors)
     rows_insert(
         AuditLog,
         ("actor", "actor_label", "action", "table", "object_type", "object_id", "after", "reason"),

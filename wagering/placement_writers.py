@@ -61,9 +61,11 @@ def placement_write(
     currency: str,
     action: str,
     bound: BalanceBound,
+    joined: frozenset[str],
 ) -> PlacementWritten | None:
     """The placement's rows, model by model: the wallet locked and debited, the ledger, the batch, its
-    bets, the audit row. ``None`` (nothing written) when the wallet is short or could not hold the bound."""
+    bets, the audit row. ``None`` (nothing written) when the wallet is short or could not hold the bound.
+    ``joined``: the bet types the player had no stake on yet (one bettor more on each)."""
     wallet = wallet_locked(user)
     if (
         wallet is None
@@ -80,7 +82,9 @@ def placement_write(
         coup=coup,
         actor=user,
     )
-    batch, bets = _batch_write(user=user, coup=coup, stakes=stakes, placement=placement, stake_account=wallet)
+    batch, bets = _batch_write(
+        user=user, coup=coup, stakes=stakes, placement=placement, stake_account=wallet, joined=joined
+    )
     audit_record(
         action=action, actor=user, table=coup.table, obj=batch, after=placement_audit(coup, stakes, wallet.balance)
     )
@@ -88,7 +92,14 @@ def placement_write(
 
 
 def placement_write_from_float(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], total: Decimal, action: str, partner: PartnerFunds
+    *,
+    user: User,
+    coup: Coup,
+    stakes: dict[str, Decimal],
+    total: Decimal,
+    action: str,
+    partner: PartnerFunds,
+    joined: frozenset[str],
 ) -> tuple[BetBatch, list[Bet]]:
     """The placement's rows for stakes a partner's seamless wallet paid: from the partner's float."""
     partner_float = float_locked(partner.code, currency=partner.currency)
@@ -101,21 +112,29 @@ def placement_write_from_float(
         actor=user,
         reason=f"partner {partner.code} seamless wallet",
     )
-    batch, bets = _batch_write(user=user, coup=coup, stakes=stakes, placement=placement, stake_account=partner_float)
+    batch, bets = _batch_write(
+        user=user, coup=coup, stakes=stakes, placement=placement, stake_account=partner_float, joined=joined
+    )
     after = {**placement_audit(coup, stakes, None), "partner": partner.code}
     audit_record(action=action, actor=user, table=coup.table, obj=batch, after=after)
     return batch, bets
 
 
 def _batch_write(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], placement: LedgerTransaction, stake_account: Account
+    *,
+    user: User,
+    coup: Coup,
+    stakes: dict[str, Decimal],
+    placement: LedgerTransaction,
+    stake_account: Account,
+    joined: frozenset[str],
 ) -> tuple[BetBatch, list[Bet]]:
     batch = BetBatch.objects.create(coup=coup, user=user, placement=placement)
     bets = Bet.objects.bulk_create(
         Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, stake_account=stake_account)
         for bet_type, stake in stakes.items()
     )
-    stake_totals_move(coup=coup, currency=stake_account.currency, changes=stakes)
+    stake_totals_move(coup=coup, currency=stake_account.currency, changes=stakes, bettors=dict.fromkeys(joined, 1))
     return batch, bets
 
 
@@ -128,19 +147,31 @@ def placement_audit(coup: Coup, stakes: Mapping[str, Decimal], balance: Decimal 
 # update the row their placement made (an upsert would check the negative change against the
 # constraint as a row of its own).
 STAKE_TOTAL_ADD_SQL = """
-INSERT INTO {stake_total} (coup_id, bet_type, currency, total) VALUES (%s, %s, %s, %s)
-ON CONFLICT (coup_id, bet_type, currency) DO UPDATE SET total = ROUND({stake_total}.total + excluded.total, 2)
+INSERT INTO {stake_total} (coup_id, bet_type, currency, total, bettors) VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (coup_id, bet_type, currency) DO UPDATE
+SET total = ROUND({stake_total}.total + excluded.total, 2), bettors = {stake_total}.bettors + excluded.bettors
 """
-STAKE_TOTAL_TAKE_SQL = (
-    "UPDATE {stake_total} SET total = ROUND(total - %s, 2) WHERE coup_id = %s AND bet_type = %s AND currency = %s"
-)
+STAKE_TOTAL_TAKE_SQL = """
+UPDATE {stake_total} SET total = ROUND(total - %s, 2), bettors = bettors - %s
+WHERE coup_id = %s AND bet_type = %s AND currency = %s
+"""
 
 
-def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decimal]) -> None:
+def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decimal], bettors: Mapping[str, int]) -> None:
     """The coup's running totals of standing stakes in the currency, moved by ``changes`` (negative:
-    cancelled). The caller holds the coup's lock: the totals change only with the bets that make them."""
-    added = [(coup.pk, bet_type, currency, change) for bet_type, change in changes.items() if change > 0]
-    taken = [(-change, coup.pk, bet_type, currency) for bet_type, change in changes.items() if change < 0]
+    cancelled), and their bettors by ``bettors`` (by bet type: +1 for each player or seat session whose stake
+    on it goes from none to some, -1 for each whose stake goes back to none). The caller holds the coup's
+    lock: the totals change only with the bets that make them."""
+    added = [
+        (coup.pk, bet_type, currency, change, bettors.get(bet_type, 0))
+        for bet_type, change in changes.items()
+        if change > 0
+    ]
+    taken = [
+        (-change, -bettors.get(bet_type, 0), coup.pk, bet_type, currency)
+        for bet_type, change in changes.items()
+        if change < 0
+    ]
     with connection.cursor() as cursor:
         for sql, rows in ((STAKE_TOTAL_ADD_SQL, added), (STAKE_TOTAL_TAKE_SQL, taken)):
             if rows:
@@ -184,10 +215,11 @@ WITH wallet AS (
     FROM batch, wallet, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
     RETURNING id, bet_type
 ), stake_totals AS (
-    INSERT INTO {stake_total} (coup_id, bet_type, currency, total)
-    SELECT %(coup)s, stake.bet_type, %(currency)s, stake.amount
+    INSERT INTO {stake_total} (coup_id, bet_type, currency, total, bettors)
+    SELECT %(coup)s, stake.bet_type, %(currency)s, stake.amount, (stake.bet_type = ANY(%(joined)s::varchar[]))::int
     FROM batch, unnest(%(bet_types)s::varchar[], %(stakes)s::numeric[]) AS stake(bet_type, amount)
-    ON CONFLICT (coup_id, bet_type, currency) DO UPDATE SET total = {stake_total}.total + EXCLUDED.total
+    ON CONFLICT (coup_id, bet_type, currency) DO UPDATE
+    SET total = {stake_total}.total + EXCLUDED.total, bettors = {stake_total}.bettors + EXCLUDED.bettors
 ), audit AS (
     INSERT INTO {audit_log}
         (actor_id, actor_label, action, table_id, object_type, object_id, after, reason, created_at)
@@ -231,6 +263,7 @@ def placement_write_in_one_statement(
     currency: str,
     action: str,
     bound: BalanceBound,
+    joined: frozenset[str],
 ) -> PlacementWritten | None:
     now = timezone.now()
     with connection.cursor() as cursor:
@@ -248,6 +281,7 @@ def placement_write_in_one_statement(
                 "now": now,
                 "bet_types": list(stakes),
                 "stakes": list(stakes.values()),
+                "joined": sorted(joined),
                 "action": action,
                 "audit": json.dumps(placement_audit(coup, stakes, None)),
                 "wallet_kind": Account.Kind.PLAYER.value,

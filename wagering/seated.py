@@ -89,6 +89,7 @@ def seat_bets_place(
         if seat_session.player_id
         else None
     )
+    seat_before = seat_bet_totals(coup=coup, seat_session=seat_session)
     table_after, seat_after = stakes_within_rules(
         rules=coup_rules(coup=coup),
         round_id=coup.round_id,
@@ -96,7 +97,7 @@ def seat_bets_place(
         stakes=stakes,
         marker=marker,
         table=coup_bet_totals(coup=coup, currency=currency),
-        own=seat_bet_totals(coup=coup, seat_session=seat_session),
+        own=seat_before,
         differential_override=differential_override,
     )
     total = money(sum(stakes.values()))
@@ -122,7 +123,8 @@ def seat_bets_place(
         )
         for bet_type, stake in stakes.items()
     )
-    stake_totals_move(coup=coup, currency=currency, changes=stakes)
+    joined = {bet_type: 1 for bet_type in stakes if not seat_before.get(bet_type)}
+    stake_totals_move(coup=coup, currency=currency, changes=stakes, bettors=joined)
     audit_record(
         action="seat_bets_placed",
         actor=actor,
@@ -221,7 +223,8 @@ def seat_bets_reduce(
         state=Bet.State.ACCEPTED,
         stake_account__currency=reduction.currency,
     )
-    taken_total = money(sum(taken.values_list("stake", flat=True), ZERO))
+    taken_stakes = list(taken.values_list("seat_session_id", "stake"))
+    taken_total = money(sum((stake for _, stake in taken_stakes), ZERO))
     if taken_total:
         ledger_post(
             kind=LedgerTransaction.Kind.BET_CANCEL,
@@ -233,7 +236,12 @@ def seat_bets_reduce(
             reason="seed 000 §6.1.2: proportional reduction",
         )
         taken.update(state=Bet.State.CANCELLED)
-        stake_totals_move(coup=coup, currency=reduction.currency, changes={reduction.hand: -taken_total})
+        stake_totals_move(
+            coup=coup,
+            currency=reduction.currency,
+            changes={reduction.hand: -taken_total},
+            bettors={reduction.hand: -len({session_id for session_id, _ in taken_stakes})},
+        )
     sessions = SeatSession.objects.select_related("seat", "player").in_bulk(reduction.stakes)
     for session_id, (_, reduced) in reduction.stakes.items():
         placing = {**(stakes if session_id == seat_session.pk else {}), reduction.hand: reduced}

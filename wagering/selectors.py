@@ -116,16 +116,11 @@ def coup_totals_public(*, coup: Coup, currency: str, table_totals: Mapping[str, 
 
 
 def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:
-    """How many bettors (players and seated patrons) have stakes in play on the coup in the currency, per bet
-    type: one query on the bets' (coup, state, bet_type) index."""
-    rows = (
-        Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED, stake_account__currency=currency)
-        .values("bet_type")
-        .annotate(players=Count("user", distinct=True), seats=Count("seat_session", distinct=True))
-        .order_by()
-        .values_list("bet_type", "players", "seats")
-    )
-    return {bet_type: players + seats for bet_type, players, seats in rows}
+    """How many bettors (players and seat sessions) have stakes standing on the coup in the currency, per bet
+    type: the running counts the placements keep (``CoupStakeTotal.bettors``), never a count of the coup's
+    bets, so it costs the same at the first bet and the thirty thousandth."""
+    rows = CoupStakeTotal.objects.filter(coup=coup, currency=currency, bettors__gt=0).values_list("bet_type", "bettors")
+    return dict(rows)
 
 
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:

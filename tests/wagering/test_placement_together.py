@@ -101,7 +101,9 @@ def _rows(coup, names: dict[int, str]) -> dict:
             (batch_order[b.batch_id], b.bet_type, b.stake, b.state, names[b.user_id], accounts[b.stake_account_id])
             for b in Bet.objects.filter(coup=coup)
         ),
-        "stake_totals": sorted(CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "currency", "total")),
+        "stake_totals": sorted(
+            CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "currency", "total", "bettors")
+        ),
         "balances": sorted(
             ((accounts[a.pk], a.balance) for a in Account.objects.filter(entries__in=entries).distinct()), key=repr
         ),

@@ -44,7 +44,7 @@ def placed_rows(monkeypatch, writer) -> dict:
             (batch_order[b.batch_id], b.bet_type, b.stake, b.state, names[("user", b.user_id)])
             for b in Bet.objects.filter(coup=coup)
         ),
-        "stake_totals": sorted(CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "total")),
+        "stake_totals": sorted(CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "total", "bettors")),
         "balances": sorted(
             (accounts[account.pk], account.balance)
             for account in Account.objects.filter(

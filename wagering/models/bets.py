@@ -116,13 +116,15 @@ class Bet(models.Model):
 
 class CoupStakeTotal(models.Model):
     """The stakes standing on a coup for one bet type in one currency: placed and not cancelled (while
-    betting is open, the accepted stakes). Kept by the services that place and cancel bets, under the
-    coup's lock, so the table-wide limits read a few rows instead of summing every bet already on the coup."""
+    betting is open, the accepted stakes), and how many bettors (players and seat sessions) they are. Kept
+    by the services that place and cancel bets, under the coup's lock, so the table-wide limits and the
+    live totals read a few rows instead of summing or counting every bet already on the coup."""
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="stake_totals", db_index=False)
     bet_type = models.CharField(max_length=24, choices=BET_TYPE_CHOICES)
     currency = models.CharField(max_length=3, default=house_currency)
     total = models.DecimalField(**MONEY)
+    bettors = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [
@@ -130,6 +132,7 @@ class CoupStakeTotal(models.Model):
                 fields=["coup", "bet_type", "currency"], name="one_stake_total_per_coup_bet_type_and_currency"
             ),
             models.CheckConstraint(condition=Q(total__gte=0), name="stake_total_not_negative"),
+            models.CheckConstraint(condition=Q(bettors__gte=0), name="stake_total_bettors_not_negative"),
         ]
 
     def __str__(self) -> str:
