@@ -1,39 +1,57 @@
-"""Benchmark the bet intake over WebSockets: ``python bench/intake.py [--players N] [--bets N]``.
+"""Benchmark the bet intake over WebSockets: ``python bench/intake.py [--players N] [--bets N]
+[--open-seconds 15] [--fill 30000] [--pin split|none]``.
 
-Real components: PostgreSQL, Redis and the ``Procfile``'s web server (2 processes, group commit on).
-N signed-in players (1,000 by default) with wallets each hold a socket on one table (a separate client
-process: asyncio and websockets, no Django). At the signal, as a betting window closes, every player
-confirms bets one after another (``--bets`` each, 1.00 on Player or Banker, a request_id each), each
-as soon as the previous one is answered. Printed: accepted bets per second, ack latency p50/p99, the
-batches the intake committed, the client process's own CPU (to show it is not the limit), and
-``pgbench -N`` on the same server in the same run. Targets (issue 16): accepted bets/s >= 0.5 x
-pgbench's TPS, ack p99 <= 100 ms. Afterwards every acknowledged bet exists once, every wallet is its
-deposit minus its accepted stakes, and the ledger and settlement checks are clean. Exits 1 on a miss.
+Real components: PostgreSQL, Redis and the ``Procfile``'s web server (2 processes, group commit on). N
+signed-in players (1,000 by default) with wallets each hold a socket on one table (a separate client
+process: asyncio and websockets, no Django, ``bench/intake_clients.py``); with ``--pin split`` (default)
+the web server runs on core 0 and the client process on core 1. The set-up is ``ANALYZE``d. Phases:
+
+1. *fill* (this process, before the server starts; ``bench/intake_fill.py``): the socket players' bets
+   through the intake on a coup pre-loaded set-wise with 1,000 bets, then with ``--fill`` (30,000): the CPU
+   per bet of the intake and its PostgreSQL backend at each, and the coup's lock held per bet;
+2. *burst*: every player confirms ``--bets`` bets one after another, each as soon as the previous one is
+   answered: accepted bets/s (the run's burst rate), ack p50/p99, and the CPU per bet of the web processes,
+   the bench database's PostgreSQL backends, Redis and the client process (``load_harness.CpuMeter``);
+3. *open loop*: half the burst rate, each bet sent at a random time over ``--open-seconds`` on a random
+   player's socket, whatever the answers before it: ack p50/p99;
+4. *close*: the coup's betting deadline set 4.5 s ahead; every player confirms one bet at a random moment in
+   the last second before the page sends unconfirmed chips by itself (1.5 s before the deadline): every
+   bet must be accepted and answered before the deadline; p99 printed.
+
+Targets (issue 29), exits 1 on a miss: a socket bet <= 0.5 ms of CPU in all (web <= 0.3, PostgreSQL <= 0.12);
+the coup's lock held <= 0.15 ms a bet; the CPU per bet at ``--fill`` bets on the coup within 10% of that at
+1,000; open loop p50 <= 30 ms, p99 <= 150 ms; every bet of the close answered in time. Afterwards every
+acknowledged bet exists once, every wallet is its deposit minus its accepted stakes, and the ledger and
+settlement checks are clean. ``pgbench -N`` on the same server is printed for scale.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import multiprocessing
 import os
-import resource
+import random
 import sys
 import tempfile
 import time
 import uuid
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import POSTGRES_SERVER, Verdicts, bench_database_reset, django_setup, percentile
+from bench.common import POSTGRES_SERVER, Verdicts, analyze, bench_database_reset, django_setup, percentile
+from bench.intake_clients import clients_run
+from bench.intake_fill import LockClock, fill_table, mini_run, preload
 from bench.load_harness import (
+    PINS,
     SERVER_ENV,
-    cpu_seconds,
+    CpuMeter,
+    cpu_per_operation,
     ledger_problems,
     pgbench_tps,
+    pin_cores,
     server_pids,
     signed_in_session_key,
     web_server,
@@ -42,69 +60,11 @@ from bench.load_harness import (
 NAME, REDIS_DB = "punto_bench_intake", 6
 TABLE_CODE = "intake1"
 PLAYERS, BETS_EACH, PGBENCH_SECONDS, PGBENCH_CLIENTS = 1000, 5, 20, 64
+OPEN_SECONDS, OPEN_SHARE, FILL_FROM, FILL_TO = 15.0, 0.5, 1_000, 30_000
+AUTO_SEND_SECONDS, CLOSE_WINDOW, CLOSE_LEAD = 1.5, 1.0, 4.5  # static/js/table-state.js sends 1.5 s before
 FUNDS, STAKE = "1000.00", "1.00"
-CONNECTING_AT_ONCE = 100
-TARGET_RATIO, TARGET_P99_MS = 0.5, 100.0
-
-
-# --- The client process: no Django, only asyncio and websockets -----------------------------
-
-
-async def _player(url: str, cookie: str, side: str, round_id: str, bets: int, gate, ready, go, acks, refusals):
-    from websockets.asyncio.client import connect
-
-    async with gate:
-        ws = await connect(
-            url, origin="http://127.0.0.1", additional_headers={"Cookie": cookie}, ping_interval=None, max_size=None
-        )
-    try:
-        json.loads(await ws.recv())  # the snapshot
-        ready.append(1)
-        await go.wait()
-        for _ in range(bets):
-            request_id = str(uuid.uuid4())
-            sent = time.perf_counter()
-            await ws.send(
-                json.dumps({"type": "bet", "request_id": request_id, "round_id": round_id, "bets": {side: STAKE}})
-            )
-            while True:
-                answer = json.loads(await ws.recv())
-                if answer.get("request_id") == request_id:
-                    break
-            if answer["type"] == "bet_accepted":
-                acks.append((sent, time.perf_counter(), request_id))
-            else:
-                refusals[answer["error"]["code"]] += 1
-    finally:
-        await ws.close()
-
-
-async def _clients_main(url: str, players: list[tuple[str, str]], round_id: str, bets: int, pipe) -> None:
-    gate, go = asyncio.Semaphore(CONNECTING_AT_ONCE), asyncio.Event()
-    ready, acks, refusals = [], [], Counter()
-    tasks = [
-        asyncio.create_task(_player(url, cookie, side, round_id, bets, gate, ready, go, acks, refusals))
-        for cookie, side in players
-    ]
-    while len(ready) < len(players) and not any(task.done() for task in tasks):
-        await asyncio.sleep(0.05)
-    pipe.send({"ready": len(ready)})
-    await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
-    cpu_before = time.process_time()
-    go.set()
-    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-    errors = Counter(repr(outcome)[:100] for outcome in outcomes if isinstance(outcome, BaseException))
-    pipe.send(
-        {"acks": acks, "refusals": dict(refusals), "errors": dict(errors), "cpu": time.process_time() - cpu_before}
-    )
-
-
-def clients_run(url: str, players: list[tuple[str, str]], round_id: str, bets: int, pipe) -> None:
-    import uvloop
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, len(players) + 200), hard), hard))
-    uvloop.run(_clients_main(url, players, round_id, bets, pipe))
+TARGET_CPU_MS = {"in all": 0.5, "web": 0.3, "PostgreSQL": 0.12}
+TARGET_LOCK_MS, TARGET_FILL_RATIO, TARGET_OPEN_P50_MS, TARGET_OPEN_P99_MS = 0.15, 1.10, 30.0, 150.0
 
 
 # --- The bench process -------------------------------------------------------------------------
@@ -162,19 +122,6 @@ def intake_batches(url: str, token: str) -> tuple[float, float, float]:
     )
 
 
-def named(command: str) -> list[int]:
-    """The processes running ``command`` (all PostgreSQL's, all Redis's: the server's share of the work)."""
-    pids = []
-    for path in Path("/proc").iterdir():
-        if path.name.isdigit():
-            try:
-                if (path / "comm").read_text().strip() == command:
-                    pids.append(int(path.name))
-            except OSError:
-                continue
-    return pids
-
-
 def books_problems(players, acks: list) -> list[str]:
     """Every acknowledged bet once, every wallet = deposit - accepted stakes, the ledger's checks."""
     from decimal import Decimal
@@ -187,9 +134,10 @@ def books_problems(players, acks: list) -> list[str]:
     recorded = set(BetRequest.objects.filter(accepted=True).values_list("key", flat=True))
     if acknowledged - recorded:
         problems.append(f"{len(acknowledged - recorded)} acknowledged bets not in the books")
-    if Bet.objects.count() != len(recorded):
-        problems.append(f"{Bet.objects.count()} bets for {len(recorded)} accepted requests")
-    stakes = Counter(Bet.objects.values_list("user_id", flat=True))
+    theirs = Bet.objects.filter(user_id__in=[user.pk for user, _, _ in players])  # not the fill's pre-loaded bets
+    if theirs.count() != len(recorded):
+        problems.append(f"{theirs.count()} bets for {len(recorded)} accepted requests")
+    stakes = Counter(theirs.values_list("user_id", flat=True))
     wrong = [
         user.pk
         for user, _, _ in players
@@ -200,22 +148,94 @@ def books_problems(players, acks: list) -> list[str]:
     return problems
 
 
+def fill_phase(players, *, fill: int, verdicts: Verdicts) -> None:
+    """The coup's lock per bet and the cost of a bet as its coup fills, in this process (no server yet)."""
+    coup = fill_table()
+    users = [user for user, _, _ in players]
+    clock = LockClock()
+    with clock.watching():
+        preload(coup, bets=FILL_FROM, first=0)
+        mini_run(coup, users, clock, bets=200)  # warm-up: imports, connections, plans
+        runs = {FILL_FROM: mini_run(coup, users, clock)}
+        preload(coup, bets=fill - FILL_FROM, first=FILL_FROM)
+        runs[fill] = mini_run(coup, users, clock)
+    for bets, run in runs.items():
+        print(
+            f"fill: {run['accepted']} bets through the intake on a coup holding {bets:,} bets, {run['batches']} "
+            f"batches ({run['refused']} refused): CPU per bet, ms: intake (this process) {run['python_ms']:.3f}, "
+            f"its PostgreSQL backends {run['database_ms']:.3f}; the coup's lock held {run['lock_ms']:.3f} ms a bet"
+        )
+    cost = {bets: run["python_ms"] + run["database_ms"] for bets, run in runs.items()}
+    lock = max(run["lock_ms"] for run in runs.values())
+    if lock:
+        print(f"the coup's lock at {lock:.3f} ms a bet: one table takes at most {1e3 / lock:.0f} bets/s")
+    verdicts.check("coup lock held per bet", lock or float("inf"), TARGET_LOCK_MS, unit=" ms")
+    verdicts.check(
+        f"CPU per bet at {fill:,} / at {FILL_FROM:,} on the coup", cost[fill] / cost[FILL_FROM], TARGET_FILL_RATIO
+    )
+    verdicts.check("fill: refused bets", sum(run["refused"] for run in runs.values()), 0)
+
+
+def burst_report(phase: dict, used: dict, players: int, tps: float, verdicts: Verdicts) -> float:
+    """Print the burst's figures and CPU, check the socket bet's CPU targets; the burst rate."""
+    acks = phase["acks"]
+    elapsed = max(answered for _, answered, _ in acks) - min(sent for sent, _, _ in acks) if acks else 1.0
+    rate = len(acks) / elapsed
+    latencies = [(answered - sent) * 1e3 for sent, answered, _ in acks] or [float("inf")]
+    print(
+        f"burst: {len(acks)} accepted in {elapsed:.2f} s = {rate:.1f} bets/s ({rate / tps:.3f} of pgbench's TPS); "
+        f"ack p50 {percentile(latencies, 0.5):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms, "
+        f"max {max(latencies):.1f} ms"
+    )
+    per = cpu_per_operation(used, len(acks), what="socket bet")
+    cores = os.cpu_count()
+    if per["in all"]:
+        print(
+            f"ceiling: at {per['in all']:.3f} ms of CPU a bet in all, {cores} cores carry at most "
+            f"{cores * 1e3 / per['in all']:.0f} bets/s; Little's law: {players} players each waiting for their "
+            f"answer at {rate:.0f} bets/s wait {players / max(rate, 1) * 1e3:.0f} ms on average"
+        )
+    for part, limit in TARGET_CPU_MS.items():
+        verdicts.check(f"socket bet CPU, {part}", per[part], limit, unit=" ms")
+    return rate
+
+
+def latency_report(name: str, phase: dict) -> list[float]:
+    latencies = [(answered - sent) * 1e3 for sent, answered, _ in phase["acks"]] or [float("inf")]
+    print(
+        f"{name}: {len(phase['acks'])} accepted; ack p50 {percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {percentile(latencies, 0.99):.1f} ms, max {max(latencies):.1f} ms; "
+        f"refused {phase['refusals'] or 'none'}; client errors {phase['errors'] or 'none'}"
+    )
+    return latencies
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=PLAYERS)
-    parser.add_argument("--bets", type=int, default=BETS_EACH, help="bets each player confirms, one after another")
+    parser.add_argument("--bets", type=int, default=BETS_EACH, help="bets each player confirms in the burst")
+    parser.add_argument("--open-seconds", type=float, default=OPEN_SECONDS, help="the open loop's window")
+    parser.add_argument("--fill", type=int, default=FILL_TO, help="bets on the coup for the fill's second run")
+    parser.add_argument("--pgbench-seconds", type=int, default=PGBENCH_SECONDS)
+    parser.add_argument("--pin", choices=PINS, default="split", help="split (default) or none: see bench/README.md")
     options = parser.parse_args()
+    server_cores, client_cores = pin_cores(options.pin)
     django_setup(real=True, name=NAME, redis_db=REDIS_DB)
     from django.conf import settings
     from django.db import connections
 
+    from tables.models import Coup
+
     bench_database_reset()
     coup = table_with_open_coup()
     players = players_signed_in(options.players)
+    analyze()
+    verdicts = Verdicts()
+    fill_phase(players, fill=options.fill, verdicts=verdicts)
     connections.close_all()
-    print(f"{options.players} players on one table, {options.bets} bets each over their sockets")
-    tps = pgbench_tps(seconds=PGBENCH_SECONDS, clients=PGBENCH_CLIENTS)
-    print(f"pgbench -N -c {PGBENCH_CLIENTS} -j 2 -T {PGBENCH_SECONDS}: {tps:.1f} TPS")
+    print(f"{options.players} players on one table over their sockets")
+    tps = pgbench_tps(seconds=options.pgbench_seconds, clients=PGBENCH_CLIENTS)
+    print(f"pgbench -N -c {PGBENCH_CLIENTS} -j 2 -T {options.pgbench_seconds}: {tps:.1f} TPS")
 
     SERVER_ENV["DATABASE_URL"] = f"{POSTGRES_SERVER}/{settings.DATABASES['default']['NAME']}"
     SERVER_ENV["REDIS_URL"] = settings.REDIS_URL
@@ -224,78 +244,65 @@ def main() -> int:
     metrics_dir = tempfile.TemporaryDirectory(prefix="punto-bench-intake-metrics-")
     SERVER_ENV["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir.name
     log = Path(tempfile.gettempdir()) / "punto-bench-intake-server.log"
-    with web_server(log) as (url, server_pid):
+    phases = {}
+    with web_server(log, cores=server_cores) as (url, server_pid):
         socket_url = url.replace("http://", "ws://") + f"/ws/tables/{TABLE_CODE}/"
         ours, theirs = multiprocessing.Pipe()
+        sockets = [(cookie, side) for _, cookie, side in players]
         clients = multiprocessing.Process(
-            target=clients_run,
-            args=(socket_url, [(cookie, side) for _, cookie, side in players], coup.round_id, options.bets, theirs),
+            target=clients_run, args=(socket_url, sockets, coup.round_id, client_cores, theirs)
         )
         clients.start()
-        print(f"sockets ready: {ours.recv()['ready']}")
-        components = {
-            "web": server_pids(server_pid)[0],
-            "PostgreSQL": named("postgres"),
-            "Redis": named("redis-server"),
-        }
-        cpu_before = {name: cpu_seconds(pids) for name, pids in components.items()}
-        ours.send("go")
-        result = ours.recv()
-        cpu_used = {name: cpu_seconds(pids) - cpu_before[name] for name, pids in components.items()}
+        ready = ours.recv()
+        print(f"sockets ready: {ready['ready']}; failed: {ready['failed'] or 'none'}")
+
+        def phase(command: tuple) -> tuple[dict, dict]:
+            meter = CpuMeter(web=server_pids(server_pid), client=[clients.pid])
+            meter.start()
+            ours.send(command)
+            result = ours.recv()
+            return result, meter.stop()
+
+        phases["burst"], used = phase(("burst", options.bets))
+        rate = burst_report(phases["burst"], used, options.players, tps, verdicts)
+        count = round(OPEN_SHARE * rate * options.open_seconds)
+        schedule = [(random.uniform(0, options.open_seconds), random.randrange(ready["ready"])) for _ in range(count)]
+        print(f"open loop: {count} bets ({OPEN_SHARE:g} x {rate:.0f} bets/s) at random over {options.open_seconds:g} s")
+        phases["open"], used = phase(("open", schedule))
+        cpu_per_operation(used, len(phases["open"]["acks"]), what="open-loop bet")
+        deadline = time.time() + CLOSE_LEAD
+        Coup.objects.filter(pk=coup.pk).update(betting_closes_at=datetime.fromtimestamp(deadline, UTC))
+        connections.close_all()
+        last = deadline - AUTO_SEND_SECONDS
+        phases["close"], _ = phase(("close", last - CLOSE_WINDOW, last))
+        ours.send(None)
         clients.join(timeout=60)
         batches = intake_batches(url, token)
     metrics_dir.cleanup()
 
-    acks = result["acks"]
-    latencies = [(answered - sent) * 1000 for sent, answered, _ in acks]
-    elapsed = max(answered for _, answered, _ in acks) - min(sent for sent, _, _ in acks) if acks else 1.0
-    rate = len(acks) / elapsed
-    print(f"accepted: {len(acks)} in {elapsed:.2f} s = {rate:.1f} bets/s ({rate / tps:.3f} of pgbench's TPS)")
-    if latencies:
-        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
-        print(f"ack latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(latencies):.1f} ms")
-    else:
-        p99 = float("inf")
     requests, committed, seconds = batches
     print(
         f"intake: {committed:.0f} batches committed, {requests / max(committed, 1):.1f} requests and "
         f"{seconds / max(committed, 1) * 1000:.1f} ms each on average (carried out, committed, events sent)"
     )
-    print(f"refused: {result['refusals'] or 'none'}; client errors: {result['errors'] or 'none'}")
-    print(f"the client process's CPU: {result['cpu']:.2f} s over {elapsed:.2f} s")
-    cpu_used["client"] = result["cpu"]
-    per_bet = ", ".join(f"{name} {seconds / max(len(acks), 1) * 1000:.2f}" for name, seconds in cpu_used.items())
-    print(
-        f"CPU per accepted bet, ms: {per_bet}; in all {sum(cpu_used.values()) / max(len(acks), 1) * 1000:.2f} "
-        f"(the machine's {os.cpu_count()} cores give {os.cpu_count() * 1000 / max(rate, 1):.2f} ms a bet at this rate)"
+    open_latencies = latency_report("open loop", phases["open"])
+    close_latencies = latency_report(
+        f"close ({ready['ready']} players in the last {CLOSE_WINDOW:g} s)", phases["close"]
     )
-    database = cpu_used["PostgreSQL"] / max(len(acks), 1)
-    if database:
-        print(
-            f"PostgreSQL alone takes {database * 1000:.2f} ms of CPU a bet (with its commit's triggers and foreign keys"
-            f"): at most {os.cpu_count() / database:.0f} bets/s on these {os.cpu_count()} cores"
-        )
-    per_bet_all = sum(cpu_used.values()) / max(len(acks), 1)
-    if per_bet_all:
-        ceiling = os.cpu_count() / per_bet_all
-        print(
-            f"the CPU a bet takes in all ({per_bet_all * 1000:.2f} ms) on {os.cpu_count()} cores: at most "
-            f"{ceiling:.0f} bets/s, {ceiling / tps:.3f} of pgbench's TPS; {TARGET_RATIO:g} of it needs at most "
-            f"{os.cpu_count() / (TARGET_RATIO * tps) * 1000:.2f} ms a bet in all"
-        )
-    in_flight = options.players
+    in_time = sum(1 for _, answered, _ in phases["close"]["acks"] if answered < deadline)
+    latest = max((answered for _, answered, _ in phases["close"]["acks"]), default=float("inf"))
     print(
-        f"Little's law: {in_flight} players each waiting for their answer at {rate:.0f} bets/s wait "
-        f"{in_flight / rate * 1000:.0f} ms on average; an ack p99 of {TARGET_P99_MS:.0f} ms with {in_flight} in flight "
-        f"takes {in_flight / TARGET_P99_MS * 1000:.0f} bets/s"
+        f"close: {in_time} of {ready['ready']} bets accepted and answered before the deadline; the last answer "
+        f"{(deadline - latest) * 1e3:.0f} ms before it; p99 {percentile(close_latencies, 0.99):.1f} ms"
     )
+    acks = [ack for result in phases.values() for ack in result["acks"]]
     problems = books_problems(players, acks)
     print(f"books: {'; '.join(problems) or 'every acknowledged bet once, every wallet right, ledger balanced'}")
-
-    verdicts = Verdicts()
-    verdicts.check("accepted bets/s vs pgbench TPS", rate / tps, TARGET_RATIO, at_least=True)
-    verdicts.check("ack p99 latency", p99, TARGET_P99_MS, unit=" ms")
-    verdicts.check("refusals and client errors", sum(result["refusals"].values()) + sum(result["errors"].values()), 0)
+    verdicts.check("open loop ack p50", percentile(open_latencies, 0.5), TARGET_OPEN_P50_MS, unit=" ms")
+    verdicts.check("open loop ack p99", percentile(open_latencies, 0.99), TARGET_OPEN_P99_MS, unit=" ms")
+    verdicts.check("close: bets answered before the deadline", in_time, options.players, at_least=True)
+    unanswered = sum(sum(result["refusals"].values()) + sum(result["errors"].values()) for result in phases.values())
+    verdicts.check("refusals and client errors", unanswered + options.players - ready["ready"], 0)
     verdicts.check("books problems", len(problems), 0)
     return verdicts.exit_code()
 
