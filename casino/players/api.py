@@ -20,7 +20,6 @@ from collections.abc import Callable
 from decimal import Decimal
 from functools import wraps
 
-from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
@@ -30,6 +29,7 @@ from casino.players.errors import NoSuchTable, NotSignedIn, RequestRefused, Staf
 from casino.players.intake import BET_REQUEST_BURST, IntakeRequest, bet_request_submit
 from casino.players.launch import launched_seamless_player
 from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
+from kernel.rate_counts import window_count
 from partners.seamless import seamless_balance
 from tables.models import Coup, Table
 from tables.selectors import coup_public, table_with_live_coup
@@ -37,9 +37,6 @@ from wagering.selectors import coup_bet_totals, player_round_history, wallet_bal
 
 MAX_BODY_BYTES = 4096
 HISTORY_ROUNDS = 20
-# One cache client for the process (as partners.api.throttling's): ``cache`` is one per thread, and each
-# request has a thread of its own, so each would open a new Redis connection.
-_allowance_cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
 logger = logging.getLogger(__name__)
 
 
@@ -180,11 +177,9 @@ def _bet_request_allowed(*, user_id: int) -> bool:
     """A player's bet requests over HTTP, counted per second of the clock in the cache (Redis: across the
     web processes): at most a socket's burst in any one second. Should the cache fail, the request goes on
     (the intake checks it as ever): a counter out of order is no reason to refuse every bet."""
-    window = f"bet-requests:{user_id}:{int(time.time())}"
     try:
-        _allowance_cache.add(window, 0, timeout=2)
-        return _allowance_cache.incr(window) <= BET_REQUEST_BURST
-    except ValueError:  # the window expired between the two calls: a new second
+        return window_count(key=f"bet-requests:{user_id}:{int(time.time())}", timeout=2) <= BET_REQUEST_BURST
+    except ValueError:  # local memory: the window expired between its two calls, a new second
         return True
     except Exception:
         logger.exception("a bet request's allowance could not be counted: the request goes on")

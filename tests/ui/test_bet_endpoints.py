@@ -277,6 +277,6 @@ def test_a_bet_goes_on_when_the_allowance_cannot_be_counted(player_client, playe
         raise ConnectionError("the cache is down")
 
     monkeypatch.setattr(player_api, "BET_REQUEST_BURST", BET_REQUEST_BURST)
-    monkeypatch.setattr(player_api._allowance_cache, "add", down)
+    monkeypatch.setattr(player_api, "window_count", down)
     response = post(player_client, "/tables/pb1/bets/", {"bets": {"tie": "1.00"}, "round_id": coup.round_id})
     assert response.status_code == 200 and response.json()["balance"] == "999.00"

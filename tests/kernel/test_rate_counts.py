@@ -1,0 +1,59 @@
+"""Requests counted in the shared cache in one round trip: the fixed window of the players' bet requests and
+the partner API's sliding window (DRF's semantics), on Redis (CI) as on the embedded default's memory."""
+
+import uuid
+
+import pytest
+from rest_framework.throttling import SimpleRateThrottle
+
+from kernel.rate_counts import sliding_window_admit, window_count
+
+
+@pytest.fixture
+def key():
+    """A key of this run's own (Redis keeps an earlier run's for their time)."""
+    return uuid.uuid4().hex
+
+
+def test_a_fixed_window_counts_from_one(key):
+    assert [window_count(key=key, timeout=2) for _ in range(3)] == [1, 2, 3]
+    assert window_count(key=f"{key}:next", timeout=2) == 1
+
+
+def test_the_sliding_window_admits_up_to_its_limit_then_frees_a_place_as_the_oldest_leaves(key):
+    def admit(now: float):
+        return sliding_window_admit(key=key, limit=3, duration=60, now=now)
+
+    assert [(c.allowed, c.count, c.oldest) for c in (admit(100.0), admit(110.5), admit(120.25))] == [
+        (True, 1, 100.0),
+        (True, 2, 100.0),
+        (True, 3, 100.0),
+    ]
+    refused = admit(130.0)
+    assert (refused.allowed, refused.count, refused.oldest) == (False, 3, 100.0)
+    assert not admit(159.9).allowed
+    again = admit(160.0)  # the oldest is 60 s old: out of the window (as DRF's)
+    assert (again.allowed, again.count, again.oldest) == (True, 3, 110.5)
+
+
+def test_the_sliding_window_answers_as_drfs_own_throttle(key):
+    """The same requests at the same moments, allowed and refused alike, the same wait."""
+    from partners.api.throttling import PartnerRateThrottle
+
+    class Drf(SimpleRateThrottle):
+        rate = "4/min"
+
+        def get_cache_key(self, request, view):
+            return f"{key}:drf"
+
+    moments = [0.0, 1.0, 2.5, 3.0, 4.0, 59.0, 60.0, 60.5, 61.0, 62.0, 125.0, 125.1]
+    ours, theirs = PartnerRateThrottle(), Drf()
+    ours.num_requests, ours.duration = 4, 60
+    for moment in moments:
+        ours.now = moment
+        ours.counted = sliding_window_admit(key=key, limit=4, duration=60, now=moment)
+        theirs.timer = lambda moment=moment: moment
+        allowed = theirs.allow_request(None, None)
+        assert ours.counted.allowed == allowed, moment
+        if not allowed:
+            assert ours.wait() == theirs.wait(), moment
