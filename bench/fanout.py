@@ -1,14 +1,18 @@
-"""Benchmark the live fan-out: ``python bench/fanout.py [--clients N] [--coups N]``.
+"""Benchmark the live fan-out: ``python bench/fanout.py [--clients N] [--coups N] [--pin split|none]``.
 
 Real components: PostgreSQL, Redis (``channels_redis``) and the ASGI server started as the
 Procfile's ``web`` line does (its 2 worker processes), on loopback. Two client processes
 open N WebSockets on one table (as browsers: an ``Origin``) and waits for every snapshot. This
 process then plays coups through the table services at the table loop's pace, noting the
 wall-clock time at which each resolving transaction commits; each client notes when that coup's
-``result`` event reaches it. Target (issue 16): with 5,000 clients across the web processes the
-result reaches all of them with p99 <= 400 ms after the commit, and the server holds at most
-60 KB of memory per socket (its workers' resident memory once every client is connected, less
-what they held before, over the clients); exits 1 on a miss (a client missing a result is a miss).
+``result`` event reaches it. With ``--pin split`` (default) the server runs on core 0 and the client
+processes on core 1, so that the clients' reading does not take the server's core. The set-up is
+``ANALYZE``d; the CPU per coup of the web processes, the bench database's PostgreSQL backends, Redis and
+the clients is printed (``load_harness.CpuMeter``). Target (issue 29): with 5,000 clients across the web
+processes, the server on its own core, the result reaches all of them with p99 <= 300 ms after the
+commit, and the server holds at most 40 KB of memory per socket (its workers' resident memory once every
+client is connected, less what they held before, over the clients); exits 1 on a miss (a client missing
+a result is a miss).
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, Verdicts, baseline_seconds, bench_database_reset, django_setup, percentile
-from bench.load_harness import free_port
+from bench.common import ROOT, Verdicts, analyze, baseline_seconds, bench_database_reset, django_setup, percentile
+from bench.load_harness import PINS, CpuMeter, cpu_per_operation, free_port, pin_cores, pinned
 
-TARGET_P99_MS = 400.0
-TARGET_KB_PER_SOCKET = 60.0
+TARGET_P99_MS = 300.0
+TARGET_KB_PER_SOCKET = 40.0
 TABLE_CODE = "fanout1"
 CONNECTING_AT_ONCE = 100
 READY_TIMEOUT = 600.0  # seconds for every client to connect and get its snapshot
@@ -106,10 +110,12 @@ async def _clients_main(url: str, count: int, pipe) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def clients_run(url: str, count: int, pipe) -> None:
-    """Entry point of the client process."""
+def clients_run(url: str, count: int, cores: str | None, pipe) -> None:
+    """Entry point of the client process, on ``cores`` when given."""
     import uvloop  # the clients stand for 1,000 browsers: the lighter they are, the more the figures are the server's
 
+    if cores:
+        os.sched_setaffinity(0, {int(core) for core in cores.split(",")})
     open_files_raise(count + 100)
     uvloop.run(_clients_main(url, count, pipe))
 
@@ -142,16 +148,16 @@ def merged(reports: list[dict]) -> dict:
     return total
 
 
-def web_command(port: int) -> list[str]:
-    """The Procfile's ``web`` line, on loopback at ``port``, with its default number of workers."""
+def web_command(port: int, cores: str | None) -> list[str]:
+    """The Procfile's ``web`` line, on loopback at ``port``, with its default number of workers (on ``cores``)."""
     line = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("web:"))
     chosen = {"HOST": "127.0.0.1", "PORT": str(port)}
     line = re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: chosen.get(m[1], m[2]), line.removeprefix("web:"))
-    return shlex.split(line)
+    return [*pinned(cores), *shlex.split(line)]
 
 
-def server_start(port: int, log) -> subprocess.Popen:
-    command = web_command(port)
+def server_start(port: int, cores: str | None, log) -> subprocess.Popen:
+    command = web_command(port, cores)
     server = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -269,7 +275,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=5000)
     parser.add_argument("--coups", type=int, default=8)
+    parser.add_argument("--pin", choices=PINS, default="split", help="split (default) or none: see bench/README.md")
     args = parser.parse_args()
+    server_cores, client_cores = pin_cores(args.pin)
     baseline = baseline_seconds()
     django_setup(real=True, name="punto_bench_fanout", redis_db=6)
     import redis
@@ -282,10 +290,11 @@ def main() -> int:
     celery_app.conf.task_always_eager = True  # settlement (and its event) follows each result, as a worker would
     logging.getLogger("celery").setLevel(logging.WARNING)
     table = table_with_shoe()
+    analyze()
     open_files_raise(args.clients + 100)  # inherited by the server
     port = free_port()
     with tempfile.NamedTemporaryFile("w+", prefix="fanout-uvicorn-", suffix=".log") as log:
-        server = server_start(port, log)
+        server = server_start(port, server_cores, log)
         time.sleep(2)  # the workers started and imported the project
         web = workers(server.pid)
         rss_before = memory_mb(web, "VmRSS")
@@ -295,7 +304,7 @@ def main() -> int:
         for share in client_shares(args.clients):
             ours, theirs = spawn.Pipe()
             pipes.append(ours)
-            clients.append(spawn.Process(target=clients_run, args=(url, share, theirs)))
+            clients.append(spawn.Process(target=clients_run, args=(url, share, client_cores, theirs)))
             clients[-1].start()
         try:
             if not all(pipe.poll(READY_TIMEOUT) for pipe in pipes):
@@ -303,7 +312,10 @@ def main() -> int:
             ready = merged([pipe.recv() for pipe in pipes])
             rss_connected = memory_mb(web, "VmRSS")
             cpu_before = cpu_split(web)
+            meter = CpuMeter(web=web, client=[client.pid for client in clients])
+            meter.start()
             commits = dict(coup_play(table) for _ in range(args.coups))
+            used = meter.stop()
             user, system = (after - before for after, before in zip(cpu_split(web), cpu_before, strict=True))
             cpu_per_coup, kernel_share = (user + system) / args.coups, system / max(user + system, 1e-9)
             for pipe in pipes:
@@ -322,7 +334,7 @@ def main() -> int:
             server.wait(timeout=30)
 
     print(f"fan-out: {args.clients} WebSocket clients on one table, {args.coups} coups")
-    print(f"  server    {' '.join(web_command(port))}")
+    print(f"  server    {' '.join(web_command(port, server_cores))}")
     print(f"  connected {ready['ready']} with their snapshot in {ready['seconds']:.1f} s")
     print(f"  failed    {ready['failed'] or 0}")
     latencies, fewest = report(commits, collected["results"], args.clients)
@@ -344,6 +356,7 @@ def main() -> int:
         f"({per_socket:.1f} KB per socket), peak {peak:.1f} MB; CPU {cpu_per_coup * 1e3:.0f} ms per coup (all events), "
         f"{kernel_share:.0%} of it in the kernel (the sockets' writes over loopback)"
     )
+    cpu_per_operation(used, args.coups, what="coup")  # all its events to every socket
     print(
         f"  target    p99 <= {TARGET_P99_MS:g} ms to all {args.clients} clients, "
         f"<= {TARGET_KB_PER_SOCKET:g} KB per socket"

@@ -113,7 +113,7 @@ def mini_run(coup, users: list, clock: LockClock, *, bets: int = MINI_RUN_BETS) 
     from bench.load_harness import CpuMeter
     from casino.players.intake import IntakeRequest, bet_request_submit
 
-    meter = CpuMeter(web=[], interval=0.05)
+    meter = CpuMeter(web=[], quiet=True)
     meter.start()
     held, batches, cpu = clock.held, clock.batches, time.process_time()
     futures = [

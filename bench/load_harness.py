@@ -173,7 +173,9 @@ class CpuMeter:
     - ``client``: the load generator's processes, when given (else the caller adds its own figure).
     """
 
-    def __init__(self, *, web: list[int], client: list[int] | None = None, interval: float = 0.2) -> None:
+    def __init__(
+        self, *, web: list[int], client: list[int] | None = None, interval: float = 0.2, quiet: bool = False
+    ) -> None:
         from django.conf import settings
 
         database = settings.DATABASES["default"]
@@ -187,7 +189,7 @@ class CpuMeter:
             "autocommit": True,
         }
         self.groups = {"web": web, "Redis": processes_named("redis-server"), "client": client or []}
-        self.interval = interval
+        self.interval, self.quiet = interval, quiet
         self.first: dict[int, int] = {}  # backend pid: its ticks when first seen
         self.last: dict[int, int] = {}  # backend pid: its ticks when last seen
         self.before: dict[str, int] = {}
@@ -230,7 +232,8 @@ class CpuMeter:
         tick = os.sysconf("SC_CLK_TCK")
         used = {name: (sum(map(_ticks, pids)) - self.before[name]) / tick for name, pids in self.groups.items()}
         used["PostgreSQL"] = sum(self.last.get(pid, first) - first for pid, first in self.first.items()) / tick
-        print(f"CPU meter: {len(self.first)} PostgreSQL backends of {self.database} seen in the window")
+        if not self.quiet:
+            print(f"CPU meter: {len(self.first)} PostgreSQL backends of {self.database} seen in the window")
         return used
 
 
@@ -252,7 +255,7 @@ def cpu_per_operation(used: dict[str, float], operations: int, *, what: str) -> 
             if server_wide is not None
             else ""
         )
-        + f" [{operations} {what}s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores]"
+        + f" [{what}s: {operations}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores]"
     )
     return per
 
