@@ -1,12 +1,14 @@
 """``bench/intake.py``'s mini-runs in its own process: how long the coup's lock is held per bet, and whether a
 bet costs more as its coup fills (issue 29).
 
-A table of its own (``fill1``) has its coup pre-loaded set-wise with bets (``bench.settlement``'s players
-and placements, the coup's running totals written to match), ``ANALYZE``d; then the socket players' bet
-requests go through the intake itself (``bet_request_submit``: this process's group commit thread,
-batches as the web processes make them) and are timed: the CPU of this process and of its PostgreSQL
-backend per bet, and the time from the statement that locks the coup's row (``tables_coup`` ``FOR
-UPDATE``) to the end of the commit, by patching Django's cursor and commit in this process only.
+Two tables of their own have their coups pre-loaded set-wise with bets, one with 1,000 and one with 30,000
+(``bench.settlement``'s players and placements, the coups' running totals written to match), ``ANALYZE``d.
+Then runs of the socket players' bet requests go through the intake itself (``bet_request_submit``: this
+process's group commit thread, batches as the web processes make them), on one coup then the other in turn
+(so a neighbour's load falls on both alike; the least of each coup's runs is kept), timed: the CPU of this
+process and of its PostgreSQL backend per bet, and the time from the statement that locks the coup's row
+(``tables_coup`` ``FOR UPDATE``) to the end of the commit, by patching Django's cursor and commit in this
+process only.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
-FILL_TABLE = "fill1"
-MINI_RUN_BETS = 2_000  # enough for /proc's 10 ms ticks to count: the users take turns
+MINI_RUN_BETS = 1_000  # the users take turns
 
 
 class LockClock:
@@ -38,7 +39,7 @@ class LockClock:
         clock = self
 
         def timed_execute(cursor, sql, params, *args):
-            if "FOR UPDATE" in sql and '"tables_coup"' in sql and getattr(clock.taken, "at", None) is None:
+            if getattr(clock.taken, "at", None) is None and _locks_coup(sql):
                 clock.taken.at = time.perf_counter()
             return execute(cursor, sql, params, *args)
 
@@ -64,7 +65,12 @@ class LockClock:
             BaseDatabaseWrapper.commit, BaseDatabaseWrapper.rollback = commit, rollback
 
 
-def fill_table():
+def _locks_coup(sql: str) -> bool:
+    """Whether the statement takes the coup's row lock: a ``FOR [NO KEY] UPDATE`` or an ``UPDATE`` of it."""
+    return "tables_coup" in sql and ("FOR UPDATE" in sql or "FOR NO KEY UPDATE" in sql or sql.lstrip()[:6] == "UPDATE")
+
+
+def fill_table(code: str):
     """A table with side bets (the pre-loaded bets have them) and a coup taking bets for the whole run."""
     from django.conf import settings
 
@@ -73,7 +79,7 @@ def fill_table():
     from tables.services import table_create, table_open
     from tables.shoes import shoe_prepare, shoe_start
 
-    table = table_create(code=FILL_TABLE, name="Fill", betting_seconds=3600, side_bets=["player_pair", "banker_pair"])
+    table = table_create(code=code, name=f"Fill {code}", betting_seconds=3600, side_bets=["player_pair", "banker_pair"])
     limit_set_update(table=table, actor=None, currency=settings.HOUSE_CURRENCY, max_differential="100000000")
     for bet_type in ("player", "banker"):
         bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum="1000", table_maximum=None)
@@ -120,7 +126,7 @@ def mini_run(coup, users: list, clock: LockClock, *, bets: int = MINI_RUN_BETS) 
         bet_request_submit(
             IntakeRequest(
                 user=users[index % len(users)],
-                table_code=FILL_TABLE,
+                table_code=coup.table.code,
                 kind="bet",
                 round_id=coup.round_id,
                 bets={("player", "banker")[index % 2]: "1.00"},

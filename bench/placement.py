@@ -275,6 +275,11 @@ def path_report(path: str, result: dict, tps: float, verdicts: Verdicts) -> int:
                 f"ceiling: at {milliseconds:.2f} ms of CPU a placement ({part}) {cores} cores carry at most "
                 f"{cores * 1e3 / milliseconds:.0f} placements/s"
             )
+    print(
+        f"Little's law: {CLIENTS} clients each waiting for their answer at {rate:.0f}/s wait "
+        f"{CLIENTS / max(rate, 1e-9) * 1e3:.0f} ms on average; an average of {TARGET_P99_MS:g} ms takes "
+        f"{CLIENTS / TARGET_P99_MS * 1e3:.0f} placements/s"
+    )
     web_limit, database_limit = TARGET_CPU_MS[path]
     verdicts.check(f"{path}: web CPU per placement", per["web"], web_limit, unit=" ms")
     if database_limit is not None:
