@@ -2,6 +2,11 @@
 
 Every event is JSON: ``{"type": ..., "version": 1, "table": code, "data": {...}}``.
 Amounts travel as strings: ``channels_redis`` cannot carry ``Decimal``.
+
+A player's event whose news the answer to their socket's own request already carries (a bet's new balance)
+skips that socket (``answered_on_sockets``): it goes to the player's other sockets, and with none, it is not
+sent at all. At the close of betting, every socket's bet would otherwise come back to it through Redis, read
+and parsed on the event loop, to repeat the balance of the ack before it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import partial
 
 from asgiref.sync import async_to_sync
@@ -29,6 +35,9 @@ _publisher_lock = threading.Lock()
 logger = logging.getLogger(__name__)
 Event = dict | Callable[[], dict]  # an event, or what builds it when it is sent
 Message = dict | Callable[[], dict]  # a channel-layer message, or what builds it when it is sent
+# What is sent on commit: (group, event or message, the channel of a socket of the group to skip, or None).
+Outgoing = tuple[str, Event | Message, str | None]
+_answering = threading.local()  # the sockets answered meanwhile in this thread (``answered_on_sockets``)
 
 
 def table_group(table_code: str) -> str:
@@ -54,12 +63,13 @@ def live_message(event: dict) -> dict:
     return {"type": "live.event", "text": json.dumps(event)}
 
 
-def _send_on_commit(messages: list[tuple[str, Event]]) -> None:
-    """Send each (group, event) once the transaction commits: one callback for all of them. An event is
-    serialised now, once: a payload Redis could not carry fails inside the service. One still to be built
-    (``EventsBuiltOnDemand``) is built and serialised only if its group has a socket in it."""
-    prepared: list[tuple[str, Message]] = [
-        (group, partial(_built_message, event) if callable(event) else live_message(event)) for group, event in messages
+def _send_on_commit(messages: list[Outgoing]) -> None:
+    """Send each (group, event, socket to skip) once the transaction commits: one callback for all of them.
+    An event is serialised now, once: a payload Redis could not carry fails inside the service. One still to
+    be built (``EventsBuiltOnDemand``) is built and serialised only if its group has a socket in it."""
+    prepared: list[Outgoing] = [
+        (group, partial(_built_message, event) if callable(event) else live_message(event), skip)
+        for group, event, skip in messages
     ]
     transaction.on_commit(lambda: _send_now(prepared))
 
@@ -68,7 +78,7 @@ def _built_message(build: Callable[[], dict]) -> dict:
     return live_message(build())
 
 
-def _send_now(prepared: list[tuple[str, Message]]) -> None:
+def _send_now(prepared: list[Outgoing]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -97,6 +107,7 @@ def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
     message = (
         table_group(table_code),
         live_message(event_envelope(event_type="bet_totals", data=data, table_code=table_code)),
+        None,
     )
 
     def queue() -> None:
@@ -137,7 +148,7 @@ def _publisher_loop() -> asyncio.AbstractEventLoop:
         return _publisher[1]
 
 
-async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, Message]]) -> None:
+async def _group_send_all(layer: BaseChannelLayer, messages: list[Outgoing]) -> None:
     """The sends overlap (each is a Redis round trip or two), at most ``CONCURRENT_SENDS`` at a time. A
     message still to be built is built only for a group with a socket in it."""
     slots = asyncio.Semaphore(CONCURRENT_SENDS)
@@ -150,20 +161,22 @@ async def _group_send_all(layer: BaseChannelLayer, messages: list[tuple[str, Mes
             except Exception:
                 logger.exception("live event to %s not sent", group)
 
-    await asyncio.gather(*(group_send(group, message) for group, message in messages))
+    await asyncio.gather(*(group_send(group, message) for group, message, _ in messages))
 
 
-async def _to_groups_with_members(
-    layer: BaseChannelLayer, messages: list[tuple[str, Message]]
-) -> list[tuple[str, Message]]:
-    """The messages whose group has a socket in it. A settlement speaks to thousands of players, most
-    of them not watching: on Redis pub/sub one NUMSUB per shard finds the groups some server listens
-    to, instead of a PUBLISH round trip for every group, one after another. channels_redis has no
-    public call for this, hence its private names here."""
-    if not isinstance(layer, RedisPubSubChannelLayer) or len(messages) < 2:
+async def _to_groups_with_members(layer: BaseChannelLayer, messages: list[Outgoing]) -> list[Outgoing]:
+    """The messages whose group has a socket in it, other than the one to skip. A settlement speaks to
+    thousands of players, most of them not watching: on Redis pub/sub one NUMSUB per shard finds the groups
+    some server listens to, instead of a PUBLISH round trip for every group, one after another. A message
+    with a socket to skip is dropped when NUMSUB finds one server listening and that socket is, then, the
+    group's only member in this process: any socket that joins later reads the state after this commit.
+    channels_redis has no public call for this, hence its private names here."""
+    if isinstance(layer, InMemoryChannelLayer):  # one process: its groups are all the members there are
+        return [message for message in messages if not _only_member(layer.groups.get(message[0], ()), message[2])]
+    if not isinstance(layer, RedisPubSubChannelLayer) or (len(messages) < 2 and messages[0][2] is None):
         return messages
     loop_layer = layer._get_layer()
-    by_shard: dict[object, list[tuple[str, tuple[str, dict]]]] = defaultdict(list)
+    by_shard: dict[object, list[tuple[str, Outgoing]]] = defaultdict(list)
     for message in messages:
         channel = loop_layer._get_group_channel_name(message[0])
         by_shard[loop_layer._get_shard(channel)].append((channel, message))
@@ -171,13 +184,43 @@ async def _to_groups_with_members(
     for shard, entries in by_shard.items():
         shard._ensure_redis()
         counts = await shard._redis.pubsub_numsub(*(channel for channel, _ in entries))
-        kept += [message for (_, message), (_, listeners) in zip(entries, counts, strict=True) if listeners]
+        kept += [
+            message
+            for (channel, message), (_, listeners) in zip(entries, counts, strict=True)
+            if _listened(layer, channel, message[2], listeners)
+        ]
     return kept
+
+
+def _listened(layer: RedisPubSubChannelLayer, group_channel: str, skip: str | None, listeners: int) -> bool:
+    """Whether a socket other than ``skip`` listens to the group, ``listeners`` servers subscribing to it."""
+    if listeners != 1:
+        return listeners > 1
+    return not _only_member(_local_members(layer, group_channel, skip), skip)
+
+
+def _only_member(members: Collection[str], channel: str | None) -> bool:
+    return channel is not None and channel in members and len(members) == 1
+
+
+def _local_members(layer: RedisPubSubChannelLayer, group_channel: str, channel: str | None) -> Collection[str]:
+    """The members in this process of the group (its pub/sub channel) that ``channel`` is in: each event
+    loop of the process has a layer of its own."""
+    if channel is None:
+        return ()
+    try:
+        for loop_layer in list(layer._layers.values()):
+            members = loop_layer.groups.get(group_channel, ())
+            if channel in members:
+                return tuple(members)
+    except RuntimeError:  # a loop's layer added meanwhile: then send
+        pass
+    return ()
 
 
 def table_event_send(*, table_code: str, event_type: str, data: dict) -> None:
     _send_on_commit(
-        [(table_group(table_code), event_envelope(event_type=event_type, data=data, table_code=table_code))]
+        [(table_group(table_code), event_envelope(event_type=event_type, data=data, table_code=table_code), None)]
     )
 
 
@@ -194,9 +237,26 @@ def user_events_send(*, event_type: str, data_by_user: Mapping[int, dict]) -> No
         return event_envelope(event_type=event_type, data=data_by_user[user_id])
 
     later = isinstance(data_by_user, EventsBuiltOnDemand)
+    answered_type, answered_on = getattr(_answering, "sockets", None) or (None, {})
+    skip = answered_on if answered_type == event_type else {}
     _send_on_commit(
-        [(user_group(user_id), partial(event, user_id) if later else event(user_id)) for user_id in data_by_user]
+        [
+            (user_group(user_id), partial(event, user_id) if later else event(user_id), skip.get(user_id))
+            for user_id in data_by_user
+        ]
     )
+
+
+@contextmanager
+def answered_on_sockets(*, event_type: str, channels: Mapping[int, str]) -> Iterator[None]:
+    """Within it (in this thread), the ``event_type`` events of the players in ``channels`` (user id: the
+    channel name of the socket their answer goes to) skip that socket. For work whose answer carries the
+    news of those events, a player's one request each: their latest state."""
+    _answering.sockets = (event_type, channels)
+    try:
+        yield
+    finally:
+        _answering.sockets = None
 
 
 class EventsBuiltOnDemand(Mapping[int, dict]):

@@ -29,6 +29,7 @@ from wagering.selectors import (
 )
 
 User = AbstractBaseUser
+WALLET_EVENT = "wallet"  # the live event of a wallet's new balance
 MAX_IDEMPOTENCY_KEY = 100
 CASHIER = "cashier"
 
@@ -58,7 +59,7 @@ def wallet_event_send(*, user_id: int, balance: Decimal) -> None:
 def wallet_events_send(*, balances: Mapping[int, Decimal]) -> None:
     """Many players' new balances (by user id), each to their browsers, on commit: one send for all."""
     user_events_send(
-        event_type="wallet", data_by_user={user_id: {"balance": str(b)} for user_id, b in balances.items()}
+        event_type=WALLET_EVENT, data_by_user={user_id: {"balance": str(b)} for user_id, b in balances.items()}
     )
 
 

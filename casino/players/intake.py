@@ -11,6 +11,7 @@ from its record when sent again (``casino.players.bet_requests``).
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -26,10 +27,13 @@ from casino.players.bet_requests import (
 from casino.players.errors import NoSuchTable
 from kernel.errors import DatabaseUnavailable, ErrorCode, PuntoError
 from kernel.group_commit import Answer, answer_future, futures_resolve, group_commit_on, group_commit_submit
+from kernel.live import answered_on_sockets
 from kernel.metrics import bet_request_count
 from partners.models import PartnerPlayer
+from tables.models import Coup, Table
 from tables.selectors import table_with_live_coup
 from wagering.errors import WageringError
+from wagering.wallets import WALLET_EVENT
 
 User = AbstractBaseUser
 logger = logging.getLogger(__name__)
@@ -43,7 +47,8 @@ INTERNAL_ERROR_MESSAGE = "the bet could not be taken because of an error on our 
 
 @dataclass(frozen=True)
 class IntakeRequest:
-    """A wallet player's bet request as it arrives: resolved against the table's live coup in its batch."""
+    """A wallet player's bet request as it arrives: resolved against the table's live coup in its batch
+    (``_batch_read``)."""
 
     user: User
     table_code: str
@@ -52,6 +57,10 @@ class IntakeRequest:
     bets: object = None
     multiplier: object = 1
     request_id: object = None
+    answered_on: str | None = None  # the channel name of the socket its answer goes to, if one
+    # The table and its live coup as the request's own thread read them (an HTTP request's), if it did.
+    table: Table | None = None
+    live: Coup | None = None
 
 
 def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None = None) -> Answer:
@@ -67,7 +76,7 @@ def bet_request_submit(request: IntakeRequest, *, seamless: PartnerPlayer | None
     else:  # no transaction around it: its services hold the coup's lock only while they write
         future = answer_future()
         try:
-            table, live = table_with_live_coup(code=request.table_code)
+            table, live = _batch_read(request.table_code, [request])
             outcome = _carried_out([request], table, live, seamless)[0]
         except Exception as error:  # a bug, or the database gone: answered as a batch that failed is
             logger.exception("a seamless wallet's bet request at %s failed", request.table_code)
@@ -93,8 +102,9 @@ class _PlayersBets:
     """The group commit's handler of the players' requests."""
 
     def carry_out(self, table_code: str, requests: list[IntakeRequest]) -> list[object]:
-        table, live = table_with_live_coup(code=table_code)
-        return _carried_out(requests, table, live, None)
+        table, live = _batch_read(table_code, requests)
+        with answered_on_sockets(event_type=WALLET_EVENT, channels=_answered_on(requests)):
+            return _carried_out(requests, table, live, None)
 
     def failed(self, error: BaseException) -> Exception:
         if isinstance(error, DatabaseError):
@@ -103,6 +113,24 @@ class _PlayersBets:
 
 
 PLAYERS_BETS = _PlayersBets()
+
+
+def _batch_read(table_code: str, requests: list[IntakeRequest]) -> tuple[Table | None, Coup | None]:
+    """The table and live coup a batch is carried out on: as its requests' threads read them if each did and all
+    found the same coup (its state is read again under its lock); else read once here, for all. A socket's
+    request reads nothing, and a batch never holds two coups' locks: requests that read a coup which rolled over
+    meanwhile are carried out on the new one, as when every batch read it."""
+    coups = {request.live.pk if request.live is not None else None for request in requests}
+    if len(coups) == 1 and all(request.table is not None for request in requests):
+        return requests[0].table, requests[0].live
+    return table_with_live_coup(code=table_code)
+
+
+def _answered_on(requests: list[IntakeRequest]) -> dict[int, str]:
+    """The players whose one request in the batch is answered on a socket: its answer carries their new
+    balance, so their wallet event skips that socket (``kernel.live.answered_on_sockets``)."""
+    asked = Counter(request.user.pk for request in requests)
+    return {r.user.pk: r.answered_on for r in requests if r.answered_on is not None and asked[r.user.pk] == 1}
 
 
 def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPlayer | None) -> list[object]:

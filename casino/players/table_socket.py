@@ -129,6 +129,7 @@ class PlayerTableConsumer(LiveSocket):
             bets=message.get("bets"),
             multiplier=message.get("multiplier", 1),
             request_id=request_id,
+            answered_on=self.channel_name,
         )
         if self.seamless is None and queued():  # the table's thread does the work: its answer comes to this loop
             return await bet_request_submit(request)

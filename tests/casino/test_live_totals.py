@@ -12,7 +12,7 @@ from kernel import live
 @pytest.fixture
 def published(monkeypatch):
     sent = []
-    monkeypatch.setattr(live, "_send_now", lambda messages: sent.extend(json.loads(m["text"]) for _, m in messages))
+    monkeypatch.setattr(live, "_send_now", lambda messages: sent.extend(json.loads(m["text"]) for _, m, _ in messages))
     monkeypatch.setattr(live, "TOTALS_INTERVAL_SECONDS", 0.2)
     live._totals_waiting.clear()
     live._totals_sent_at.clear()

@@ -178,6 +178,39 @@ async def test_a_request_id_is_the_players_own(coup):
         await ws.disconnect()
 
 
+async def events_of(ws: WebsocketCommunicator, event_type: str) -> list[dict]:
+    """The ``event_type`` events the socket receives within half a second (others skipped)."""
+    events = []
+    while not await ws.receive_nothing(timeout=0.5):
+        event = await ws.receive_json_from()
+        if event["type"] == event_type:
+            events.append(event["data"])
+    return events
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+async def test_the_new_balance_goes_to_the_players_other_sockets_not_back_to_the_answered_one(
+    coup, settings, group_commit
+):
+    """The answer carries the balance: no wallet event repeats it to the socket that asked, while the
+    player's other tab learns it from its wallet event."""
+    settings.BET_INTAKE_GROUP_COMMIT = group_commit
+    _, cookie = await in_thread(player)("ann")
+    alone = await join(cookie)
+    bet = {"type": "bet", "round_id": coup.round_id, "bets": {"banker": "10"}}
+    assert (await ask(alone, {**bet, "request_id": "w-1"}))["balance"] == "90.00"
+    assert await events_of(alone, "wallet") == []
+    other_tab = await join(cookie)
+    assert (await ask(alone, {**bet, "request_id": "w-2"}))["balance"] == "80.00"
+    assert await events_of(other_tab, "wallet") == [{"balance": "80.00"}]
+    undone = await ask(other_tab, {"type": "undo", "request_id": "w-3", "round_id": coup.round_id})
+    assert undone["balance"] == "90.00"
+    # with another socket open, the group's event reaches the answered one too: the same balance as its answer
+    assert await events_of(alone, "wallet") == [{"balance": "80.00"}, {"balance": "90.00"}]
+    for ws in (alone, other_tab):
+        await ws.disconnect()
+
+
 async def test_a_flood_of_bet_requests_is_refused_past_the_sockets_allowance(coup, monkeypatch):
     from casino.players import table_socket
     from casino.players.table_socket import BET_REQUEST_BURST

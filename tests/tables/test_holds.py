@@ -368,7 +368,7 @@ def test_the_table_hears_of_a_hold_but_never_the_held_card(dealer, dealer_table,
     monkeypatch.setattr(
         events,
         "_send_on_commit",
-        lambda messages: sent.extend((group, event() if callable(event) else event) for group, event in messages),
+        lambda messages: sent.extend((group, event() if callable(event) else event) for group, event, _ in messages),
     )
     console(dealer, dealer_table, "shoe_start", **SHUFFLED_AND_CUT, shuffle_method="table", burn_card="5H")
     open_coup(dealer, dealer_table, punter, {"banker": "40.00"})

@@ -69,7 +69,7 @@ def live_events(monkeypatch):
     sent = []
 
     def record(messages):
-        built = [(group, event() if callable(event) else event) for group, event in messages]  # as if sent
+        built = [(group, event() if callable(event) else event) for group, event, _ in messages]  # as if sent
         json.dumps(built)  # what the channel layer could carry: amounts as strings
         transaction.on_commit(lambda: sent.extend(built))
 
