@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import Max, Prefetch, Q, QuerySet
 
 from baccarat.cards import Card
@@ -101,12 +103,52 @@ def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
     return coup
 
 
+# What a bet request reads of its table and live coup (the coup's rules included), in the models' field order
+# (``Model.from_db`` takes them so); any other field is read from the database if asked for (deferred).
+_TABLE_READ = ("id", "code", "name")
+_COUP_READ = (
+    *("id", "table_id", "shoe_id", "number", "round_id"),
+    *("state", "no_bet", "rules", "betting_closes_at", "opened_at"),
+)
+
+
 def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
-    """The table by its code and its live coup: one query when it has one (a bet's case), two otherwise."""
-    coup = Coup.objects.select_related("table").filter(table__code=code, state__in=Coup.LIVE_STATES).first()
-    if coup is not None:
-        return coup.table, coup
-    return Table.objects.filter(code=code).first(), None
+    """The table by its code and its live coup, in one statement of raw columns: every bet request reads them,
+    and an ORM query costs ten times as much to build as to run."""
+    with connection.cursor() as cursor:
+        cursor.execute(_table_with_live_coup_sql(), [*(state.value for state in Coup.LIVE_STATES), code])
+        row = cursor.fetchone()
+    if row is None:
+        return None, None
+    table = Table.from_db(connection.alias, _TABLE_READ, row[: len(_TABLE_READ)])
+    values = row[len(_TABLE_READ) :]
+    if values[0] is None:
+        return table, None
+    fields = [Coup._meta.get_field(name) for name in _COUP_READ]
+    coup = Coup.from_db(connection.alias, _COUP_READ, [*map(_db_value, fields, values)])
+    coup.table = table
+    return table, coup
+
+
+@cache
+def _table_with_live_coup_sql() -> str:
+    quote = connection.ops.quote_name
+    states = ", ".join(["%s"] * len(Coup.LIVE_STATES))
+    table_columns = ", ".join(f"t.{quote(Table._meta.get_field(name).column)}" for name in _TABLE_READ)
+    coup_columns = ", ".join(f"c.{quote(Coup._meta.get_field(name).column)}" for name in _COUP_READ)
+    tables, coups = quote(Table._meta.db_table), quote(Coup._meta.db_table)  # names of ours, not input
+    return (
+        f"SELECT {table_columns}, {coup_columns} FROM {tables} t LEFT JOIN {coups} c"  # noqa: S608
+        f" ON c.table_id = t.id AND c.state IN ({states}) WHERE t.code = %s"
+    )
+
+
+def _db_value(field, value: object) -> object:
+    """A column's value as the ORM would give it (the backend's converters, then the field's own)."""
+    column = field.get_col(Coup._meta.db_table)
+    for converter in [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]:
+        value = converter(value, column, connection)
+    return value
 
 
 def table_current_coup(*, table: Table) -> Coup | None:

@@ -166,6 +166,8 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
             bets=body.get("bets"),
             multiplier=body.get("multiplier", 1),
             request_id=body.get("request_id"),
+            table=table,
+            live=live,
         ),
         seamless=launched_seamless_player(request),
     )

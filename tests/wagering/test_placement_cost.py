@@ -28,9 +28,9 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
 # savepoint or BEGIN/COMMIT around them, and the table's bettors per bet type for its ``bet_totals``.
 SERVICE_QUERIES = 8 if connection.vendor == "postgresql" else 16
-# session, user, the live coup with its table; then the intake's batch (casino.players.intake): its savepoint pair and
-# its own read of the live coup (the answer: from the service).
-UI_QUERIES = SERVICE_QUERIES + 6
+# session, user, the table with its live coup (read once: handed to the intake); then the intake's batch
+# (casino.players.intake): its savepoint pair (the answer: from the service).
+UI_QUERIES = SERVICE_QUERIES + 5
 # key, player, table, idempotency record (claim, then its transaction), live coup; the group commit's
 # batch (kernel.group_commit): BEGIN/COMMIT, and the key's savepoint pair inside it
 PARTNER_QUERIES = SERVICE_QUERIES + 10
