@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry
@@ -166,11 +166,25 @@ def together(request: PlayerBetRequest) -> bool:
     return request.seamless is None and request.kind in ("bet", "rebet")
 
 
+# The records of exact (user, request_id) pairs, one probe of their unique index a pair, however long the
+# table's retention: given the pairs as a list to join, PostgreSQL hashes them and scans the whole table (its
+# estimate of a probe's cost wins over a scan up to ~100,000 rows), so each pair is looked up by a LATERAL
+# subquery its LIMIT keeps from being flattened into that join; SQLite probes the index for a plain join.
+RECORDS_SQL = {
+    "postgresql": "SELECT b.* FROM (VALUES {pairs}) k CROSS JOIN LATERAL "
+    "(SELECT * FROM {table} WHERE user_id = k.column1 AND key = k.column2 LIMIT 1) b",
+    "sqlite": "SELECT b.* FROM (VALUES {pairs}) k JOIN {table} b ON b.user_id = k.column1 AND b.key = k.column2",
+}
+
+
 def _records(keys: set[tuple[int, str]]) -> dict[tuple[int, str], BetRequest]:
     if not keys:
         return {}
-    found = BetRequest.objects.filter(user_id__in={user for user, _ in keys}, key__in={key for _, key in keys})
-    return {(record.user_id, record.key): record for record in found if (record.user_id, record.key) in keys}
+    sql = RECORDS_SQL[connection.vendor].format(
+        pairs=", ".join(["(%s, %s)"] * len(keys)), table=connection.ops.quote_name(BetRequest._meta.db_table)
+    )
+    found = BetRequest.objects.raw(sql, [value for key in keys for value in key])
+    return {(record.user_id, record.key): record for record in found}
 
 
 def _stakes(request: PlayerBetRequest) -> dict[str, Decimal]:
