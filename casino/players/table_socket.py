@@ -16,10 +16,11 @@ player's idempotency key: sent again (a reconnect), the first answer comes back 
 
 from __future__ import annotations
 
+import copy
 import json
 
 from channels.db import database_sync_to_async
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from casino.players.bet_requests import KINDS
 from casino.players.chat import chat_send
@@ -40,6 +41,7 @@ from wagering.selectors import coup_totals_public
 
 class PlayerTableConsumer(LiveSocket):
     seamless: PartnerPlayer | None = None
+    player: AbstractBaseUser | None = None  # signed in: the user itself, not the lazy proxy read ~40 times a bet
 
     async def connect(self) -> None:
         self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
@@ -53,6 +55,7 @@ class PlayerTableConsumer(LiveSocket):
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
+            self.player = copy.copy(user)  # a lazy object's copy is a copy of what it wraps
             self.groups_joined = [user_group(user.pk)]
             await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
         await self.follow([table.code])
@@ -112,8 +115,8 @@ class PlayerTableConsumer(LiveSocket):
     async def _answer(self, message: dict, kind: str, request_id: object):
         if not self.bet_requests.take():
             raise TooFast(f"at most {BET_REQUESTS_PER_SECOND} bet requests a second: send them again in a moment")
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        user = self.player
+        if user is None:
             raise NotSignedIn("sign in to play")
         if user.is_staff:
             raise StaffAccount("staff accounts do not play: sign in as a player")
