@@ -128,7 +128,9 @@ def float_locked(partner_code: str, *, currency: str) -> Account:
     return partner_float
 
 
-def wallets_locked(user_ids: set[int]) -> dict[int, Account]:
-    """The players' wallets (by user id; none for a player without one), locked in primary-key order."""
+def wallets_locked(user_ids: set[int]) -> dict[int, StakeAccount]:
+    """The players' wallets (by user id; none for a player without one), locked in primary-key order, as
+    plain values (a group commit locks hundreds)."""
     wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
-    return {wallet.user_id: wallet for wallet in wallets.order_by("pk")}
+    rows = wallets.order_by("pk").values_list("pk", "kind", "user_id", "currency", "balance")
+    return {row[2]: StakeAccount(*row) for row in rows}

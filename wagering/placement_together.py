@@ -1,10 +1,12 @@
 """Many players' placements on one coup at once: the bet intake's group commit, set-wise.
 
 One placement at a time costs about a dozen statements, each under the coup's lock that every bet at the
-table waits for. Here a whole group of them costs a fixed dozen: the coup locked once, the players' markers,
-wallets and open stakes read in one query each, every placement checked in arrival order against the
-running totals by the same rules as one alone (``stakes_within_rules``, the wallet's funds and
-``BalanceBound``), then the accepted ones written together (ledger transactions, their legs chained from
+table waits for. Here a whole group of them costs a fixed dozen: the players' markers, wallets and open
+stakes and the coup's running totals read in one query each, every placement checked in arrival order
+against them by the same rules as one alone (``stakes_within_rules``, the wallet's funds and
+``BalanceBound``), all before the coup's lock; then, under it, the coup's state, the wallets (locked), the
+totals and the open stakes read again (checked again only if any moved), and the accepted placements
+written together (ledger transactions, their legs chained from
 balance to balance, one balance update, batches, bets, stake totals, audit rows). A refused placement writes
 nothing and never fails the others. The caller's transaction holds it all: it commits or leaves nothing.
 """
@@ -12,8 +14,8 @@ nothing and never fails the others. The caller's transaction holds it all: it co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
@@ -21,11 +23,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
+from baccarat.rules import CoupRules
 from tables.models import AuditLog, Coup
 from tables.selectors import coup_rules
 from wagering.errors import BetRejected
 from wagering.ledger import balances_store, rows_insert, rows_insert_returning_ids
-from wagering.locks import system_accounts_locked, wallets_locked
+from wagering.locks import StakeAccount, system_accounts_locked, wallets_locked
 from wagering.models import ZERO, Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
 from wagering.placement import (
     PlacedBatch,
@@ -38,15 +41,18 @@ from wagering.placement import (
 from wagering.placement_writers import (
     BalanceBound,
     PlacementIds,
+    placed_ids_given,
     placed_instances,
     placement_audit,
     stake_totals_move,
 )
 from wagering.selectors import (
+    PlayerMarkers,
     coup_stake_totals,
     open_bets_largest_returns,
     personal_limit_markers,
     players_open_stakes,
+    players_wallets,
     stakes_largest_return,
 )
 from wagering.wallets import wallet_events_send
@@ -67,37 +73,92 @@ class PlacementAsked:
 @dataclass
 class _Accepted:
     asked: PlacementAsked
-    wallet: Account
+    wallet: StakeAccount
     currency: str
     total: Decimal
     balance: Decimal
     own_after: dict[str, Decimal]
     joined: frozenset[str]  # the bet types the player had no stake on yet
+    placed: tuple[BetBatch, list[Bet]]  # built ahead (``placed_instances``), ids given once written
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """What a group's checks read that other transactions may move until the coup's lock is taken: the
+    players' wallets, the table's running totals (by currency) and the players' open stakes (by user id,
+    coup id and bet type). Equal under the lock to what was read before it, the answers stand."""
+
+    wallets: dict[int, StakeAccount]
+    table: dict[str, dict[str, Decimal]]
+    open_stakes: dict[int, dict[int, dict[str, Decimal]]]
+
+    def same_as(self, other: _Standing) -> bool:
+        def wallets(standing: _Standing) -> dict[int, tuple]:
+            return {user_id: (w.pk, w.currency, w.balance) for user_id, w in standing.wallets.items()}
+
+        return (self.table, self.open_stakes, wallets(self)) == (other.table, other.open_stakes, wallets(other))
 
 
 def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[PlacedBatch | BetRejected]:
     """Each placement's ``PlacedBatch``, or the ``BetRejected`` refusing it, in the order asked; exactly what
-    placing them one after another by ``bet_batch_place`` answers and writes (a test compares the two)."""
+    placing them one after another by ``bet_batch_place`` answers and writes (a test compares the two).
+
+    Every bet at the table waits for the coup's lock: the group is read and checked before it is taken,
+    then under it only what may have moved meanwhile is read again (the coup's state, the wallets, which it
+    locks, the running totals and the players' open stakes), and checked again only if any of it did. The
+    lock is held for those reads, the writes and the commit."""
     user_ids = {placement.user.pk for placement in asked}
     markers = personal_limit_markers(table_id=coup.table_id, user_ids=user_ids, at=timezone.now())
+    rules = coup_rules(coup=coup)
+    before = _Standing(
+        wallets=players_wallets(user_ids=user_ids),
+        table=coup_stake_totals(coup=coup),
+        open_stakes=players_open_stakes(user_ids=user_ids),
+    )
+    answers, table = _answers(coup=coup, asked=asked, standing=before, markers=markers, rules=rules)
     coup_betting_locked(coup)
     try:
         betting_open_check(coup)
     except BetRejected as refusal:
         return [refusal] * len(asked)
-    wallets = wallets_locked(user_ids)
-    table = coup_stake_totals(coup=coup)
-    open_stakes = players_open_stakes(user_ids=user_ids)
+    standing = _Standing(
+        wallets=wallets_locked(user_ids),
+        table=coup_stake_totals(coup=coup),
+        open_stakes=players_open_stakes(user_ids=user_ids),
+    )
+    if not standing.same_as(before):
+        answers, table = _answers(coup=coup, asked=asked, standing=standing, markers=markers, rules=rules)
+    accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
+    placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
+    for currency in {answer.currency for answer in accepted}:
+        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency])
+    return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
+
+
+def _answers(
+    *,
+    coup: Coup,
+    asked: Sequence[PlacementAsked],
+    standing: _Standing,
+    markers: Mapping[int, PlayerMarkers],
+    rules: CoupRules,
+) -> tuple[list[_Accepted | BetRejected], dict[str, dict[str, Decimal]]]:
+    """Each placement checked in arrival order against the totals, stakes and balances the ones accepted
+    before it leave, by the same rules as one alone (``stakes_within_rules``, the wallet's funds and
+    ``BalanceBound``), and the table's totals after the accepted ones, by currency. Reads only the other
+    coups' rules; ``standing`` is left as it was."""
+    table = {currency: dict(totals) for currency, totals in standing.table.items()}
+    open_stakes = {user_id: dict(by_coup) for user_id, by_coup in standing.open_stakes.items()}
     own = {user_id: dict(by_coup.pop(coup.pk, {})) for user_id, by_coup in open_stakes.items()}
     elsewhere = open_bets_largest_returns(stakes_by_user=open_stakes)
-    rules = coup_rules(coup=coup)
+    balances = {user_id: wallet.balance for user_id, wallet in standing.wallets.items()}
     paytables = rules.table.paytables()
-
     answers: list[_Accepted | BetRejected] = []
     for placement in asked:
         user_id = placement.user.pk
-        wallet = wallets.get(user_id)
+        wallet = standing.wallets.get(user_id)
         currency = wallet.currency if wallet is not None else settings.HOUSE_CURRENCY
+        own_before = own.get(user_id, {})
         try:
             table_after, own_after = stakes_within_rules(
                 rules=rules,
@@ -106,29 +167,27 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
                 stakes=placement.stakes,
                 marker=markers.get(user_id),
                 table=table.get(currency, {}),
-                own=own.get(user_id, {}),
+                own=own_before,
             )
             total = money(sum(placement.stakes.values()))
             bound = BalanceBound(
                 on_coup=stakes_largest_return(paytables=paytables, stakes=own_after),
                 elsewhere=elsewhere.get(user_id, ZERO),
             )
-            balance = wallet.balance if wallet is not None else ZERO
+            balance = balances.get(user_id, ZERO)
             if wallet is None or total > balance or not bound.fits(balance=balance, total=total):
                 raise placement_refusal(balance=balance, total=total, bound=bound)
         except BetRejected as refusal:
             answers.append(refusal)
             continue
-        wallet.balance = money(balance - total)
-        joined = frozenset(bet_type for bet_type in placement.stakes if not own.get(user_id, {}).get(bet_type))
+        balances[user_id] = money(balance - total)
+        joined = frozenset(bet_type for bet_type in placement.stakes if not own_before.get(bet_type))
         table[currency], own[user_id] = table_after, own_after
-        answers.append(_Accepted(placement, wallet, currency, total, wallet.balance, own_after, joined))
-
-    accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
-    placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
-    for currency in {answer.currency for answer in accepted}:
-        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency])
-    return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
+        placed = placed_instances(
+            coup=coup, user=placement.user, currency=currency, stakes=placement.stakes, stake_account_id=wallet.pk
+        )
+        answers.append(_Accepted(placement, wallet, currency, total, balances[user_id], own_after, joined, placed))
+    return answers, table
 
 
 def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
@@ -153,7 +212,8 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
         before, account.balance = account.balance, money(account.balance + answer.total)
         legs.append((placement_id, account.pk, answer.total, before, account.balance))
     rows_insert(LedgerEntry, ("transaction", "account", "amount", "balance_before", "balance_after"), legs)
-    balances_store([*{answer.wallet.pk: answer.wallet for answer in accepted}.values(), *in_play.values()])
+    last = {answer.wallet.pk: answer for answer in accepted}  # each wallet's balance after its last placement
+    balances_store([*(replace(a.wallet, balance=a.balance) for a in last.values()), *in_play.values()])
 
     batch_ids = rows_insert_returning_ids(
         BetBatch,
@@ -202,26 +262,16 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
     )
     wallet_events_send(balances={answer.asked.user.pk: answer.balance for answer in accepted})
     return [
-        _placed(coup, answer, batch_id, placement_id, bet_ids, now)
+        _placed(answer, batch_id, placement_id, bet_ids, now)
         for answer, batch_id, placement_id in zip(accepted, batch_ids, placement_ids, strict=True)
     ]
 
 
-def _placed(
-    coup: Coup, answer: _Accepted, batch_id: int, placement_id: int, bet_ids: Iterator[int], now: datetime
-) -> PlacedBatch:
+def _placed(answer: _Accepted, batch_id: int, placement_id: int, bet_ids: Iterator[int], now: datetime) -> PlacedBatch:
     """What the placement wrote (``bet_ids``: the bets' ids, in order), without reading it back."""
-    stakes = answer.asked.stakes
-    ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[next(bet_ids) for _ in stakes])
-    batch, bets = placed_instances(
-        coup=coup,
-        user=answer.asked.user,
-        currency=answer.currency,
-        stakes=stakes,
-        stake_account_id=answer.wallet.pk,
-        ids=ids,
-        now=now,
-    )
+    batch, bets = answer.placed
+    ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[next(bet_ids) for _ in bets])
+    placed_ids_given(batch, bets, ids=ids, now=now)
     return PlacedBatch(
         batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
     )

@@ -296,9 +296,8 @@ def placement_write_in_one_statement(
         return None
     batch_id, placement_id, balance, bet_ids, wallet_id = row
     ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[bet_ids[bet_type] for bet_type in stakes])
-    batch, bets = placed_instances(
-        coup=coup, user=user, currency=currency, stakes=stakes, stake_account_id=wallet_id, ids=ids, now=now
-    )
+    batch, bets = placed_instances(coup=coup, user=user, currency=currency, stakes=stakes, stake_account_id=wallet_id)
+    placed_ids_given(batch, bets, ids=ids, now=now)
     return batch, bets, money(balance)
 
 
@@ -318,32 +317,30 @@ def placed_instances(
     currency: str,
     stakes: Mapping[str, Decimal],
     stake_account_id: int,
-    ids: PlacementIds,
-    now: datetime,
 ) -> tuple[BetBatch, list[Bet]]:
-    """A placement written in SQL, as model instances as if read back (so callers answer without reading)."""
+    """A placement written in SQL, as model instances as if read back (so callers answer without reading),
+    once ``placed_ids_given`` gives them the ids and the time it was written with: built ahead, as a group
+    commit does before the coup's lock."""
     placement = LedgerTransaction(
-        pk=ids.placement,
         kind=LedgerTransaction.Kind.BET_PLACEMENT,
         currency=currency,
         coup=coup,
         actor=user,
-        created_at=now,
     )
-    batch = BetBatch(pk=ids.batch, coup=coup, user=user, placement=placement, created_at=now)
+    batch = BetBatch(coup=coup, user=user, placement=placement)
     bets = [
-        Bet(
-            pk=bet_id,
-            batch=batch,
-            coup=coup,
-            user=user,
-            bet_type=bet_type,
-            stake=stake,
-            stake_account_id=stake_account_id,
-            created_at=now,
-        )
-        for (bet_type, stake), bet_id in zip(stakes.items(), ids.bets, strict=True)
+        Bet(batch=batch, coup=coup, user=user, bet_type=bet_type, stake=stake, stake_account_id=stake_account_id)
+        for bet_type, stake in stakes.items()
     ]
     for instance in (placement, batch, *bets):
         instance._state.adding, instance._state.db = False, connection.alias
     return batch, bets
+
+
+def placed_ids_given(batch: BetBatch, bets: list[Bet], *, ids: PlacementIds, now: datetime) -> None:
+    """The ids and the time a placement built ahead (``placed_instances``) was written with."""
+    placement = batch.placement
+    placement.pk, placement.created_at = ids.placement, now
+    batch.pk, batch.placement_id, batch.created_at = ids.batch, ids.placement, now
+    for bet, bet_id in zip(bets, ids.bets, strict=True):
+        bet.pk, bet.batch_id, bet.created_at = bet_id, ids.batch, now

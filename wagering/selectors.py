@@ -19,6 +19,7 @@ from baccarat.paytables import Paytable
 from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.amounts import amounts_as_strings
+from wagering.locks import StakeAccount
 from wagering.models import (
     ZERO,
     Account,
@@ -121,6 +122,15 @@ def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:
     bets, so it costs the same at the first bet and the thirty thousandth."""
     rows = CoupStakeTotal.objects.filter(coup=coup, currency=currency, bettors__gt=0).values_list("bet_type", "bettors")
     return dict(rows)
+
+
+def players_wallets(*, user_ids: set[int]) -> dict[int, StakeAccount]:
+    """The players' wallets (by user id; none for a player without one) as they stand, unlocked: what a group
+    of placements is checked against before the coup's lock (``wallets_locked`` reads them again under it)."""
+    rows = Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids).values_list(
+        "pk", "kind", "user_id", "currency", "balance"
+    )
+    return {row[2]: StakeAccount(*row) for row in rows}
 
 
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:

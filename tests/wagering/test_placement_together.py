@@ -15,6 +15,7 @@ from django.utils import timezone
 from tables.models import AuditLog, PersonalLimitMarker
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from tests.wagering.conftest import fund
+from wagering import placement_together
 from wagering.errors import BetRejected
 from wagering.models import Account, Bet, BetBatch, CoupStakeTotal, LedgerEntry, LedgerTransaction
 from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked
@@ -148,3 +149,27 @@ def test_a_group_on_a_coup_no_longer_taking_bets_is_refused_whole(coup, player):
     answers = bets_place_together(coup=coup, asked=asked)
     assert [answer.code for answer in answers] == ["betting_closed"] * 3
     assert not Bet.objects.exists() and not LedgerTransaction.objects.filter(coup=coup).exists()
+
+
+def test_what_moved_before_the_coups_lock_is_checked_again_under_it(coup, monkeypatch):
+    """The group is checked before the coup's lock; what other placements moved meanwhile (a wallet, the
+    table's totals, a player's open stakes) is read again under it, and the group checked again."""
+    ann, bob = UserFactory(), UserFactory()
+    fund(ann, "100.00")
+    fund(bob, "1000.00")
+    coup_betting_locked = placement_together.coup_betting_locked
+
+    def ann_bets_first(locked_coup):
+        bet_batch_place(user=ann, coup=coup, bets={"banker": "60"})  # between the checks and the lock
+        coup_betting_locked(locked_coup)
+
+    monkeypatch.setattr(placement_together, "coup_betting_locked", ann_bets_first)
+    asked = [
+        PlacementAsked(user=ann, stakes={"tie": D("50")}, action="bet_batch_placed"),  # 40 left
+        PlacementAsked(user=bob, stakes={"tie": D("50")}, action="bet_batch_placed"),
+    ]
+    answers = bets_place_together(coup=coup, asked=asked)
+    assert answers[0].code == "insufficient_funds" and answers[0].details["balance"] == "40.00"
+    assert isinstance(answers[1], PlacedBatch) and answers[1].balance == D("950.00")
+    totals = CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "total", "bettors")
+    assert sorted(totals) == [("banker", D("60.00"), 1), ("tie", D("50.00"), 1)]
