@@ -293,6 +293,13 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Sessions read from that cache, written through to the database (which a cache miss falls back on): a signed-in
+# request reads no session row. Signing out removes both copies; an expiry (a staff session's idle end) is
+# checked on the cached copy's own date (kernel/sessions.py).
+SESSION_ENGINE = "kernel.sessions"
+# The partner API's keys, their partners and the players, read once every this many seconds in each web process:
+# a key revoked or a partner disabled is refused within them (at once in the process that changed it).
+PARTNER_API_CACHE_SECONDS = env.float("PARTNER_API_CACHE_SECONDS", default=5.0)
 # Webhooks go to public https addresses only; development and tests may post to loopback http.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", default=False)
 # Partners' seamless wallets (partners.seamless): a bet waits this long for the debit, then is refused.
