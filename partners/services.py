@@ -31,6 +31,7 @@ from partners.identifiers import (
     player_username,
 )
 from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, PartnerPlayer
+from partners.selectors.accounts import partner_api_reads_forget
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
 from wagering.errors import IdempotencyConflict, WalletRejected
@@ -96,6 +97,7 @@ def partner_update(*, partner: Partner, changes: Mapping[str, object], actor: Us
         setattr(partner, field, value)
     _partner_clean(partner)
     partner.save(update_fields=list(changes))
+    partner_api_reads_forget()  # other processes see it within PARTNER_API_CACHE_SECONDS
     audit_record(
         action="partner_updated",
         actor=actor,
@@ -142,6 +144,7 @@ def partner_api_key_revoke(*, api_key: PartnerApiKey, actor: User | None = None,
         raise PartnerRejected(f"API key {api_key.prefix} is already revoked", code=ErrorCode.ALREADY_REVOKED)
     api_key.revoked_at = timezone.now()
     api_key.save(update_fields=["revoked_at"])
+    partner_api_reads_forget()  # other processes refuse it within PARTNER_API_CACHE_SECONDS
     audit_record(
         action="partner_api_key_revoked",
         actor=actor,

@@ -55,6 +55,15 @@ def webhooks_to_loopback(settings):
     settings.WEBHOOK_ALLOW_PRIVATE_TARGETS = True
 
 
+@pytest.fixture(autouse=True)
+def partner_api_reads_fresh():
+    """The partner API's keys, partners and players read afresh in every test (kept a few seconds otherwise:
+    partners.selectors.accounts), as SQLite gives a later test's rows the same ids."""
+    from partners.selectors.accounts import partner_api_reads_forget
+
+    partner_api_reads_forget()
+
+
 # --- The database's roles (PostgreSQL): the tests connect as the runtime role --------------------------------
 # The tables' owner (DATABASE_MIGRATE_URL) creates and migrates the test database (``migrate`` then grants the
 # runtime role its privileges: kernel.database_roles), empties it after each transactional test and drops it;

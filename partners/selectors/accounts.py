@@ -13,9 +13,12 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models import Model, QuerySet
 
+from kernel.ttl_cache import TtlCache
 from partners.identifiers import api_key_parse, api_key_secret_hash
 from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
 from wagering.models import Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
@@ -28,22 +31,69 @@ if TYPE_CHECKING:
 # --- Keys and players ----------------------------------------------------------------------------
 
 
+# Every partner API request reads its key and partner, and most a player: read once every
+# PARTNER_API_CACHE_SECONDS in each process (a key revoked or a partner disabled elsewhere is refused within
+# them; in the process that did it, at once: ``partner_api_reads_forget``).
+_api_reads = TtlCache(size=10_000)
+
+
 def partner_api_key_find(*, key: str) -> PartnerApiKey | None:
-    """The unrevoked key a partner sent, or None (the secret is compared in constant time)."""
+    """The unrevoked key a partner sent, with its partner, or None (the secret is compared in constant time)."""
     parts = api_key_parse(key)
     if parts is None:
         return None
-    api_key = PartnerApiKey.objects.select_related("partner").filter(prefix=parts.prefix, revoked_at=None).first()
-    if api_key is None or not hmac.compare_digest(api_key.secret_hash, api_key_secret_hash(parts.secret)):
+    secret_hash = api_key_secret_hash(parts.secret)
+    rows = _api_reads.get(
+        ("key", parts.prefix, secret_hash),
+        lambda: _api_key_rows(prefix=parts.prefix, secret_hash=secret_hash),
+        seconds=settings.PARTNER_API_CACHE_SECONDS,
+    )
+    if rows is None:
         return None
+    api_key = _built(PartnerApiKey, rows[0])
+    api_key.partner = _built(Partner, rows[1])
     return api_key
 
 
 def partner_player_find(*, partner: Partner, external_id: str) -> PartnerPlayer | None:
-    player = PartnerPlayer.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
-    if player is not None:
-        player.partner = partner  # the asking partner: its currency and wallet mode, without reading it again
+    """The partner's player (only its own), with its user."""
+    rows = _api_reads.get(
+        ("player", partner.pk, external_id),
+        lambda: _player_rows(partner=partner, external_id=external_id),
+        seconds=settings.PARTNER_API_CACHE_SECONDS,
+    )
+    if rows is None:
+        return None
+    player = _built(PartnerPlayer, rows[0])
+    player.user = _built(get_user_model(), rows[1])
+    player.partner = partner  # the asking partner: its currency and wallet mode, without reading it again
     return player
+
+
+def partner_api_reads_forget() -> None:
+    """Forget this process's keys, partners and players read: a change of them is seen at once here."""
+    _api_reads.clear()
+
+
+def _api_key_rows(*, prefix: str, secret_hash: str) -> tuple[tuple, tuple] | None:
+    api_key = PartnerApiKey.objects.select_related("partner").filter(prefix=prefix, revoked_at=None).first()
+    if api_key is None or not hmac.compare_digest(api_key.secret_hash, secret_hash):
+        return None
+    return _row(api_key), _row(api_key.partner)
+
+
+def _player_rows(*, partner: Partner, external_id: str) -> tuple[tuple, tuple] | None:
+    player = PartnerPlayer.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
+    return None if player is None else (_row(player), _row(player.user))
+
+
+def _row(instance: Model) -> tuple:
+    """Its columns' values: what is cached (each request builds instances of its own from them)."""
+    return tuple(getattr(instance, field.attname) for field in instance._meta.concrete_fields)
+
+
+def _built(model: type[Model], row: tuple) -> Model:
+    return model.from_db(DEFAULT_DB_ALIAS, None, row)
 
 
 def partner_player_record(*, player: PartnerPlayer) -> dict:
