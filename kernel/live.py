@@ -173,7 +173,9 @@ async def _to_groups_with_members(layer: BaseChannelLayer, messages: list[Outgoi
     channels_redis has no public call for this, hence its private names here."""
     if isinstance(layer, InMemoryChannelLayer):  # one process: its groups are all the members there are
         return [message for message in messages if not _only_member(layer.groups.get(message[0], ()), message[2])]
-    if not isinstance(layer, RedisPubSubChannelLayer) or (len(messages) < 2 and messages[0][2] is None):
+    if not isinstance(layer, RedisPubSubChannelLayer) or (
+        len(messages) < 2 and all(skip is None for *_, skip in messages)
+    ):
         return messages
     loop_layer = layer._get_layer()
     by_shard: dict[object, list[tuple[str, Outgoing]]] = defaultdict(list)

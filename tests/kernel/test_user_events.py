@@ -81,3 +81,8 @@ async def test_the_players_socket_in_another_process_gets_it():
     await layer.group_discard(user_group(11), answered)
     await elsewhere.group_discard(user_group(11), other)
     await elsewhere.flush()
+
+
+async def test_no_players_no_event_and_no_error(caplog):
+    await sync_to_async(user_events_send)(event_type="settlement", data_by_user={})
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
