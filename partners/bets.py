@@ -23,7 +23,7 @@ from partners.services import (
     player_of_partner_check,
 )
 from tables.models import Coup, Table
-from tables.selectors import table_live_coup
+from tables.selectors import table_with_live_coup
 from wagering.amounts import amount_checked
 from wagering.errors import BetConflict, BetRejected, IdempotencyConflict, WageringError
 from wagering.ledger import rows_insert
@@ -140,7 +140,7 @@ def partner_bets_place_together(requests: list[PartnerBetRequest]) -> list[Partn
     for index, key in keys.items():
         if key not in recorded:
             first_asked.setdefault(key, index)
-    live = table_live_coup(table=requests[0].table)
+    _, live = table_with_live_coup(code=requests[0].table.code)  # raw columns: every batch reads it
     placing, placements = [], []
     for index in first_asked.values():
         asked = requests[index]
@@ -189,7 +189,7 @@ def _recorded(keys: set[tuple[int, str]]) -> dict[tuple[int, str], PartnerIdempo
 
 
 def _coup_taking_bets(table: Table, round_id: str) -> Coup:
-    return _coup_in_play(table, table_live_coup(table=table), round_id)
+    return _coup_in_play(table, table_with_live_coup(code=table.code)[1], round_id)
 
 
 def _coup_in_play(table: Table, coup: Coup | None, round_id: str) -> Coup:
