@@ -290,7 +290,7 @@ WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=10)
 WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
 # The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "kernel.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Sessions read from that cache, written through to the database (which a cache miss falls back on): a signed-in

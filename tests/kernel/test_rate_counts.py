@@ -6,7 +6,8 @@ import uuid
 import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
-from kernel.rate_counts import sliding_window_admit, window_count
+from kernel.rate_counts import counts_cache, sliding_window_admit, window_count
+from kernel.redis_cache import RedisCache
 
 
 @pytest.fixture
@@ -57,3 +58,8 @@ def test_the_sliding_window_answers_as_drfs_own_throttle(key):
         assert ours.counted.allowed == allowed, moment
         if not allowed:
             assert ours.wait() == theirs.wait(), moment
+
+
+@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="the shared cache is Redis (REDIS_URL)")
+def test_the_redis_client_is_built_once_and_shared():
+    assert counts_cache._cache.get_client(write=True) is counts_cache._cache.get_client(write=True)
