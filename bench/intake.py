@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import POSTGRES_SERVER, Verdicts, analyze, bench_database_reset, django_setup, percentile
 from bench.intake_clients import clients_run
-from bench.intake_fill import LockClock, fill_table, mini_run, preload
+from bench.intake_fill import LockClock, fill_table, mini_run, preload, table_with_open_coup
 from bench.load_harness import (
     PINS,
     SERVER_ENV,
@@ -68,24 +68,6 @@ TARGET_LOCK_MS, TARGET_FILL_RATIO, TARGET_OPEN_P50_MS, TARGET_OPEN_P99_MS = 0.15
 
 
 # --- The bench process -------------------------------------------------------------------------
-
-
-def table_with_open_coup():
-    """A table whose coup takes bets for the whole run, with limits that a thousand players stay within."""
-    from django.conf import settings
-
-    from tables.coups import coup_open
-    from tables.limit_sets import bet_limit_set, limit_set_update
-    from tables.services import table_create, table_open
-    from tables.shoes import shoe_prepare, shoe_start
-
-    table = table_create(code=TABLE_CODE, name="Intake", betting_seconds=3600)
-    limit_set_update(table=table, actor=None, currency=settings.HOUSE_CURRENCY, max_differential="100000")
-    for bet_type in ("player", "banker"):
-        bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum="1000", table_maximum=None)
-    table_open(table=table)
-    shoe_start(shoe=shoe_prepare(table=table))
-    return coup_open(table=table)
 
 
 def players_signed_in(count: int) -> list[tuple[object, str, str]]:
@@ -236,7 +218,7 @@ def main() -> int:
     from tables.models import Coup
 
     bench_database_reset()
-    coup = table_with_open_coup()
+    coup = table_with_open_coup(code=TABLE_CODE, name="Intake", side_bets=[], max_differential="100000")
     players = players_signed_in(options.players)
     analyze()
     verdicts = Verdicts()

@@ -70,8 +70,8 @@ def _locks_coup(sql: str) -> bool:
     return "tables_coup" in sql and ("FOR UPDATE" in sql or "FOR NO KEY UPDATE" in sql or sql.lstrip()[:6] == "UPDATE")
 
 
-def fill_table(code: str):
-    """A table with side bets (the pre-loaded bets have them) and a coup taking bets for the whole run."""
+def table_with_open_coup(*, code: str, name: str, side_bets: list[str], max_differential: str):
+    """A table whose coup takes bets for the whole run, with limits that a thousand players stay within."""
     from django.conf import settings
 
     from tables.coups import coup_open
@@ -79,13 +79,20 @@ def fill_table(code: str):
     from tables.services import table_create, table_open
     from tables.shoes import shoe_prepare, shoe_start
 
-    table = table_create(code=code, name=f"Fill {code}", betting_seconds=3600, side_bets=["player_pair", "banker_pair"])
-    limit_set_update(table=table, actor=None, currency=settings.HOUSE_CURRENCY, max_differential="100000000")
+    table = table_create(code=code, name=name, betting_seconds=3600, side_bets=side_bets)
+    limit_set_update(table=table, actor=None, currency=settings.HOUSE_CURRENCY, max_differential=max_differential)
     for bet_type in ("player", "banker"):
         bet_limit_set(table=table, actor=None, bet_type=bet_type, minimum="1", maximum="1000", table_maximum=None)
     table_open(table=table)
     shoe_start(shoe=shoe_prepare(table=table))
     return coup_open(table=table)
+
+
+def fill_table(code: str):
+    """A table with side bets (the pre-loaded bets have them) and a coup taking bets for the whole run."""
+    return table_with_open_coup(
+        code=code, name=f"Fill {code}", side_bets=["player_pair", "banker_pair"], max_differential="100000000"
+    )
 
 
 def preload(coup, *, bets: int, first: int) -> None:
