@@ -51,7 +51,7 @@ def wallet_locked_for_transfer(user: User, *, kind: str, amount: Decimal, curren
 
 @dataclass(slots=True, eq=False)
 class StakeAccount:
-    """A locked account stakes came from, as its plain values: a coup's settlement locks tens of thousands,
+    """An account stakes came from, as its plain values: a coup's settlement locks tens of thousands,
     and model instances would cost more than the rest of its Python. ``ledger_post`` moves ``balance``."""
 
     pk: int
@@ -64,6 +64,11 @@ class StakeAccount:
     def is_wallet(self) -> bool:
         return self.kind == Account.Kind.PLAYER
 
+    @classmethod
+    def read(cls, accounts: QuerySet) -> list[StakeAccount]:
+        """The accounts of the query, in its order, as plain values (locked if the query locks them)."""
+        return [cls(*row) for row in accounts.values_list("pk", "kind", "user_id", "currency", "balance")]
+
 
 def stake_accounts_locked(account_ids: set[int] | QuerySet) -> dict[int, StakeAccount]:
     """The accounts stakes came from (wallets, partners' floats), by id: wallets first, then floats, each
@@ -71,8 +76,7 @@ def stake_accounts_locked(account_ids: set[int] | QuerySet) -> dict[int, StakeAc
     ``account_ids`` may be a query of them (a coup's thousands of bets: one subquery, not a list)."""
     wallets_first = Case(When(kind=Account.Kind.PLAYER, then=Value(0)), default=Value(1))
     accounts = Account.objects.select_for_update(of=("self",)).filter(pk__in=account_ids)
-    rows = accounts.order_by(wallets_first, "pk").values_list("pk", "kind", "user_id", "currency", "balance")
-    return {row[0]: StakeAccount(*row) for row in rows}
+    return {account.pk: account for account in StakeAccount.read(accounts.order_by(wallets_first, "pk"))}
 
 
 def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, Account]:
@@ -132,5 +136,4 @@ def wallets_locked(user_ids: set[int]) -> dict[int, StakeAccount]:
     """The players' wallets (by user id; none for a player without one), locked in primary-key order, as
     plain values (a group commit locks hundreds)."""
     wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
-    rows = wallets.order_by("pk").values_list("pk", "kind", "user_id", "currency", "balance")
-    return {row[2]: StakeAccount(*row) for row in rows}
+    return {wallet.user_id: wallet for wallet in StakeAccount.read(wallets.order_by("pk"))}

@@ -28,7 +28,13 @@ from wagering.models import (
     BetBatch,
     money,
 )
-from wagering.placement_writers import BalanceBound, PartnerFunds, placement_write_from_float, placement_writer
+from wagering.placement_writers import (
+    BalanceBound,
+    PartnerFunds,
+    bettors_joined,
+    placement_write_from_float,
+    placement_writer,
+)
 from wagering.selectors import (
     PlayerMarkers,
     coup_bet_totals_with_own,
@@ -150,7 +156,7 @@ def _batch_checked(
             elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
         )
     )
-    joined = frozenset(bet_type for bet_type in stakes if not open_stakes.own.get(bet_type))
+    joined = bettors_joined(stakes=stakes, before=open_stakes.own)
     return _Checked(table_after=table_after, own_after=own_after, bound=bound, joined=joined)
 
 

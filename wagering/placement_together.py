@@ -41,6 +41,7 @@ from wagering.placement import (
 from wagering.placement_writers import (
     BalanceBound,
     PlacementIds,
+    bettors_joined,
     placed_ids_given,
     placed_instances,
     placement_audit,
@@ -181,7 +182,7 @@ def _answers(
             answers.append(refusal)
             continue
         balances[user_id] = money(balance - total)
-        joined = frozenset(bet_type for bet_type in placement.stakes if not own_before.get(bet_type))
+        joined = bettors_joined(stakes=placement.stakes, before=own_before)
         table[currency], own[user_id] = table_after, own_after
         placed = placed_instances(
             coup=coup, user=placement.user, currency=currency, stakes=placement.stakes, stake_account_id=wallet.pk

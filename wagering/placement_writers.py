@@ -157,6 +157,12 @@ WHERE coup_id = %s AND bet_type = %s AND currency = %s
 """
 
 
+def bettors_joined(*, stakes: Mapping[str, Decimal], before: Mapping[str, Decimal]) -> frozenset[str]:
+    """The bet types these stakes start a bettor on (one bettor more on each in ``stake_totals_move``): those
+    the bettor (a player, a seat session) had no stake on ``before``."""
+    return frozenset(bet_type for bet_type in stakes if not before.get(bet_type))
+
+
 def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decimal], bettors: Mapping[str, int]) -> None:
     """The coup's running totals of standing stakes in the currency, moved by ``changes`` (negative:
     cancelled), and their bettors by ``bettors`` (by bet type: +1 for each player or seat session whose stake

@@ -33,7 +33,7 @@ from wagering.placement import (
     coup_betting_locked,
     stakes_within_rules,
 )
-from wagering.placement_writers import placement_audit, stake_totals_move
+from wagering.placement_writers import bettors_joined, placement_audit, stake_totals_move
 from wagering.selectors import coup_bet_totals, personal_limit_marker
 
 User = AbstractBaseUser
@@ -123,8 +123,8 @@ def seat_bets_place(
         )
         for bet_type, stake in stakes.items()
     )
-    joined = {bet_type: 1 for bet_type in stakes if not seat_before.get(bet_type)}
-    stake_totals_move(coup=coup, currency=currency, changes=stakes, bettors=joined)
+    joined = bettors_joined(stakes=stakes, before=seat_before)
+    stake_totals_move(coup=coup, currency=currency, changes=stakes, bettors=dict.fromkeys(joined, 1))
     audit_record(
         action="seat_bets_placed",
         actor=actor,

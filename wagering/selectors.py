@@ -127,10 +127,8 @@ def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:
 def players_wallets(*, user_ids: set[int]) -> dict[int, StakeAccount]:
     """The players' wallets (by user id; none for a player without one) as they stand, unlocked: what a group
     of placements is checked against before the coup's lock (``wallets_locked`` reads them again under it)."""
-    rows = Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids).values_list(
-        "pk", "kind", "user_id", "currency", "balance"
-    )
-    return {row[2]: StakeAccount(*row) for row in rows}
+    wallets = Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
+    return {wallet.user_id: wallet for wallet in StakeAccount.read(wallets)}
 
 
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:
