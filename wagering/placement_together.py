@@ -47,7 +47,7 @@ from wagering.placement_writers import (
     placement_audit,
     stake_totals_move,
 )
-from wagering.protection.guard import bet_refusal, bets_protection_read, losses_added
+from wagering.protection.guard import bet_refusal, bets_protection_locked, bets_protection_read, losses_added
 from wagering.protection.standing import Protection
 from wagering.selectors import (
     PlayerMarkers,
@@ -119,7 +119,7 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     now = timezone.now()
     markers = personal_limit_markers(table_id=coup.table_id, user_ids=user_ids, at=now)
     rules = coup_rules(coup=coup)
-    protections, losses = bets_protection_read(user_ids=user_ids, at=now, locked=False)
+    protections, losses = bets_protection_read(user_ids=user_ids, at=now)
     before = _Standing(
         wallets=players_wallets(user_ids=user_ids),
         table=coup_stake_totals(coup=coup),
@@ -133,7 +133,7 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
         betting_open_check(coup)
     except BetRejected as refusal:
         return [refusal] * len(asked)
-    protections, losses = bets_protection_read(user_ids=user_ids, at=now, locked=True)
+    protections, losses = bets_protection_locked(before.protections, at=now)
     standing = _Standing(
         wallets=wallets_locked(user_ids),
         table=coup_stake_totals(coup=coup),

@@ -22,16 +22,24 @@ from wagering.protection.standing import (
 
 
 def bets_protection_read(
-    *, user_ids: Collection[int], at: datetime, locked: bool
+    *, user_ids: Collection[int], at: datetime
 ) -> tuple[dict[int, Protection], dict[int, dict[str, Decimal]]]:
-    """The players' protection and, for the loss-limited, their net losses so far (``players_losses``);
-    ``locked``: their rows locked first, in primary-key order (the check that counts)."""
+    """The players' protection and, for the loss-limited, their net losses so far (``players_losses``)."""
     protections = players_protection(user_ids=user_ids, at=at)
-    limited = sorted(user_id for user_id, protection in protections.items() if protection.loss_limited)
-    if locked and limited:
-        list(PlayerProtection.objects.select_for_update().filter(pk__in=limited).order_by("pk").values_list("pk"))
-        protections = players_protection(user_ids=user_ids, at=at)
     return protections, players_losses(protections=protections.values())
+
+
+def bets_protection_locked(
+    protections: dict[int, Protection], *, at: datetime
+) -> tuple[dict[int, Protection], dict[int, dict[str, Decimal]]]:
+    """``bets_protection_read`` again for the loss-limited players, their rows locked first in primary-key
+    order: the count that decides. Nothing is read or locked when none of them is loss-limited."""
+    limited = sorted(user_id for user_id, protection in protections.items() if protection.loss_limited)
+    if not limited:
+        return protections, {}
+    list(PlayerProtection.objects.select_for_update().filter(pk__in=limited).order_by("pk").values_list("pk"))
+    relocked, losses = bets_protection_read(user_ids=limited, at=at)
+    return {**protections, **relocked}, losses
 
 
 def bet_refusal(protection: Protection | None, *, lost: dict[str, Decimal], stake: Decimal) -> PlayerProtected | None:
@@ -48,7 +56,7 @@ def losses_added(lost: dict[str, Decimal], stake: Decimal) -> dict[str, Decimal]
 
 def bet_protection_check(*, user_id: int, stake: Decimal, at: datetime) -> None:
     """One player's bet of ``stake`` checked (raises ``PlayerProtected``), their row locked if loss-limited."""
-    protections, losses = bets_protection_read(user_ids=[user_id], at=at, locked=True)
+    protections, losses = bets_protection_locked(players_protection(user_ids=[user_id], at=at), at=at)
     refusal = bet_refusal(protections.get(user_id), lost=losses.get(user_id, {}), stake=stake)
     if refusal is not None:
         raise refusal
