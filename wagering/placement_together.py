@@ -133,7 +133,7 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
         betting_open_check(coup)
     except BetRejected as refusal:
         return [refusal] * len(asked)
-    protections, losses = bets_protection_locked(before.protections, at=now)
+    protections, losses = bets_protection_locked(user_ids=user_ids, at=now)
     standing = _Standing(
         wallets=wallets_locked(user_ids),
         table=coup_stake_totals(coup=coup),
@@ -175,7 +175,11 @@ def _answers(
         wallet = standing.wallets.get(user_id)
         currency = wallet.currency if wallet is not None else settings.HOUSE_CURRENCY
         own_before = own.get(user_id, {})
+        total = money(sum(placement.stakes.values()))
         try:
+            protected = bet_refusal(standing.protections.get(user_id), lost=losses.get(user_id, {}), stake=total)
+            if protected is not None:
+                raise protected
             table_after, own_after = stakes_within_rules(
                 rules=rules,
                 round_id=coup.round_id,
@@ -185,10 +189,6 @@ def _answers(
                 table=table.get(currency, {}),
                 own=own_before,
             )
-            total = money(sum(placement.stakes.values()))
-            protected = bet_refusal(standing.protections.get(user_id), lost=losses.get(user_id, {}), stake=total)
-            if protected is not None:
-                raise protected
             bound = BalanceBound(
                 on_coup=stakes_largest_return(paytables=paytables, stakes=own_after),
                 elsewhere=elsewhere.get(user_id, ZERO),

@@ -10,8 +10,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from wagering.errors import PlayerProtected
-from wagering.models import PlayerProtection
-from wagering.protection.checks import deposit_refusal, loss_refusal, play_refusal
+from wagering.protection.checks import break_refusal, deposit_refusal, loss_refusal, play_refusal
 from wagering.protection.standing import (
     Protection,
     player_deposits,
@@ -30,16 +29,16 @@ def bets_protection_read(
 
 
 def bets_protection_locked(
-    protections: dict[int, Protection], *, at: datetime
+    *, user_ids: Collection[int], at: datetime
 ) -> tuple[dict[int, Protection], dict[int, dict[str, Decimal]]]:
-    """``bets_protection_read`` again for the loss-limited players, their rows locked first in primary-key
-    order: the count that decides. Nothing is read or locked when none of them is loss-limited."""
-    limited = sorted(user_id for user_id, protection in protections.items() if protection.loss_limited)
+    """``bets_protection_read`` under the coup's lock, the count that decides: the loss-limited players' rows
+    locked (and read again) first, in primary-key order, then their net losses."""
+    protections = players_protection(user_ids=user_ids, at=at)
+    limited = [user_id for user_id, protection in protections.items() if protection.loss_limited]
     if not limited:
         return protections, {}
-    list(PlayerProtection.objects.select_for_update().filter(pk__in=limited).order_by("pk").values_list("pk"))
-    relocked, losses = bets_protection_read(user_ids=limited, at=at)
-    return {**protections, **relocked}, losses
+    locked = players_protection(user_ids=limited, at=at, lock=True)
+    return {**protections, **locked}, players_losses(protections=locked.values())
 
 
 def bet_refusal(protection: Protection | None, *, lost: dict[str, Decimal], stake: Decimal) -> PlayerProtected | None:
@@ -56,7 +55,7 @@ def losses_added(lost: dict[str, Decimal], stake: Decimal) -> dict[str, Decimal]
 
 def bet_protection_check(*, user_id: int, stake: Decimal, at: datetime) -> None:
     """One player's bet of ``stake`` checked (raises ``PlayerProtected``), their row locked if loss-limited."""
-    protections, losses = bets_protection_locked(players_protection(user_ids=[user_id], at=at), at=at)
+    protections, losses = bets_protection_locked(user_ids=[user_id], at=at)
     refusal = bet_refusal(protections.get(user_id), lost=losses.get(user_id, {}), stake=stake)
     if refusal is not None:
         raise refusal
@@ -68,8 +67,16 @@ def deposit_protection_check(*, user_id: int, amount: Decimal, at: datetime) -> 
     if protection is None:
         return
     if protection.deposit:
-        PlayerProtection.objects.select_for_update().filter(pk=user_id).values_list("pk").get()
-        protection = player_protection(user_id=user_id, at=at)
+        protection = players_protection(user_ids=[user_id], at=at, lock=True)[user_id]
     refusal = deposit_refusal(protection, deposited=player_deposits(protection=protection), amount=amount)
+    if refusal is not None:
+        raise refusal
+
+
+def seated_player_check(*, user_id: int, at: datetime) -> None:
+    """A known player seated at a dealer table: their break from play (a time-out, a self-exclusion, their
+    operator's exclusion) refuses their chips and their buy-ins. Their limits count their own bets only."""
+    protection = player_protection(user_id=user_id, at=at)
+    refusal = break_refusal(protection) if protection is not None else None
     if refusal is not None:
         raise refusal

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import Case, DecimalField, F, Q, Sum, Value, When
+from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
-from wagering.models import ZERO, Account, Bet, LedgerEntry, LedgerTransaction, PlayerProtection, money
+from wagering.models import ZERO, Account, Bet, BetAdjustment, LedgerEntry, LedgerTransaction, PlayerProtection, money
 from wagering.protection.periods import PERIODS, period_bounds
 
 
@@ -104,9 +104,13 @@ def _limit_value(name: str, value: str) -> Decimal | int:
     return int(value) if name == "session_minutes" else money(Decimal(value))
 
 
-def players_protection(*, user_ids: Collection[int], at: datetime) -> dict[int, Protection]:
-    """The protection of those of these players who have any, by user id: one query."""
-    rows = PlayerProtection.objects.filter(user_id__in=user_ids).values(*_COLUMNS)
+def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = False) -> dict[int, Protection]:
+    """The protection of those of these players who have any, by user id: one query (``lock``: their rows
+    locked by it, in primary-key order)."""
+    rows = PlayerProtection.objects.filter(user_id__in=user_ids)
+    if lock:
+        rows = rows.select_for_update().order_by("pk")
+    rows = rows.values(*_COLUMNS)
     return {row["user_id"]: protection_read(row, at=at) for row in rows}
 
 
@@ -116,31 +120,33 @@ def player_protection(*, user_id: int, at: datetime) -> Protection | None:
 
 def players_losses(*, protections: Collection[Protection]) -> dict[int, dict[str, Decimal]]:
     """Each loss-limited player's net loss in each window of their limits (``Protection.loss_windows``):
-    what their bets placed since its start staked, less what their settled ones returned. An open bet counts
-    as lost until settled (a bet is refused if losing it could pass the limit); a cancelled one not at all.
-    One query for all the players."""
+    what their bets placed since its start staked, less what they returned (a corrected result's latest
+    adjustment, else the settlement). An open bet counts as lost until settled (a bet is refused if losing it
+    could pass the limit); a cancelled one not at all. One query for all the players, a row each."""
     windows = {p.user_id: p.loss_windows() for p in protections if p.loss_limited}
     if not windows:
         return {}
+    at = next(p.at for p in protections if p.user_id in windows)
+    starts = {period: period_bounds(period=period, at=at)[0] for period in PERIODS}
     money_field = DecimalField(**MONEY)
+    corrected = BetAdjustment.objects.filter(bet=OuterRef("pk")).order_by("-pk").values("returned_after")[:1]
+    lost = ExpressionWrapper(
+        F("stake") - Coalesce(Subquery(corrected), F("settlement__returned"), Value(ZERO), output_field=money_field),
+        output_field=money_field,
+    )
+    sums = {period: Sum(lost, filter=Q(created_at__gte=start)) for period, start in starts.items()}
+    sums["session"] = Sum(lost, filter=Q(created_at__gte=F("user__protection__session_started_at")))
     earliest = min(start for by_window in windows.values() for _, start, _ in by_window.values())
-    aggregates = {}
-    for user_id, by_window in windows.items():
-        for name, (_, start, _) in by_window.items():
-            since = Q(user_id=user_id, created_at__gte=start)
-            lost = F("stake") - Coalesce(F("settlement__returned"), Value(ZERO), output_field=money_field)
-            aggregates[f"u{user_id}_{name}"] = Coalesce(
-                Sum(Case(When(since, then=lost), default=Value(ZERO), output_field=money_field)),
-                Value(ZERO),
-                output_field=money_field,
-            )
-    sums = (
+    rows = (
         Bet.objects.filter(user_id__in=windows, created_at__gte=earliest)
         .exclude(state=Bet.State.CANCELLED)
-        .aggregate(**aggregates)
+        .values("user_id")
+        .annotate(**sums)
+        .order_by()
     )
+    found = {row["user_id"]: row for row in rows}
     return {
-        user_id: {name: money(sums[f"u{user_id}_{name}"]) for name in by_window}
+        user_id: {name: money(found.get(user_id, {}).get(name) or ZERO) for name in by_window}
         for user_id, by_window in windows.items()
     }
 
