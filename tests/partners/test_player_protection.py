@@ -111,6 +111,26 @@ def test_bad_session_values_are_400_and_create_nothing(api, partner, table, fiel
     assert not PlayerProtection.objects.exists()
 
 
+def test_a_launch_sets_the_session_of_the_asking_partners_player_only(api, partner, other_partner, other_api, table):
+    acme = launched(api, session_limit_minutes=30, loss_limit="50.00")
+    response = other_api.post("/api/v1/sessions/", {**LAUNCH, "session_limit_minutes": 5, "loss_limit": "1.00"})
+    assert response.status_code == 201  # its own u-42, another player
+    assert launch_open(Client(), response.json()["launch_url"]).status_code == 302
+    row = PlayerProtection.objects.get(user=acme.user)
+    assert near(row.session_ends_at, 30) and row.session_loss_limit == D("50.00")
+    globex = PartnerPlayer.objects.get(partner=other_partner, external_id="u-42")
+    assert PlayerProtection.objects.get(user=globex.user).session_loss_limit == D("1.00")
+
+
+def test_a_revoked_key_launches_nobody(partner, table):
+    issued = partner_services.partner_api_key_create(partner=partner)
+    partner_services.partner_api_key_revoke(api_key=issued.api_key)
+    revoked = APIClient()
+    revoked.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.key}")
+    response = revoked.post("/api/v1/sessions/", {**LAUNCH, "session_limit_minutes": 30, "loss_limit": "50.00"})
+    assert response.status_code == 401 and not LaunchToken.objects.exists()
+
+
 def test_the_schema_describes_the_session_values(db):
     schema = APIClient().get("/api/schema/?format=json").json()["components"]["schemas"]["SessionCreate"]
     fields = schema["properties"]
