@@ -9,4 +9,10 @@ BEAT_SCHEDULE = {
         "task": "casino.tasks.ledger_roots_seal",
         "schedule": crontab(minute=6),
     },
+    # Play sessions whose limit passed (wagering.protection): ended on the players' pages, told to the
+    # partners of theirs once (partners.player_events).
+    "casino-play-sessions-ended-tell": {
+        "task": "casino.tasks.play_sessions_ended_tell",
+        "schedule": 60.0,
+    },
 }

@@ -184,6 +184,7 @@ CELERY_TASK_ROUTES = {
     "wagering.tasks.day_reports_build": {"queue": "reports"},
     "wagering.tasks.bet_requests_prune": {"queue": "reports"},
     "casino.tasks.ledger_roots_seal": {"queue": "reports"},
+    "casino.tasks.play_sessions_ended_tell": {"queue": "webhooks"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "reports"
 # Every task has limits (wagering.tasks sets tighter ones per task): past the soft limit the task gets

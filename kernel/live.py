@@ -57,6 +57,17 @@ def event_envelope(*, event_type: str, data: dict, table_code: str | None = None
     return {"type": event_type, "version": EVENT_VERSION, "table": table_code, "data": data}
 
 
+EVENT_TYPE_START = '{"type": "'  # how ``live_message`` serialises every event: its type first
+
+
+def event_type_read(text: str) -> str | None:
+    """An event's type from its text as sent, without parsing the rest (a socket choosing what to forward)."""
+    if not text.startswith(EVENT_TYPE_START):
+        return None
+    end = text.find('"', len(EVENT_TYPE_START))
+    return text[len(EVENT_TYPE_START) : end] if end > 0 else None
+
+
 def live_message(event: dict) -> dict:
     """The channel-layer message carrying ``event``: serialised once here, so every socket of the
     group forwards the same text instead of each encoding it again (``kernel.sockets``)."""

@@ -12,6 +12,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -76,8 +77,12 @@ def launch_session_create(
     language: str = "",
     table_code: str = "",
     return_url: str = "",
+    reality_check_minutes: int | None = None,
+    session_limit_minutes: int | None = None,
+    loss_limit: Decimal | None = None,
 ) -> IssuedLaunch:
-    """A launch URL's token for the partner's player (created the first time), with where it leads."""
+    """A launch URL's token for the partner's player (created the first time), with where it leads and the
+    play session it opens (``play_session_start``'s reality checks and limits, checked by the API)."""
     if currency != partner.currency:
         raise PartnerRejected(
             f"{partner.code} plays in {partner.currency}, not {str(currency)[:10]!r}",
@@ -119,13 +124,23 @@ def launch_session_create(
         table_code=table_code,
         language=language,
         return_url=return_url,
+        reality_check_minutes=reality_check_minutes,
+        session_limit_minutes=session_limit_minutes,
+        loss_limit=loss_limit,
         expires_at=expires_at,
     )
     audit_record(
         action="launch_created",
         actor_label=partner_actor_label(partner.code),
         obj=launch,
-        after={"player_id": player.external_id, "table": table_code, "expires_at": expires_at.isoformat()},
+        after={
+            "player_id": player.external_id,
+            "table": table_code,
+            "expires_at": expires_at.isoformat(),
+            "reality_check_minutes": reality_check_minutes,
+            "session_limit_minutes": session_limit_minutes,
+            "loss_limit": None if loss_limit is None else str(loss_limit),
+        },
     )
     return IssuedLaunch(token=token, expires_at=expires_at, launch=launch)
 

@@ -13,6 +13,7 @@ from kernel.money import MONEY
 from partners.identifiers import frame_origins_validator
 from tables.models import Coup, ResultCorrection, Shoe
 from wagering.models import BetBatch, LedgerRoot, LedgerTransaction
+from wagering.protection.services import MAX_SESSION_MINUTES
 
 
 class Partner(models.Model):
@@ -161,6 +162,8 @@ class WebhookDelivery(models.Model):
         ROUND_CORRECTED = "round.corrected"
         SHOE_FINISHED = "shoe.finished"
         LEDGER_HOURLY_ROOT = "ledger.hourly_root"
+        PLAYER_SESSION_LIMIT_REACHED = "player.session_limit_reached"
+        PLAYER_REALITY_CHECK = "player.reality_check"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (retrying)"
@@ -169,7 +172,7 @@ class WebhookDelivery(models.Model):
 
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.PROTECT, related_name="deliveries")
     event_id = models.UUIDField(unique=True)
-    event_type = models.CharField(max_length=20, choices=EventType.choices)
+    event_type = models.CharField(max_length=40, choices=EventType.choices)
     coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries")
     shoe = models.ForeignKey(Shoe, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries")
     correction = models.ForeignKey(
@@ -177,6 +180,9 @@ class WebhookDelivery(models.Model):
     )
     ledger_root = models.ForeignKey(
         LedgerRoot, null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
+    )
+    player = models.ForeignKey(
+        "PartnerPlayer", null=True, blank=True, on_delete=models.PROTECT, related_name="webhook_deliveries"
     )
     payload = models.JSONField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -210,8 +216,11 @@ class WebhookDelivery(models.Model):
                 name="one_event_per_endpoint_ledger_root",
             ),
             models.CheckConstraint(
-                condition=Q(coup__isnull=False) | Q(shoe__isnull=False) | Q(ledger_root__isnull=False),
-                name="a_delivery_is_of_a_coup_a_shoe_or_an_hour",
+                condition=Q(coup__isnull=False)
+                | Q(shoe__isnull=False)
+                | Q(ledger_root__isnull=False)
+                | Q(player__isnull=False),
+                name="a_delivery_is_of_a_coup_a_shoe_an_hour_or_a_player",
             ),
         ]
         indexes = [models.Index(fields=["status", "-id"])]
@@ -219,7 +228,7 @@ class WebhookDelivery(models.Model):
         verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
-        subject = self.coup_id or self.shoe_id or self.ledger_root_id
+        subject = self.coup_id or self.shoe_id or self.ledger_root_id or self.player_id
         return f"{self.event_type} {subject} to {self.endpoint_id} ({self.status})"
 
 
@@ -232,12 +241,29 @@ class LaunchToken(models.Model):
     table_code = models.SlugField(max_length=20, blank=True)
     language = models.CharField(max_length=10, blank=True)
     return_url = models.URLField(max_length=500, blank=True)
+    # The play session it opens (wagering.protection.services.play_session_start), as the partner asked:
+    # minutes 1 to MAX_SESSION_MINUTES each.
+    reality_check_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+    session_limit_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+    loss_limit = models.DecimalField(**MONEY, null=True, blank=True, help_text="in the partner's currency")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    Q(reality_check_minutes__isnull=True)
+                    | Q(reality_check_minutes__gte=1, reality_check_minutes__lte=MAX_SESSION_MINUTES),
+                    Q(session_limit_minutes__isnull=True)
+                    | Q(session_limit_minutes__gte=1, session_limit_minutes__lte=MAX_SESSION_MINUTES),
+                    Q(loss_limit__isnull=True) | Q(loss_limit__gt=0),
+                ),
+                name="launch_protection_in_range",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"launch of {self.player}"

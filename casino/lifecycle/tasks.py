@@ -1,5 +1,6 @@
 """The lifecycle's Celery task: settle a resolved coup (its own ``settlement`` queue and workers); and the
-hourly sealing of the ledger's roots, which composes wagering's roots with the partners' webhooks.
+beat's jobs that compose wagering with the partners' webhooks: the hourly sealing of the ledger's roots, and
+every minute the play sessions whose limit passed.
 
 The tasks keep the names they were queued under before the lifecycle moved here (``wagering.tasks.coup_settle``,
 ``casino.tasks.ledger_roots_seal``): tasks queued before an upgrade still run after it.
@@ -13,6 +14,7 @@ from django.db import OperationalError
 
 from casino.lifecycle.settlement import coup_settle
 from partners.ledger_roots import ledger_roots_seal_and_publish
+from partners.player_events import player_sessions_ended_tell
 from wagering.tasks import REPORT_LIMITS, RETRYING
 
 # A settlement is one transaction: a soft limit rolls it back whole and the task is retried (it is
@@ -35,3 +37,10 @@ def coup_settle_task(coup_id: int) -> None:
 def ledger_roots_seal() -> int:
     """Seal the ledger's hours that are due and send their roots to the partners (Celery beat, hourly)."""
     return len(ledger_roots_seal_and_publish())
+
+
+@shared_task(name="casino.tasks.play_sessions_ended_tell", **RETRYING)
+def play_sessions_ended_tell() -> int:
+    """Celery beat, every minute: the play sessions whose limit passed, ended on the players' pages and told to
+    their partners (``player.session_limit_reached``), once each."""
+    return player_sessions_ended_tell()

@@ -3,6 +3,9 @@ in as the partner's player, in a session bound to that partner (``LAUNCH_SESSION
 the origins that may frame its pages, ``kernel.security.LaunchedSessionMiddleware``), and goes to the lobby
 or the table named. A token already used, expired or unknown gets a page that says so.
 
+The launch's play session (``reality_check_minutes``, ``session_limit_minutes``, ``loss_limit``) starts with
+the sign-in (``wagering.protection.services.play_session_start``).
+
 Opening the URL (GET) uses nothing: it answers a page whose script posts back at once (a button without
 script), and that POST uses the token. A chat app's link preview, a mail scanner or a prefetch, which fetch
 the URL but post nothing, no longer use up the player's launch.
@@ -36,6 +39,7 @@ from kernel.security import LAUNCH_SESSION_KEY, frame_ancestors_allow
 from partners.launch import LaunchRefused, frame_origins, launch_token_check, launch_token_redeem
 from partners.models import LaunchToken, Partner, PartnerPlayer
 from partners.selectors.accounts import seamless_player
+from wagering.protection.services import play_session_start
 
 LAUNCH_COOKIE = "punto_launch"
 UNCONFIRMED = "This game link opens from its own page only. Go back to the casino and open the game again."
@@ -65,6 +69,13 @@ def launch(request: HttpRequest, token: str) -> HttpResponse:
         return _framed(response, refused.partner)
     partner = opened.partner
     login(request, opened.player.user, backend=settings.PERMISSION_BACKEND)  # a new session, for this player only
+    # The sign-in started a play session of the player's own settings: the launch's takes its place.
+    play_session_start(
+        user=opened.player.user,
+        reality_check_minutes=opened.reality_check_minutes,
+        session_limit_minutes=opened.session_limit_minutes,
+        loss_limit=opened.loss_limit,
+    )
     request.session[LAUNCH_SESSION_KEY] = {
         "partner": partner.code,
         "partner_name": partner.name,

@@ -18,6 +18,7 @@ import time
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
+from kernel.live import event_type_read
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
 from roadmaps.selectors import table_snapshot
 from tables.models import Table
@@ -40,7 +41,6 @@ LOBBY_EVENTS = frozenset(
         "table_closed",
     }
 )
-EVENT_TYPE_START = '{"type": "'  # how ``kernel.live`` serialises every event: its type first
 
 
 class LobbyConsumer(LiveSocket):
@@ -78,15 +78,8 @@ class LobbyConsumer(LiveSocket):
             await super().handle(message)
 
     async def table_event(self, text: str) -> None:
-        if _event_type(text) in LOBBY_EVENTS:
+        if event_type_read(text) in LOBBY_EVENTS:
             await super().table_event(text)
-
-
-def _event_type(text: str) -> str | None:
-    if not text.startswith(EVENT_TYPE_START):
-        return None
-    end = text.find('"', len(EVENT_TYPE_START))
-    return text[len(EVENT_TYPE_START) : end] if end > 0 else None
 
 
 async def _connect_allowed(scope: dict) -> bool:

@@ -12,22 +12,28 @@ the table, ``casino.players.chat``) and the player's bet requests, through the b
 or ``{"type": "bet_rejected", "request_id", "action", "error": {"code", "message", "details"}}``; ``undo``,
 ``remove`` and ``rebet`` (with ``multiplier``) are answered the same way. The ``request_id`` is the
 player's idempotency key: sent again (a reconnect), the first answer comes back and nothing moves twice.
+
+A player's ``protection`` event (their time-out, self-exclusion or their operator's exclusion, on commit) makes
+the socket read their protection again: from then on it refuses their new bets itself (``self_excluded``,
+``timed_out``) without queueing them; the server refuses them anyway, and an undo or a remove stays open.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils import timezone
 
 from casino.players.bet_requests import KINDS
 from casino.players.chat import chat_send
 from casino.players.errors import NotSignedIn, StaffAccount, TooFast
 from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
 from kernel.errors import ErrorCode, PuntoError
-from kernel.live import user_group
+from kernel.live import event_type_read, user_group
 from kernel.security import LAUNCH_SESSION_KEY
 from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
@@ -36,12 +42,18 @@ from roadmaps.selectors import table_snapshot
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected
+from wagering.protection.checks import break_refusal
+from wagering.protection.services import PROTECTION_EVENT
+from wagering.protection.standing import Protection, player_protection
 from wagering.selectors import coup_totals_public
+
+PLACING = ("bet", "rebet")  # the requests a break from play refuses
 
 
 class PlayerTableConsumer(LiveSocket):
     seamless: PartnerPlayer | None = None
     player: AbstractBaseUser | None = None  # signed in: the user itself, not the lazy proxy read ~40 times a bet
+    protection: Protection | None = None  # read at the player's last ``protection`` event, if any
 
     async def connect(self) -> None:
         self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
@@ -77,6 +89,12 @@ class PlayerTableConsumer(LiveSocket):
             snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
             snapshot["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
         return snapshot
+
+    async def live_event(self, message: dict) -> None:
+        """The player's own events; a ``protection`` one first updates what this socket refuses."""
+        if self.player is not None and event_type_read(message["text"]) == PROTECTION_EVENT:
+            self.protection = await database_sync_to_async(player_protection)(user_id=self.player.pk, at=timezone.now())
+        await super().live_event(message)
 
     def _seamless_player(self, user) -> PartnerPlayer | None:
         """A partner's player launched into a seamless-wallet session (read once: the session is the socket's)."""
@@ -120,6 +138,10 @@ class PlayerTableConsumer(LiveSocket):
             raise NotSignedIn("sign in to play")
         if user.is_staff:
             raise StaffAccount("staff accounts do not play: sign in as a player")
+        if kind in PLACING and self.protection is not None:
+            refusal = break_refusal(replace(self.protection, at=timezone.now()))
+            if refusal is not None:
+                raise refusal
         if request_id is None:
             raise BetRejected(
                 "a bet request over the socket carries its request_id (a UUID)", code=ErrorCode.INVALID_REQUEST_ID

@@ -7,9 +7,25 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from partners.api.serializers import AmountField
 from partners.api.views import BODY_ERRORS, PartnerView, errors
 from partners.identifiers import PLAYER_ID_PATTERN
 from partners.launch import launch_session_create
+from wagering.protection.services import MAX_SESSION_MINUTES
+
+
+class MinutesField(serializers.IntegerField):
+    """Whole minutes, 1 to a day, as a JSON integer: a string, a fraction or a boolean is refused."""
+
+    default_error_messages = {"not_minutes": f"a whole number of minutes, 1 to {MAX_SESSION_MINUTES}"}
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(min_value=1, max_value=MAX_SESSION_MINUTES, required=False, **kwargs)
+
+    def to_internal_value(self, data: object) -> int:
+        if type(data) is not int:
+            self.fail("not_minutes")
+        return super().to_internal_value(data)
 
 
 class SessionCreateSerializer(serializers.Serializer):
@@ -20,6 +36,19 @@ class SessionCreateSerializer(serializers.Serializer):
     table = serializers.SlugField(max_length=20, required=False, allow_blank=True, help_text="open this table")
     return_url = serializers.CharField(
         max_length=500, required=False, allow_blank=True, help_text="where Exit leads (in the top window)"
+    )
+    reality_check_minutes = MinutesField(
+        help_text="a reality check every so many minutes of the session (its duration, stakes, wins, net "
+        "result; betting paused until the player answers); default: the player's choice, else the market's"
+    )
+    session_limit_minutes = MinutesField(
+        help_text="the session ends after so many minutes: bets refused (session_limit), "
+        "player.session_limit_reached sent (the shorter of this and the player's own limit applies)"
+    )
+    loss_limit = AmountField(
+        required=False,
+        help_text="the most the player may lose (net of wins) in this session, in your currency: a bet that "
+        "could pass it is refused (loss_limit)",
     )
 
 
@@ -46,6 +75,9 @@ class SessionCreateView(PartnerView):
             language=data.get("language", ""),
             table_code=data.get("table", ""),
             return_url=data.get("return_url", ""),
+            reality_check_minutes=data.get("reality_check_minutes"),
+            session_limit_minutes=data.get("session_limit_minutes"),
+            loss_limit=data.get("loss_limit"),
         )
         url = request.build_absolute_uri(f"/launch/{issued.token}/")
         return Response(

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
-from partners.api import accounts, reconciliation, sessions, views
+from partners.api import accounts, protection, reconciliation, sessions, views
 
 PUBLIC = {"authentication_classes": [], "permission_classes": [AllowAny]}
 
@@ -19,6 +19,7 @@ v1 = [
     path("players/<str:player_id>/", views.PlayerDetailView.as_view(), name="player"),
     path("players/<str:player_id>/deposits/", views.DepositView.as_view(), name="deposits"),
     path("players/<str:player_id>/withdrawals/", views.WithdrawalView.as_view(), name="withdrawals"),
+    path("players/<str:player_id>/exclusion/", protection.ExclusionView.as_view(), name="exclusion"),
     path("players/<str:player_id>/bets/", views.PlayerBetsView.as_view(), name="bets"),
     path("players/<str:player_id>/rounds/", views.PlayerRoundsView.as_view(), name="player-rounds"),
     path("rounds/<str:round_id>/", views.RoundView.as_view(), name="round"),

@@ -111,7 +111,15 @@ def test_an_endpoint_is_registered_with_a_secret_shown_once(api, partner):
             "id": created["id"],
             "url": created["url"],
             # all, by default
-            "events": ["round.settled", "round.voided", "round.corrected", "shoe.finished", "ledger.hourly_root"],
+            "events": [
+                "round.settled",
+                "round.voided",
+                "round.corrected",
+                "shoe.finished",
+                "ledger.hourly_root",
+                "player.session_limit_reached",
+                "player.reality_check",
+            ],
             "created_at": created["created_at"],
         }
     ]

@@ -20,12 +20,12 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from kernel.errors import ErrorCode
-from kernel.live import user_event_send
+from kernel.live import user_event_send, user_events_send
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
 from wagering.errors import ProtectionRefused
 from wagering.models import LIMIT_FIELDS, Bet, PlayerProtection, money
-from wagering.protection.standing import Protection, protection_read
+from wagering.protection.standing import Protection, players_protection, protection_read
 
 User = AbstractBaseUser
 PROTECTION_EVENT = "protection"
@@ -185,6 +185,24 @@ def play_session_start(
         return protection_read(row, at=now)
 
 
+def sessions_ended_mark(*, now: datetime, limit: int = 500) -> list[int]:
+    """Up to ``limit`` play sessions whose limit passed by ``now`` and nobody was told of yet, marked told
+    (once per session: the rows locked, those another run holds skipped); their players' pages told on commit
+    (the ``protection`` event ends the session there). The players' ids; call it inside the transaction that
+    tells anyone else (a partner's webhook)."""
+    with transaction.atomic():
+        user_ids = list(
+            PlayerProtection.objects.select_for_update(skip_locked=True)
+            .filter(session_limit_told=False, session_ends_at__lte=now)
+            .order_by("session_ends_at", "pk")
+            .values_list("pk", flat=True)[:limit]
+        )
+        PlayerProtection.objects.filter(pk__in=user_ids).update(session_limit_told=True, updated_at=now)
+        told = players_protection(user_ids=user_ids, at=now)
+        user_events_send(event_type=PROTECTION_EVENT, data_by_user={pk: protection_public(told[pk]) for pk in user_ids})
+        return user_ids
+
+
 def reality_check_answer(*, user: User, answer: str) -> dict:
     """The player's answer to a due reality check: betting goes on until the next one (whatever the answer:
     "leave" and "history" take the page elsewhere). The session's summary, as the check showed it."""
@@ -286,10 +304,11 @@ def _changed(
     label: str = "",
     reason: str = "",
 ) -> None:
-    """Audited, and told to the player's open pages on commit."""
+    """Audited (by ``actor``, else by ``label``'s operator, else by the player), and told to the player's open
+    pages on commit."""
     audit_record(
         action=action,
-        actor=actor if actor is not None else row.user,
+        actor=actor if actor is not None or label else row.user,
         actor_label=label or "player",
         obj=row,
         before=before,
