@@ -16,7 +16,7 @@ from django.utils.html import format_html
 
 from kernel.admin_base import ReadOnlyAdmin
 from kernel.money import AmountField
-from wagering import chips_admin  # noqa: F401  (importing it registers seated play's admins)
+from wagering import chips_admin, protection_admin  # noqa: F401  (importing them registers their admins)
 from wagering.errors import WageringError
 from wagering.models import (
     CENT,

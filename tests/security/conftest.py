@@ -29,6 +29,7 @@ from tables.services import dealer_login, limit_marker_grant, no_bet_coups_order
 from tables.shoes import shoe_prepare, shoe_start
 from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, physical_shoe_start, staff_login
 from wagering.placement import bet_batch_place
+from wagering.protection.services import protection_limits_set
 from wagering.reports import shoe_report_build, table_day_report_build
 from wagering.wallets import wallet_deposit
 
@@ -89,6 +90,7 @@ def floor_state(db) -> Floor:
     users = {role: _user(role.replace(" ", "-"), role) for role in (PLAYER, *STAFF_ROLES)}
     boss = users[PIT_BOSS_ROLE]
     wallet_deposit(user=users[PLAYER], amount=Decimal("500.00"), idempotency_key=uuid.uuid4().hex)
+    protection_limits_set(user=users[PLAYER], limits={"deposit_month": Decimal("100000.00")})
 
     open_table = table_open(table=table_create(code="pb1", name="Punto 1", actor=boss), actor=boss)
     shoe_start(shoe=shoe_prepare(table=open_table, actor=boss))

@@ -15,7 +15,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from tables.models import Shoe
+from tables.models import AuditLog, Shoe
 from tests.security.conftest import (
     DEALER_ROLE,
     PIT_BOSS_ROLE,
@@ -188,6 +188,7 @@ SENSITIVE_OBJECTS = {
     "wagering.account": lambda f: f.users[PLAYER].wallet,
     "wagering.bet": lambda f: f.live_coup.bets.get(),
     "wagering.ledgertransaction": lambda f: f.users[PLAYER].wallet.entries.first().transaction,
+    "wagering.playerprotection": lambda f: f.users[PLAYER].protection,
     "partners.partner": lambda f: f.partner,
     "partners.partnerapikey": lambda f: f.api_key.api_key,
     "auth.user": lambda f: f.users[PLAYER],
@@ -244,6 +245,24 @@ def test_moving_money_in_the_admin(floor_state, client_as, role):
     assert database_state() == before
 
 
+@pytest.mark.parametrize("role", ROLES)
+def test_making_a_players_limits_stricter_in_the_admin(floor_state, client_as, role):
+    """A superuser (or staff granted ``wagering.change_playerprotection``, tests/wagering/protection/test_admin.py);
+    a pit boss, a dealer, surveillance: refused, as they are a deposit."""
+    player = floor_state.users[PLAYER]
+    url = reverse("admin:wagering_playerprotection_stricter", args=[player.pk])
+    client = client_as(role)
+    before = database_state()
+    response = client.post(url, {"loss_day": "50.00"})
+    if role == SUPERUSER:
+        assert response.status_code == 302 and database_state() != before
+        assert AuditLog.objects.filter(action="protection_limits_set", actor_label=SUPERUSER).exists()
+        return
+    refused_as(role, response)
+    refused_as(role, client.get(url))
+    assert database_state() == before
+
+
 # --- Admin pages of their own (reports, money moves): every one listed -----------------------------------
 
 # The reports add up rows their viewers may read (seat sessions, tray counts): pit bosses and surveillance
@@ -252,7 +271,10 @@ ADMIN_REPORT_PAGES = {
     "tables_seatsession_ratings": VIEWERS,
     "wagering_traycount_shifts": VIEWERS,
 }
-ADMIN_PAGES_TESTED_APART = {"wagering_account_move_money": "test_moving_money_in_the_admin"}
+ADMIN_PAGES_TESTED_APART = {
+    "wagering_account_move_money": "test_moving_money_in_the_admin",
+    "wagering_playerprotection_stricter": "test_making_a_players_limits_stricter_in_the_admin",
+}
 DJANGO_ADMIN_PAGES = ("_changelist", "_add", "_history", "_delete", "_change")
 
 

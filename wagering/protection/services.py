@@ -169,6 +169,10 @@ def play_session_start(
     """A new play session (a sign-in, or a partner's launch with its own limits): its reality checks every
     the launch's minutes, else the player's, else the market's (``PLAYER_REALITY_CHECK_MINUTES``; 0: none);
     its end at the shorter of the launch's and the player's session limits; the launch's loss limit."""
+    reality_check_minutes = _minutes_checked(reality_check_minutes, what="a reality check interval")
+    session_limit_minutes = _minutes_checked(session_limit_minutes, what="a session limit")
+    if loss_limit is not None:
+        loss_limit = amount_checked(loss_limit, error=ProtectionRefused, what="the session's loss limit")
     now = timezone.now()
     with transaction.atomic():
         row = _row_locked(user)
@@ -278,14 +282,20 @@ def _limit_checked(name: str, value: object) -> Decimal | int | None:
     if value is None or value == "":
         return None
     if name == "session_minutes":
-        if type(value) is not int or not 0 < value <= MAX_SESSION_MINUTES:
-            raise ProtectionRefused(
-                f"a session limit is 1 to {MAX_SESSION_MINUTES} minutes, not {value!r}",
-                code=ErrorCode.INVALID_LIMIT,
-                details={"limit": name, "value": str(value)},
-            )
-        return value
+        return _minutes_checked(value, what="a session limit", limit=name)
     return amount_checked(value, error=ProtectionRefused, what=f"the {name.replace('_', ' ')} limit")
+
+
+def _minutes_checked(value: object, *, what: str, limit: str = "") -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or not 0 < value <= MAX_SESSION_MINUTES:
+        raise ProtectionRefused(
+            f"{what} is 1 to {MAX_SESSION_MINUTES} minutes, not {value!r}",
+            code=ErrorCode.INVALID_LIMIT,
+            details={"value": str(value), **({"limit": limit} if limit else {})},
+        )
+    return value
 
 
 def _said(value: object) -> str | None:
