@@ -313,6 +313,12 @@ LAUNCH_TOKEN_SECONDS = 60
 BET_INTAKE_GROUP_COMMIT = env.bool("BET_INTAKE_GROUP_COMMIT", default=bool(REDIS_URL))
 # A bet request's record (its request_id's answer) is kept this long, then forgotten (wagering.tasks).
 BET_REQUEST_RETENTION_HOURS = env.int("BET_REQUEST_RETENTION_HOURS", default=48)
+# Player protection (wagering.protection, docs/responsible-gaming.md): the zone whose calendar days, weeks (from
+# Monday) and months the deposit and loss limits count in; the market's reality check for players who chose
+# none (minutes; 0: none); how long a looser limit waits before it applies.
+PLAYER_PROTECTION_TIME_ZONE = env.str("PLAYER_PROTECTION_TIME_ZONE", default=TIME_ZONE)
+PLAYER_REALITY_CHECK_MINUTES = env.int("PLAYER_REALITY_CHECK_MINUTES", default=60)
+PLAYER_LIMIT_COOLING_OFF_HOURS = env.int("PLAYER_LIMIT_COOLING_OFF_HOURS", default=24)
 # /metrics (Prometheus) answers staff, and a scraper sending "Authorization: Bearer <METRICS_TOKEN>".
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 SPECTACULAR_SETTINGS = {

@@ -134,6 +134,15 @@ class ErrorCode(StrEnum):
     TABLE_MAXIMUM = "table_maximum"
     WALLET_REFUSED = "wallet_refused"
     WALLET_UNAVAILABLE = "wallet_unavailable"
+    # Player protection (wagering.protection): limits, reality checks, time-outs, exclusions
+    DEPOSIT_LIMIT = "deposit_limit"
+    INVALID_LIMIT = "invalid_limit"
+    LOSS_LIMIT = "loss_limit"
+    REALITY_CHECK = "reality_check"
+    SELF_EXCLUDED = "self_excluded"
+    SESSION_LIMIT = "session_limit"
+    STRICTER_ONLY = "stricter_only"
+    TIMED_OUT = "timed_out"
     # The partners' (and their players' launches)
     CURRENCY_LOCKED = "currency_locked"
     INVALID_CURRENCY = "invalid_currency"

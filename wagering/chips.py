@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
 from kernel.errors import ErrorCode
 from tables.audit import audit_record
@@ -22,6 +23,7 @@ from wagering.errors import ChipsRefused
 from wagering.ledger import ledger_post
 from wagering.locks import system_accounts_locked
 from wagering.models import Account, Bet, ChipMovement, LedgerTransaction, TrayCount, money
+from wagering.protection.guard import seated_player_check
 
 User = AbstractBaseUser
 
@@ -47,6 +49,8 @@ def seat_buy_in(*, seat_session: SeatSession, amount: object, actor: User) -> Ch
         raise ChipsRefused(
             f"that patron is not seated at table {table.code}", code=ErrorCode.NOT_SEATED, details={"table": table.code}
         )
+    if seat_session.player_id:  # a known player on a break from play buys no chips
+        seated_player_check(user_id=seat_session.player_id, at=timezone.now())
     return _chips_move(
         table=table,
         kind=ChipMovement.Kind.BUY_IN,

@@ -33,6 +33,29 @@ class BetConflict(BetRejected):
     )
 
 
+class PlayerProtected(BetRejected):
+    """A bet or deposit refused by the player's protection: a limit they set (or their operator set at launch),
+    a reality check to answer, a time-out or an exclusion (``wagering.protection``). ``codes``: the ones it
+    carries."""
+
+    http_status = 403
+    codes = frozenset(
+        {
+            ErrorCode.DEPOSIT_LIMIT,
+            ErrorCode.LOSS_LIMIT,
+            ErrorCode.REALITY_CHECK,
+            ErrorCode.SELF_EXCLUDED,
+            ErrorCode.SESSION_LIMIT,
+            ErrorCode.TIMED_OUT,
+        }
+    )
+
+
+class ProtectionRefused(WageringError):
+    """A change of a player's protection refused: an invalid limit, a loosening staff may not make, an
+    exclusion that cannot be lifted before its end."""
+
+
 class WalletRejected(WageringError):
     """A deposit or withdrawal refused: an invalid amount or not enough funds."""
 

@@ -1,4 +1,5 @@
-"""Money's lock order, after the floor's (``tables.locks``: table → shoe → coup): player wallets in
+"""Money's lock order, after the floor's (``tables.locks``: table → shoe → coup): the loss- or deposit-limited
+players' protection rows in primary-key order (``wagering.protection.guard``), then player wallets in
 primary-key order, then the system accounts in primary-key order (last, just before commit, as every
 transaction touches them). Every money service locks through here, so concurrent services never
 deadlock."""

@@ -35,6 +35,7 @@ from wagering.placement_writers import (
     placement_write_from_float,
     placement_writer,
 )
+from wagering.protection.guard import bet_protection_check
 from wagering.selectors import (
     PlayerMarkers,
     coup_bet_totals_with_own,
@@ -137,6 +138,7 @@ def _batch_checked(
     marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
     coup_betting_locked(coup)
     betting_open_check(coup)
+    bet_protection_check(user_id=user.pk, stake=money(sum(stakes.values())), at=timezone.now())
     open_stakes = coup_bet_totals_with_own(coup=coup, user=user, currency=currency)
     table_after, own_after = stakes_within_rules(
         rules=coup_rules(coup=coup),

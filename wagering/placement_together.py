@@ -47,6 +47,8 @@ from wagering.placement_writers import (
     placement_audit,
     stake_totals_move,
 )
+from wagering.protection.guard import bet_refusal, bets_protection_locked, bets_protection_read, losses_added
+from wagering.protection.standing import Protection
 from wagering.selectors import (
     PlayerMarkers,
     coup_stake_totals,
@@ -92,12 +94,17 @@ class _Standing:
     wallets: dict[int, StakeAccount]
     table: dict[str, dict[str, Decimal]]
     open_stakes: dict[int, dict[int, dict[str, Decimal]]]
+    protections: dict[int, Protection]
+    losses: dict[int, dict[str, Decimal]]  # the loss-limited players' net losses (``players_losses``)
 
     def same_as(self, other: _Standing) -> bool:
         def wallets(standing: _Standing) -> dict[int, tuple]:
             return {user_id: (w.pk, w.currency, w.balance) for user_id, w in standing.wallets.items()}
 
-        return (self.table, self.open_stakes, wallets(self)) == (other.table, other.open_stakes, wallets(other))
+        def moved(standing: _Standing) -> tuple:
+            return standing.table, standing.open_stakes, wallets(standing), standing.protections, standing.losses
+
+        return moved(self) == moved(other)
 
 
 def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[PlacedBatch | BetRejected]:
@@ -109,12 +116,16 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     locks, the running totals and the players' open stakes), and checked again only if any of it did. The
     lock is held for those reads, the writes and the commit."""
     user_ids = {placement.user.pk for placement in asked}
-    markers = personal_limit_markers(table_id=coup.table_id, user_ids=user_ids, at=timezone.now())
+    now = timezone.now()
+    markers = personal_limit_markers(table_id=coup.table_id, user_ids=user_ids, at=now)
     rules = coup_rules(coup=coup)
+    protections, losses = bets_protection_read(user_ids=user_ids, at=now)
     before = _Standing(
         wallets=players_wallets(user_ids=user_ids),
         table=coup_stake_totals(coup=coup),
         open_stakes=players_open_stakes(user_ids=user_ids),
+        protections=protections,
+        losses=losses,
     )
     answers, table = _answers(coup=coup, asked=asked, standing=before, markers=markers, rules=rules)
     coup_betting_locked(coup)
@@ -122,10 +133,13 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
         betting_open_check(coup)
     except BetRejected as refusal:
         return [refusal] * len(asked)
+    protections, losses = bets_protection_locked(user_ids=user_ids, at=now)
     standing = _Standing(
         wallets=wallets_locked(user_ids),
         table=coup_stake_totals(coup=coup),
         open_stakes=players_open_stakes(user_ids=user_ids),
+        protections=protections,
+        losses=losses,
     )
     if not standing.same_as(before):
         answers, table = _answers(coup=coup, asked=asked, standing=standing, markers=markers, rules=rules)
@@ -153,6 +167,7 @@ def _answers(
     own = {user_id: dict(by_coup.pop(coup.pk, {})) for user_id, by_coup in open_stakes.items()}
     elsewhere = open_bets_largest_returns(stakes_by_user=open_stakes)
     balances = {user_id: wallet.balance for user_id, wallet in standing.wallets.items()}
+    losses = dict(standing.losses)
     paytables = rules.table.paytables()
     answers: list[_Accepted | BetRejected] = []
     for placement in asked:
@@ -160,7 +175,11 @@ def _answers(
         wallet = standing.wallets.get(user_id)
         currency = wallet.currency if wallet is not None else settings.HOUSE_CURRENCY
         own_before = own.get(user_id, {})
+        total = money(sum(placement.stakes.values()))
         try:
+            protected = bet_refusal(standing.protections.get(user_id), lost=losses.get(user_id, {}), stake=total)
+            if protected is not None:
+                raise protected
             table_after, own_after = stakes_within_rules(
                 rules=rules,
                 round_id=coup.round_id,
@@ -170,7 +189,6 @@ def _answers(
                 table=table.get(currency, {}),
                 own=own_before,
             )
-            total = money(sum(placement.stakes.values()))
             bound = BalanceBound(
                 on_coup=stakes_largest_return(paytables=paytables, stakes=own_after),
                 elsewhere=elsewhere.get(user_id, ZERO),
@@ -182,6 +200,8 @@ def _answers(
             answers.append(refusal)
             continue
         balances[user_id] = money(balance - total)
+        if user_id in losses:
+            losses[user_id] = losses_added(losses[user_id], total)
         joined = bettors_joined(stakes=placement.stakes, before=own_before)
         table[currency], own[user_id] = table_after, own_after
         placed = placed_instances(

@@ -34,6 +34,7 @@ from wagering.placement import (
     stakes_within_rules,
 )
 from wagering.placement_writers import bettors_joined, placement_audit, stake_totals_move
+from wagering.protection.guard import seated_player_check
 from wagering.selectors import coup_bet_totals, personal_limit_marker
 
 User = AbstractBaseUser
@@ -77,6 +78,8 @@ def seat_bets_place(
             details={"table": coup.table.code},
         )
     betting_open_check(coup)
+    if seat_session.player_id:  # a known player's break from play holds at the felt too
+        seated_player_check(user_id=seat_session.player_id, at=timezone.now())
     currency = seat_session.currency
     if open_shift(table=table, currency=currency) is None:
         raise BetRejected(

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
 
 from kernel.errors import ErrorCode
 from kernel.live import user_events_send
@@ -24,6 +25,7 @@ from wagering.models import (
     IdempotencyKey,
     LedgerTransaction,
 )
+from wagering.protection.guard import deposit_protection_check
 from wagering.selectors import (
     wallet_open_largest_return,
 )
@@ -162,6 +164,8 @@ def wallet_transfer(
     (``float_code``: the partner's, empty for the operator's, whose currency is the house's), in the
     caller's transaction, in ``currency`` (the wallet's and the float's). The wallet is locked first, then
     the float (``wagering.locks``); neither may go past what an account holds."""
+    if kind == LedgerTransaction.Kind.DEPOSIT:
+        deposit_protection_check(user_id=user.pk, amount=amount, at=timezone.now())
     wallet = wallet_locked_for_transfer(user, kind=kind, amount=amount, currency=currency)
     counterpart = float_locked(float_code, currency=currency)
     before = wallet.balance

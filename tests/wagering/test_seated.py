@@ -22,10 +22,11 @@ from tests.tables.conftest import run_action
 from tests.wagering.conftest import fund
 from wagering.checks import ledger_check, settlement_check
 from wagering.chip_reports import shift_report
-from wagering.chips import tray_count
+from wagering.chips import seat_buy_in, tray_count
 from wagering.errors import BetRejected, ChipsRefused
 from wagering.models import Account, Bet, BetSettlement, LedgerTransaction, TrayCount
 from wagering.placement import bet_batch_place
+from wagering.protection.services import protection_break_take
 from wagering.reports import table_day_report_build
 from wagering.seated import differential_reduction, seat_bets_place, seat_bets_reduce
 from wagering.selectors import coup_bet_totals, wallet_balance
@@ -264,3 +265,16 @@ def test_the_tables_day_report_counts_seated_and_online_bets(coup, guest, pit_bo
     assert (report.coups, report.bets, report.staked, report.returned) == (1, 3, D("170.00"), D("195.00"))
     assert (report.house_win, report.hold_percent) == (D("-25.00"), D("-14.71"))  # -25 / 170
     assert report.players == 3  # online, the seated player and the guest's session
+
+
+def test_a_known_player_on_a_break_from_play_plays_no_chips_and_buys_none(coup, pit_boss, online):
+    """A time-out or a self-exclusion holds at the felt too (issue 31): the seated known player's chips and
+    buy-ins are refused with its code, nothing written."""
+    session = patron_seat(table=coup.table, seat_number=2, actor=pit_boss, player=online)
+    seat_buy_in(seat_session=session, amount="100.00", actor=pit_boss)
+    protection_break_take(user=online, kind="time_out", duration="24h")
+    rejected("timed_out", coup=coup, seat_session=session, bets={"banker": "10.00"}, actor=pit_boss)
+    movements = LedgerTransaction.objects.count()
+    with pytest.raises(BetRejected) as refusal:
+        seat_buy_in(seat_session=session, amount="100.00", actor=pit_boss)
+    assert refusal.value.code == "timed_out" and LedgerTransaction.objects.count() == movements

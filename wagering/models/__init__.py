@@ -27,12 +27,14 @@ from wagering.models.bets import (
     PlayerAdjustment,
 )
 from wagering.models.chips import ChipMovement, TrayCount
+from wagering.models.protection import LIMIT_FIELDS, PlayerProtection
 from wagering.models.reports import GameReport, ShoeReport, TableDayReport
 from wagering.models.roots import LedgerRoot
 
 __all__ = [
     "BETTOR_ONE_OF_TWO",
     "CENT",
+    "LIMIT_FIELDS",
     "ZERO",
     "Account",
     "Bet",
@@ -48,6 +50,7 @@ __all__ = [
     "LedgerRoot",
     "LedgerTransaction",
     "PlayerAdjustment",
+    "PlayerProtection",
     "ShoeReport",
     "TableDayReport",
     "TrayCount",

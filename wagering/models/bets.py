@@ -106,6 +106,8 @@ class Bet(models.Model):
         indexes = [
             models.Index(fields=["coup", "state", "bet_type"]),
             models.Index(fields=["user", "coup"]),
+            # a loss-limited player's bets since a period's start (wagering.protection.standing.players_losses)
+            models.Index(fields=["user", "created_at"], name="bet_by_user_since"),
             models.Index(fields=["user"], condition=Q(state="accepted"), name="bet_open_by_user"),
         ]
         ordering = ["-id"]

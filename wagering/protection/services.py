@@ -1,0 +1,303 @@
+"""Changes to a player's protection, each one transaction, audited (``tables.audit``), told to the player's
+open pages on commit (the ``protection`` event: ``protection_public``).
+
+- Limits: a stricter one applies at once; a looser one (higher, or removed) by the player waits out the
+  cooling-off (``PLAYER_LIMIT_COOLING_OFF_HOURS``); staff may only make limits stricter.
+- Breaks: a time-out or a self-exclusion runs to its end; taking one again can only lengthen it. The
+  operator's exclusion (a partner's register) lasts until the operator lifts it.
+- Sessions: a sign-in or a partner's launch starts one, with its reality checks and its limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from kernel.errors import ErrorCode
+from kernel.live import user_event_send
+from tables.audit import audit_record
+from wagering.amounts import amount_checked
+from wagering.errors import ProtectionRefused
+from wagering.models import LIMIT_FIELDS, Bet, PlayerProtection, money
+from wagering.protection.standing import Protection, protection_read
+
+User = AbstractBaseUser
+PROTECTION_EVENT = "protection"
+REALITY_CHECK_CHOICES = (15, 30, 60)
+REALITY_CHECK_ANSWERS = ("continue", "leave", "history")
+TIME_OUTS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "6w": timedelta(weeks=6)}
+SELF_EXCLUSIONS = {"6m": timedelta(days=183), "1y": timedelta(days=365), "5y": timedelta(days=5 * 365 + 1)}
+MAX_SESSION_MINUTES = 24 * 60
+
+
+def protection_limits_set(
+    *, user: User, limits: Mapping[str, object], actor: User | None = None, actor_label: str = ""
+) -> Protection:
+    """Set some of the player's limits (``LIMIT_FIELDS`` -> an amount, minutes, or None for none). By the
+    player (``actor`` None or themselves): stricter at once, looser after the cooling-off. By staff (or an
+    operator, ``actor_label``): stricter only (``ProtectionRefused``, ``stricter_only``)."""
+    by_player = (actor is None and not actor_label) or (actor is not None and actor.pk == user.pk)
+    wanted = {name: _limit_checked(name, value) for name, value in limits.items()}
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        in_force = protection_read(row, at=now)
+        before, after = {}, {}
+        for name, value in wanted.items():
+            current = _in_force(in_force, name)
+            if _stricter_or_same(value, current):
+                row.pending.pop(name, None)
+                setattr(row, name, value)
+            elif not by_player:
+                raise ProtectionRefused(
+                    f"staff and operators may only make a limit stricter: {name} is {current}, not {value}",
+                    code=ErrorCode.STRICTER_ONLY,
+                    details={"limit": name, "in_force": str(current), "asked": str(value)},
+                )
+            else:
+                effective_at = now + timedelta(hours=settings.PLAYER_LIMIT_COOLING_OFF_HOURS)
+                row.pending[name] = {
+                    "value": None if value is None else str(value),
+                    "effective_at": effective_at.isoformat(),
+                }
+                setattr(row, name, current)  # a due pending change applied (it was read in force)
+            before[name], after[name] = _said(current), _said(value)
+        row.save()
+        _changed(row, action="protection_limits_set", before=before, after=after, actor=actor, label=actor_label)
+        return protection_read(row, at=now)
+
+
+def protection_reality_check_choose(*, user: User, minutes: int) -> Protection:
+    """The player's reality check interval (15, 30 or 60 minutes), from their next check on."""
+    if type(minutes) is not int or minutes not in REALITY_CHECK_CHOICES:
+        raise ProtectionRefused(
+            f"a reality check comes every 15, 30 or 60 minutes, not {minutes!r}",
+            code=ErrorCode.INVALID_LIMIT,
+            details={"minutes": str(minutes)},
+        )
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        before = row.reality_check_minutes
+        row.reality_check_minutes = row.reality_check_every = minutes
+        if row.session_started_at is not None:
+            row.reality_check_due_at = min(
+                row.reality_check_due_at or now + timedelta(minutes=minutes), now + timedelta(minutes=minutes)
+            )
+        row.save()
+        _changed(row, action="protection_reality_check_chosen", before={"minutes": before}, after={"minutes": minutes})
+        return protection_read(row, at=now)
+
+
+def protection_break_take(*, user: User, kind: str, duration: str) -> Protection:
+    """A time-out (``kind`` "time_out": 24h, 7d, 6w) or a self-exclusion ("self_exclusion": 6m, 1y, 5y): no
+    bet, no deposit until its end, which nobody can bring forward."""
+    choices = {"time_out": TIME_OUTS, "self_exclusion": SELF_EXCLUSIONS}.get(kind)
+    if choices is None or duration not in choices:
+        raise ProtectionRefused(
+            f"a break is a time-out of 24h, 7d or 6w or a self-exclusion of 6m, 1y or 5y, not {kind!r} {duration!r}",
+            code=ErrorCode.INVALID_LIMIT,
+            details={"kind": str(kind), "duration": str(duration)},
+        )
+    now = timezone.now()
+    field = "timed_out_until" if kind == "time_out" else "self_excluded_until"
+    with transaction.atomic():
+        row = _row_locked(user)
+        before = getattr(row, field)
+        setattr(row, field, max(filter(None, (before, now + choices[duration]))))
+        row.save()
+        _changed(
+            row,
+            action=f"protection_{kind}",
+            before={"until": _said(before)},
+            after={"until": _said(getattr(row, field))},
+        )
+        return protection_read(row, at=now)
+
+
+def protection_operator_exclude(*, user: User, actor_label: str, reason: str = "") -> Protection:
+    """The operator's exclusion (its own self-exclusion register): at once, until it lifts it."""
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        before = row.operator_excluded_at
+        row.operator_excluded_at = before or now
+        row.save()
+        _changed(
+            row,
+            action="protection_operator_excluded",
+            before={"since": _said(before)},
+            after={"since": _said(row.operator_excluded_at)},
+            label=actor_label,
+            reason=reason,
+        )
+        return protection_read(row, at=now)
+
+
+def protection_operator_exclusion_lift(*, user: User, actor_label: str, reason: str = "") -> Protection:
+    """The operator lifts its own exclusion; the player's own breaks stay."""
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        before = row.operator_excluded_at
+        row.operator_excluded_at = None
+        row.save()
+        _changed(
+            row,
+            action="protection_operator_exclusion_lifted",
+            before={"since": _said(before)},
+            after={"since": None},
+            label=actor_label,
+            reason=reason,
+        )
+        return protection_read(row, at=now)
+
+
+def play_session_start(
+    *,
+    user: User,
+    reality_check_minutes: int | None = None,
+    session_limit_minutes: int | None = None,
+    loss_limit: Decimal | None = None,
+) -> Protection:
+    """A new play session (a sign-in, or a partner's launch with its own limits): its reality checks every
+    the launch's minutes, else the player's, else the market's (``PLAYER_REALITY_CHECK_MINUTES``; 0: none);
+    its end at the shorter of the launch's and the player's session limits; the launch's loss limit."""
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        in_force = protection_read(row, at=now)
+        every = reality_check_minutes or row.reality_check_minutes or settings.PLAYER_REALITY_CHECK_MINUTES or None
+        minutes = [m for m in (session_limit_minutes, in_force.session_minutes) if m]
+        row.session_started_at = now
+        row.session_ends_at = now + timedelta(minutes=min(minutes)) if minutes else None
+        row.session_loss_limit = loss_limit
+        row.reality_check_every = every
+        row.reality_check_due_at = now + timedelta(minutes=every) if every else None
+        row.session_limit_told = False
+        row.save()
+        return protection_read(row, at=now)
+
+
+def reality_check_answer(*, user: User, answer: str) -> dict:
+    """The player's answer to a due reality check: betting goes on until the next one (whatever the answer:
+    "leave" and "history" take the page elsewhere). The session's summary, as the check showed it."""
+    if answer not in REALITY_CHECK_ANSWERS:
+        raise ProtectionRefused(
+            f"a reality check is answered continue, leave or history, not {answer!r}",
+            code=ErrorCode.INVALID_LIMIT,
+            details={"answer": str(answer)},
+        )
+    now = timezone.now()
+    with transaction.atomic():
+        row = _row_locked(user)
+        if row.reality_check_due_at is None or row.reality_check_due_at > now or not row.reality_check_every:
+            raise ProtectionRefused("no reality check is due", code=ErrorCode.INVALID_LIMIT)
+        row.reality_check_due_at = now + timedelta(minutes=row.reality_check_every)
+        row.save(update_fields=["reality_check_due_at", "updated_at"])
+        summary = session_summary(protection=protection_read(row, at=now))
+        _changed(row, action="protection_reality_check_answered", before=None, after={"answer": answer, **summary})
+        return summary
+
+
+def session_summary(*, protection: Protection) -> dict:
+    """The session so far, as a reality check shows it: its minutes, stakes, returns and net result."""
+    if protection.session_started_at is None:
+        return {"minutes": 0, "staked": "0.00", "returned": "0.00", "net": "0.00"}
+    bets = Bet.objects.filter(user_id=protection.user_id, created_at__gte=protection.session_started_at).exclude(
+        state=Bet.State.CANCELLED
+    )
+    sums = bets.aggregate(staked=Sum("stake"), returned=Sum("settlement__returned"))
+    staked, returned = money(sums["staked"] or 0), money(sums["returned"] or 0)
+    minutes = int((protection.at - protection.session_started_at).total_seconds() // 60)
+    return {"minutes": minutes, "staked": str(staked), "returned": str(returned), "net": str(returned - staked)}
+
+
+def protection_public(protection: Protection) -> dict:
+    """What the player's pages know of their protection (the snapshot and the ``protection`` event)."""
+
+    def moment(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    return {
+        "reality_check_due_at": moment(protection.reality_check_due_at),
+        "reality_check_every": protection.reality_check_every,
+        "session_started_at": moment(protection.session_started_at),
+        "session_ends_at": moment(protection.session_ends_at),
+        "timed_out_until": moment(protection.timed_out_until),
+        "self_excluded_until": moment(protection.self_excluded_until),
+        "operator_excluded": protection.operator_excluded_at is not None,
+    }
+
+
+def _row_locked(user: User) -> PlayerProtection:
+    PlayerProtection.objects.get_or_create(user_id=user.pk)
+    return PlayerProtection.objects.select_for_update().get(pk=user.pk)
+
+
+def _in_force(protection: Protection, name: str) -> Decimal | int | None:
+    if name == "session_minutes":
+        return protection.session_minutes
+    kind, period = name.split("_")
+    return (protection.deposit if kind == "deposit" else protection.loss).get(period)
+
+
+def _stricter_or_same(value: Decimal | int | None, current: Decimal | int | None) -> bool:
+    return (current is None and value is None) or (value is not None and (current is None or value <= current))
+
+
+def _limit_checked(name: str, value: object) -> Decimal | int | None:
+    if name not in LIMIT_FIELDS:
+        raise ProtectionRefused(
+            f"there is no limit {name!r}", code=ErrorCode.INVALID_LIMIT, details={"limit": str(name)}
+        )
+    if value is None or value == "":
+        return None
+    if name == "session_minutes":
+        if type(value) is not int or not 0 < value <= MAX_SESSION_MINUTES:
+            raise ProtectionRefused(
+                f"a session limit is 1 to {MAX_SESSION_MINUTES} minutes, not {value!r}",
+                code=ErrorCode.INVALID_LIMIT,
+                details={"limit": name, "value": str(value)},
+            )
+        return value
+    return amount_checked(value, error=ProtectionRefused, what=f"the {name.replace('_', ' ')} limit")
+
+
+def _said(value: object) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+def _changed(
+    row: PlayerProtection,
+    *,
+    action: str,
+    before: dict | None,
+    after: dict,
+    actor: User | None = None,
+    label: str = "",
+    reason: str = "",
+) -> None:
+    """Audited, and told to the player's open pages on commit."""
+    audit_record(
+        action=action,
+        actor=actor if actor is not None else row.user,
+        actor_label=label or "player",
+        obj=row,
+        before=before,
+        after=after,
+        reason=reason,
+    )
+    user_event_send(
+        user_id=row.user_id,
+        event_type=PROTECTION_EVENT,
+        data=protection_public(protection_read(row, at=timezone.now())),
+    )
