@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { reasonText } from "../../static/js/errors.js";
-import { DETAILS, PERSONAL, PLAYER_CODES, SERVER_MESSAGE } from "./refusals.mjs";
+import { DETAILS, DETAILS_BY_CODE, PLAYER_CODES, SERVER_MESSAGE } from "./refusals.mjs";
 
 test("on the Chinese page every code a player can meet has its sentence, all in Chinese but amounts and currencies", () => {
-  for (const [code, details] of PLAYER_CODES.flatMap((code) => [[code, DETAILS], [code, PERSONAL]])) {
+  for (const [code, details] of PLAYER_CODES.flatMap((code) => DETAILS_BY_CODE(code).map((details) => [code, details]))) {
     untranslated.length = 0;
     const said = reasonText({ code, message: SERVER_MESSAGE, details });
     assert.deepEqual(untranslated, [], `${code}: not translated in locale/zh_Hans/LC_MESSAGES/djangojs.po`);

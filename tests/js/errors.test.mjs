@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { REASON_CODES, reasonText } from "../../static/js/errors.js";
-import { DETAILS, PERSONAL, PLAYER_CODES, SERVER_CODES, SERVER_MESSAGE } from "./refusals.mjs";
+import { DETAILS, DETAILS_BY_CODE, PERSONAL, PLAYER_CODES, SERVER_CODES, SERVER_MESSAGE } from "./refusals.mjs";
 
 const GENERIC = reasonText({ code: "refused" });
 
@@ -18,7 +18,7 @@ test("every code a player can meet has its own English sentence, from its code, 
   const without = PLAYER_CODES.filter((code) => !REASON_CODES.includes(code));
   assert.deepEqual(without, [], `codes without a sentence in static/js/errors.js: ${without.join(", ")}`);
   for (const code of PLAYER_CODES) {
-    for (const details of [DETAILS, PERSONAL, {}]) {
+    for (const details of [...DETAILS_BY_CODE(code), {}]) {
       const said = reasonText({ code, message: SERVER_MESSAGE, details });
       assert.ok(said.length > 5, code);
       assert.doesNotMatch(said, /undefined|null|NaN|%\(|PB1|no_more_bets|_/, `${code}: ${said}`);

@@ -25,8 +25,14 @@ export const DETAILS = {
   required: "50.00",
   balance: "20.00",
   status: "502",
+  until: "2026-12-01T10:00:00+00:00",
+  room: "40.00",
 };
-// A personal limit marker's, in place of the table's limits.
+// A personal limit marker's, in place of the table's limits (below_minimum, above_maximum).
 export const PERSONAL = { ...DETAILS, limit: "personal limit" };
+// A loss or deposit limit's (wagering.protection): its amount.
+export const PROTECTION = { ...DETAILS, limit: "100.00" };
+export const DETAILS_BY_CODE = (code) =>
+  ["below_minimum", "above_maximum"].includes(code) ? [DETAILS, PERSONAL] : code.endsWith("_limit") ? [PROTECTION] : [DETAILS];
 // The server's English words for a partner, with a round id and a state in them: never the player's.
 export const SERVER_MESSAGE = "No more bets: coup PB1-7C38129484 is no_more_bets";

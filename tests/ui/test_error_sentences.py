@@ -33,7 +33,7 @@ NOT_FOR_PLAYERS = """
     not_showing nothing_to_correct page_out_of_date patron_required permission_needed pit_exists
     player_id_unavailable player_not_found player_unavailable rate_limited reason_required result_recorded rng_shoe
     round_not_found seal_number_required seat_empty seat_taken shoe_finished shoe_in_play shoe_not_found shoe_over
-    shuffle_not_recorded shuffle_record_invalid table_not_found too_many_copies too_many_webhooks
+    shuffle_not_recorded shuffle_record_invalid stricter_only table_not_found too_many_copies too_many_webhooks
     unknown_dealing_error unknown_player unknown_rule void_request_open wallet_incomplete webhook_disabled
     webhook_not_found wrong_shuffle_method
 """.split()  # noqa: SIM905 (a table of codes)
