@@ -169,6 +169,17 @@ def dealer_announcement(deal: CoupDeal) -> str:
     return announcement if hand else f"{announcement}. Resolve the coup."
 
 
+RESULT_NAMES = {PLAYER: "Player wins", BANKER: "Banker wins", TIE: "Tie"}
+
+
+def result_announcement(*, winner: str, player_total: int, banker_total: int) -> str:
+    """The result as it is announced, the winner's total first: "Banker wins 9 to 5", "Tie 6 to 6". The staff
+    screens say it so; the player's page says it in its own language by the same rule (static/js/results.js), both
+    held to one table of cases (tests/js/fixtures/result-announcements.json)."""
+    high, low = (player_total, banker_total) if winner == PLAYER else (banker_total, player_total)
+    return f"{RESULT_NAMES[winner]} {high} to {low}"
+
+
 def deal_coup(draw: Callable[[], Card]) -> CoupResult:
     """Deal a whole coup, taking each card from ``draw``."""
     deal = CoupDeal()

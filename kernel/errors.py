@@ -190,6 +190,13 @@ class ErrorCode(StrEnum):
     STAFF_ACCOUNT = "staff_account"
     TOO_FAST = "too_fast"
     UNKNOWN_REQUEST = "unknown_request"
+    # The sockets' own (kernel.sockets, the table's and the lobby's, the table's chat)
+    BAD_MESSAGE = "bad_message"
+    CHAT_INVALID = "chat_invalid"
+    CHAT_SIGN_IN = "chat_sign_in"
+    CHAT_TOO_FAST = "chat_too_fast"
+    SNAPSHOT_TOO_FAST = "snapshot_too_fast"
+    UNKNOWN_MESSAGE = "unknown_message"
 
 
 class PuntoError(Exception):

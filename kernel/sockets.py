@@ -20,6 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
 
+from kernel.errors import ErrorCode
 from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
 from kernel.table_broadcast import table_join, table_leave
@@ -151,7 +152,7 @@ class LiveSocket(AsyncWebsocketConsumer):
             return
         message = _parsed(text_data, bytes_data)
         if isinstance(message, str):
-            await self.send_error("bad_message", message)
+            await self.send_error(ErrorCode.BAD_MESSAGE, message)
             return
         await self.handle(message)
 
@@ -160,7 +161,7 @@ class LiveSocket(AsyncWebsocketConsumer):
         if message["type"] == "ping":
             await self.send_event("pong", {})
         else:
-            await self.send_error("unknown_message", "unknown message type")
+            await self.send_error(ErrorCode.UNKNOWN_MESSAGE, "unknown message type")
 
     def snapshot_allowed(self) -> bool:
         return self.snapshots.take()
@@ -169,7 +170,7 @@ class LiveSocket(AsyncWebsocketConsumer):
         """A message of the socket's own, as ``kernel.live`` writes events (with the ``table`` a lobby needs)."""
         await self.send(text_data=json.dumps(event_envelope(event_type=event_type, data=data, table_code=table)))
 
-    async def send_error(self, code: str, message: str) -> None:
+    async def send_error(self, code: ErrorCode, message: str) -> None:
         await self.send_event("error", {"code": code, "message": message})
 
     async def dispatch(self, message: dict) -> None:

@@ -263,6 +263,19 @@ def coup_bettor_count(*, coup: Coup) -> int:
     return len(set(bets.values_list("user_id", "seat_session_id")))
 
 
+def coup_online_bettor_counts(*, coup_ids: Iterable[int]) -> dict[int, int]:
+    """How many online players bet on each coup, by coup id, whatever became of their bets since (settled,
+    refunded), but bets undone or removed (a seated patron's chips are no online bettor's): one query."""
+    rows = (
+        Bet.objects.filter(coup_id__in=coup_ids, user_id__isnull=False)
+        .exclude(state=Bet.State.CANCELLED)
+        .values("coup_id")
+        .annotate(bettors=Count("user_id", distinct=True))
+        .order_by()
+    )
+    return {row["coup_id"]: row["bettors"] for row in rows}
+
+
 def live_coup_bettor_counts(*, table_ids: Iterable[int]) -> dict[int, int]:
     """How many players have bets standing on each table's live coup, by table id (none: no one): one query."""
     rows = (

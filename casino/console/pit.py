@@ -28,7 +28,7 @@ from tables.selectors import (
 )
 from tables.voids import void_request_text
 from wagering.chip_reports import shift_report, table_open_shifts
-from wagering.selectors import coup_stake_totals, live_coup_bettor_counts
+from wagering.selectors import coup_online_bettor_counts, coup_stake_totals
 
 # The share of the maximum differential from which the screen warns (seed 000 §6.1).
 DIFFERENTIAL_WARNING = Decimal("0.9")
@@ -44,17 +44,18 @@ def pit_screen(request: HttpRequest) -> HttpResponse:
     if not (request.user.is_staff and request.user.has_perm("tables.operate_table")):
         raise PermissionDenied
     groups = pits_supervised(user=request.user)
-    bettors = live_coup_bettor_counts(table_ids=[table.pk for group in groups for table in group.tables])
+    # The coup each row shows (the live one, else the latest) and its online bettors, settled or not.
+    coups = {table.pk: table_current_coup(table=table) for group in groups for table in group.tables}
+    bettors = coup_online_bettor_counts(coup_ids=[coup.pk for coup in coups.values() if coup is not None])
     pits = [
-        {"pit": group.pit, "rows": [_table_row(table, bettors.get(table.pk, 0)) for table in group.tables]}
+        {"pit": group.pit, "rows": [_table_row(table, coups[table.pk], bettors) for table in group.tables]}
         for group in groups
     ]
     alerts = [alert for pit in pits for row in pit["rows"] for alert in row["alerts"]]
     return render(request, "console/pit.html", {"pits": pits, "alerts": alerts})
 
 
-def _table_row(table: Table, bettors: int) -> dict:
-    coup = table_current_coup(table=table)
+def _table_row(table: Table, coup: Coup | None, bettors: dict[int, int]) -> dict:
     alerts = []
     if coup is not None and coup.state == Coup.State.HELD:
         alerts.append(f"{table.code}: coup {coup.round_id} held for the pit: {coup.held_reason}")
@@ -77,7 +78,7 @@ def _table_row(table: Table, bettors: int) -> dict:
         "dealer": table_dealer(table=table),
         "shoe": table_shoe_in_play(table=table),
         "coup": coup,
-        "bettors": bettors,
+        "bettors": bettors.get(coup.pk, 0) if coup is not None else 0,
         "seated": table_seated(table=table),
         "shifts": [shift_report(opening=opening) for opening in table_open_shifts(table_id=table.pk)],
         "differentials": differentials,

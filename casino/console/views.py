@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from baccarat import rules as game_rules
 from baccarat.cards import InvalidCardError, hand_total
-from baccarat.coup import CoupDeal, DealingError
+from baccarat.coup import CoupDeal, DealingError, result_announcement
 from casino import lifecycle
 from casino.console.seats import (
     patron_move_step,
@@ -323,7 +323,7 @@ def _coup_card(request: HttpRequest, table: Table, data: dict) -> str:
 
 def _coup_resolve(request: HttpRequest, table: Table, data: dict) -> str:
     coup = lifecycle.coup_resolve(coup=table_live_coup_named(table=table, round_id=data["round_id"]))
-    return f"{coup.get_winner_display()} wins, {coup.player_total} to {coup.banker_total}."
+    return result_announcement(winner=coup.winner, player_total=coup.player_total, banker_total=coup.banker_total) + "."
 
 
 def _shoe_cut_card_out(request: HttpRequest, table: Table, data: dict) -> str:

@@ -9,6 +9,7 @@ from channels.layers import BaseChannelLayer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 
+from kernel.errors import ErrorCode
 from kernel.live import event_envelope, live_message, table_group
 from tables.selectors import player_display_name
 
@@ -18,15 +19,15 @@ CHAT_INTERVAL_SECONDS = 1  # one message a second per player (across connections
 
 async def chat_send(
     *, layer: BaseChannelLayer, user: AbstractBaseUser | AnonymousUser | None, table_code: str, text: object
-) -> tuple[str, str] | None:
+) -> tuple[ErrorCode, str] | None:
     """Pass the player's message on to the table: None once sent, else the refusal's code and message."""
     if user is None or not user.is_authenticated:
-        return "chat_sign_in", "sign in to chat"
+        return ErrorCode.CHAT_SIGN_IN, "sign in to chat"
     line = _chat_line(text)
     if not line or len(line) > CHAT_MAX_LENGTH:
-        return "chat_invalid", f"a chat message is text of 1 to {CHAT_MAX_LENGTH} characters"
+        return ErrorCode.CHAT_INVALID, f"a chat message is text of 1 to {CHAT_MAX_LENGTH} characters"
     if not await cache.aadd(f"chat:{user.pk}", True, timeout=CHAT_INTERVAL_SECONDS):
-        return "chat_too_fast", "one chat message a second, please"
+        return ErrorCode.CHAT_TOO_FAST, "one chat message a second, please"
     name = await database_sync_to_async(player_display_name)(user=user)
     event = event_envelope(event_type="chat", data={"user": name, "text": line}, table_code=table_code)
     await layer.group_send(table_group(table_code), live_message(event))

@@ -18,6 +18,7 @@ import time
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
+from kernel.errors import ErrorCode
 from kernel.live import event_type_read
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
 from roadmaps.selectors import table_snapshot
@@ -67,9 +68,9 @@ class LobbyConsumer(LiveSocket):
         if message["type"] == "snapshot":
             code = message.get("table")
             if code not in self.table_codes:
-                await self.send_error("unknown_table", "no such table in the lobby")
+                await self.send_error(ErrorCode.UNKNOWN_TABLE, "no such table in the lobby")
             elif not self.snapshot_allowed():
-                error = {"code": "snapshot_too_fast", "message": "one snapshot a second, please"}
+                error = {"code": ErrorCode.SNAPSHOT_TOO_FAST, "message": "one snapshot a second, please"}
                 await self.send_event("error", error, table=code)
             else:
                 snapshot = (await database_sync_to_async(_snapshots)([code]))[code]

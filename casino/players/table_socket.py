@@ -108,7 +108,7 @@ class PlayerTableConsumer(LiveSocket):
             if self.snapshot_allowed():
                 await self.send_snapshot()
             else:
-                await self.send_error("snapshot_too_fast", "one snapshot a second, please")
+                await self.send_error(ErrorCode.SNAPSHOT_TOO_FAST, "one snapshot a second, please")
         elif message["type"] == "chat":
             refusal = await chat_send(
                 layer=self.channel_layer,

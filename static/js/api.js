@@ -1,6 +1,8 @@
 /**
  * The table page's JSON endpoints (session auth + CSRF). Answers are `{ok, round_id, balance, bets}`;
- * a refusal `{error: {code, message, details}}` is thrown as an `ApiError` carrying the server's reason.
+ * a refusal `{error: {code, message, details}}` is thrown as an `ApiError` carrying the server's reason; no answer,
+ * or one that is not ours, as an `ApiError` of the page's own code (`offline`, `session_expired`, `http_error`),
+ * which static/js/errors.js says to the player as it says the server's.
  */
 
 export class ApiError extends Error {
@@ -22,11 +24,8 @@ async function answer(response) {
   }
   if (response.ok && body) return body;
   if (body?.error) throw new ApiError(body.error);
-  const message =
-    response.status === 403
-      ? gettext("Your session has expired: reload the page and sign in again.")
-      : interpolate(gettext("The server could not answer (%(status)s). Try again."), { status: response.status }, true);
-  throw new ApiError({ code: `http_${response.status}`, message });
+  if (response.status === 403) throw new ApiError({ code: "session_expired", message: "session expired" });
+  throw new ApiError({ code: "http_error", message: `HTTP ${response.status}`, details: { status: String(response.status) } });
 }
 
 async function request(url, options) {
@@ -34,7 +33,7 @@ async function request(url, options) {
   try {
     response = await fetch(url, { credentials: "same-origin", ...options });
   } catch {
-    throw new ApiError({ code: "offline", message: gettext("The server cannot be reached. Check your connection.") });
+    throw new ApiError({ code: "offline", message: "the server cannot be reached" });
   }
   return answer(response);
 }

@@ -1,5 +1,7 @@
 // The dealer console's and the pit screen's script (templates/console/base.html).
 
+import { countDown, serverClock } from "./countdown.js";
+
 // A page's own fetch of itself: the server does not count it as the staff member's activity (two_factor.py).
 const AUTO_REFRESH = { Accept: "text/html", "X-Auto-Refresh": "1" };
 
@@ -16,6 +18,7 @@ export function readParams(document) {
 
 export function init({ followSeconds, refreshSeconds }) {
   document.addEventListener("click", enterCard);
+  showCountdown();
   if (followSeconds) followStatus(followSeconds);
   if (refreshSeconds) refreshEvery(refreshSeconds);
 }
@@ -38,6 +41,24 @@ function enterCard(event) {
   if (chosen("rank") && chosen("suit")) {
     form.requestSubmit();
   }
+}
+
+// The time left to bet, counted down by the server's clock as on the player's page (static/js/countdown.js), after
+// the time betting closes: ", 12 s left"; at the deadline, "time is up" (the dealer calls no more bets). The
+// panels swapped in fresh bring their own deadline and clock: each swap starts the count again.
+let countdownStop = () => {};
+
+function showCountdown() {
+  countdownStop();
+  const timer = document.querySelector("[data-betting-countdown]");
+  if (!timer) {
+    return;
+  }
+  const clock = serverClock(timer.dataset.serverNow);
+  countdownStop = countDown(clock, timer.dataset.closesAt, (left) => {
+    timer.textContent = left > 0 ? `, ${Math.ceil(left)} s left` : ": time is up";
+    timer.dataset.secondsLeft = String(Math.ceil(left));
+  });
 }
 
 // The console follows its table (casino/console/status.py): every few seconds it asks for the status. A hold
@@ -98,6 +119,7 @@ function followStatus(seconds) {
     if (response.ok && !response.redirected && fresh && !leaving && !atWork(region)) {
       region.replaceWith(fresh);
       fresh.querySelector("[autofocus]")?.focus();
+      showCountdown();
     }
   };
 

@@ -1,11 +1,11 @@
 /** The coup on the table: the two hands as their cards are dealt, their totals, who shows them, the result. */
 
 import { cardElement, handTotal } from "./cards.js";
+import { resultAnnouncement } from "./results.js";
 import { DealingScene } from "./scene.js";
 import { FaceDownCards } from "./squeeze.js";
 
 const HANDS = ["player", "banker"];
-const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 
 export class CoupView {
   /** `squeezeTurnMs`: how long a squeezable card left alone waits before it turns by itself. */
@@ -111,13 +111,7 @@ export class CoupView {
     if (coup.natural) extras.push(gettext("natural"));
     if (coup.player_pair) extras.push(gettext("player pair"));
     if (coup.banker_pair) extras.push(gettext("banker pair"));
-    const [high, low] =
-      coup.winner === "player" ? [coup.player_total, coup.banker_total] : [coup.banker_total, coup.player_total];
-    const text = interpolate(
-      gettext("%(winner)s %(high)s to %(low)s"),
-      { winner: WINNER_NAMES[coup.winner], high, low },
-      true,
-    );
+    const text = resultAnnouncement(coup);
     this.result.dataset.winner = coup.winner;
     this.result.textContent = extras.length
       ? `${text} · ${extras.join(pgettext("between the items of a list", ", "))}`

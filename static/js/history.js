@@ -9,6 +9,7 @@ import { betLabel } from "./bets.js";
 import { miniCardElement } from "./cards.js";
 import { PAGE_LANGUAGE } from "./locale.js";
 import { formatMoney, withCurrency } from "./money.js";
+import { totalsWinnerFirst } from "./results.js";
 
 const WINNERS = { player: pgettext("hand", "Player"), banker: pgettext("hand", "Banker"), tie: pgettext("result", "Tie") };
 const SET_ASIDE = ["cancelled", "refunded"]; // undone or removed by the player, or refunded by a void
@@ -39,9 +40,8 @@ function timeElement(iso) {
 function outcomeElement(coup) {
   if (coup.state === "void" || coup.coup_state === "void") return element("span", "winner winner--void", gettext("Voided"));
   if (!coup.winner) return element("span", "winner", gettext("In play"));
-  const [own, other] =
-    coup.winner === "banker" ? [coup.banker_total, coup.player_total] : [coup.player_total, coup.banker_total];
-  const text = say(gettext("%(winner)s %(high)s–%(low)s"), { winner: WINNERS[coup.winner], high: own, low: other });
+  const [high, low] = totalsWinnerFirst(coup);
+  const text = say(gettext("%(winner)s %(high)s–%(low)s"), { winner: WINNERS[coup.winner], high, low });
   return element("span", `winner winner--${coup.winner}`, text);
 }
 

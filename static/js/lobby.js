@@ -6,6 +6,7 @@
 
 import { countDown, serverClock } from "./countdown.js";
 import { connectTable } from "./live.js";
+import { WINNER_NAMES, totalsWinnerFirst } from "./results.js";
 import { BEAD_LETTERS, renderBigRoad } from "./roads.js";
 import { cutCardNotice } from "./shoe.js";
 import { inPlay } from "./table-state.js";
@@ -13,7 +14,6 @@ import { inPlay } from "./table-state.js";
 const RESULTS_SHOWN = 12;
 const SNAPSHOT_RETRY_MS = 1100; // the lobby's socket serves one snapshot a second past its burst
 const ROAD_CELL = 12;
-const WINNER_NAMES = { player: gettext("Player wins"), banker: gettext("Banker wins"), tie: pgettext("result", "Tie") };
 const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
 
 /** The page's parameters (templates/lobby.html): the list of tables, absent when there is none, and its data. */
@@ -76,13 +76,8 @@ function followTable(card, live, clock) {
   }
 
   function showResult(coup) {
-    const [winnerTotal, loserTotal] =
-      coup.winner === "player" ? [coup.player_total, coup.banker_total] : [coup.banker_total, coup.player_total];
-    const text = interpolate(
-      gettext("%(winner)s %(high)s–%(low)s"),
-      { winner: WINNER_NAMES[coup.winner], high: winnerTotal, low: loserTotal },
-      true,
-    );
+    const [high, low] = totalsWinnerFirst(coup);
+    const text = interpolate(gettext("%(winner)s %(high)s–%(low)s"), { winner: WINNER_NAMES[coup.winner], high, low }, true);
     setStatus(text, `result-${coup.winner}`);
   }
 

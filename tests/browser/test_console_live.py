@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import (
+    SCREENSHOTS,
     Server,
     no_console_errors,
     open_table,
@@ -66,6 +67,10 @@ def test_a_hold_by_the_pit_shows_on_the_dealers_console_without_a_reload(browser
     dealer.get_by_role("button", name="Open a coup for betting").click()
     said(dealer, "bets, please.")
     round_id = re.search(r"\(([^()]+)\): Betting", dealer.locator("#coup-heading + p").inner_text())[1]
+    # The time left to bet, counted down by the server's clock as on the player's page (issue 32).
+    countdown = dealer.locator("[data-betting-countdown]")
+    expect(countdown).to_have_text(re.compile(r"^, \d+ s left$"))
+    first = int(countdown.get_attribute("data-seconds-left"))
     held_alert = dealer.locator("[data-held-alert]")
     expect(held_alert).to_be_hidden()
 
@@ -77,6 +82,8 @@ def test_a_hold_by_the_pit_shows_on_the_dealers_console_without_a_reload(browser
     coup_action(pit, round_id, "Hold the selected coups for the pit")
 
     expect(held_alert).to_have_text(HELD_ALERT, timeout=8_000)  # the poll, every 3 s
+    assert int(countdown.get_attribute("data-seconds-left")) < first  # counted down meanwhile, by itself
+    dealer.locator("#coup-heading + p").screenshot(path=SCREENSHOTS / "console-countdown-tablet.png")
     expect(dealer.get_by_role("alert")).to_be_visible()
     expect(guest_name).to_have_value("man in a hat")  # nothing swapped under the dealer's fingers
     expect(dealer.get_by_role("button", name="No more bets")).to_be_visible()

@@ -116,7 +116,11 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
         dealer.locator(f'[data-suit="{card[1]}"]').click()  # the rank and the suit enter the card
         said(dealer, f"{card} to the {hand}")
     dealer.get_by_role("button", name="Resolve the coup").click()
-    said(dealer, "Banker wins, 5 to 9")
+    # Said as the players' pages say it, the winner's total first (the console said "Banker wins, 5 to 9").
+    said(dealer, "Banker wins 9 to 5.")
+    expect(dealer.locator("[data-result]")).to_have_text("Banker wins 9 to 5")
+    for page in (dana, erin):
+        expect(page.locator("[data-result]")).to_have_text(re.compile(r"^Banker wins 9 to 5\b"))
 
     # Settled to chips at the console, to the wallets on the table page.
     dealer.reload()
@@ -145,6 +149,7 @@ def test_a_dealer_table_coup_with_three_seated_patrons_and_two_online_players(br
     live3 = pit.locator('[data-pit-table="live3"]')
     expect(live3).to_contain_text("3: carol, 5: lady in red, 7: gentleman in grey")
     expect(live3).to_contain_text("drop 1000.00, win 5.50 (seated -10.00, online 15.50)")
+    expect(live3).to_contain_text("Settled: Banker · 2 online bettors")  # dana and erin, the coup settled
     screenshot(pit, "pit-screen-tablet")
     pit.goto("/console/live3/")
     tray = pit.locator("form", has=pit.get_by_role("button", name=re.compile("^Count the tray")))

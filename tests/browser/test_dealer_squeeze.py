@@ -196,7 +196,7 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
         card_entered(dealer, *CARDS[5])
         said(dealer, "8S to the banker")
         dealer.get_by_role("button", name="Resolve the coup").click()
-        said(dealer, "Banker wins, 2 to 4")  # the Player's total first
+        said(dealer, "Banker wins 4 to 2")  # the winner's total first, as the player's page says it
 
         for size, page in mine.items():
             expect(page.locator("[data-result]")).to_have_attribute("data-winner", "banker")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Locator, Page, WebSocketRoute, expect
 
-from tests.browser.conftest import open_table, screenshot, sign_in, wait_for_betting
+from tests.browser.conftest import SCREENSHOTS, open_table, screenshot, sign_in, wait_for_betting
 
 pytestmark = pytest.mark.browser
 
@@ -171,7 +171,7 @@ def test_refused_bets_say_why_and_change_nothing(new_context):
     page.locator('[data-bet="player"]').click()
     page.locator('[data-bet="banker"]').click()
     page.get_by_role("button", name="Confirm", exact=True).click()
-    expect(refusal).to_have_text(re.compile(r"^A player may not bet both Player and Banker in one coup"))
+    expect(refusal).to_have_text("You may not bet both Player and Banker in one coup")
     expect(refusal).to_have_attribute("data-kind", "error")
 
     page.get_by_role("button", name="Remove", exact=True).click()
@@ -180,9 +180,46 @@ def test_refused_bets_say_why_and_change_nothing(new_context):
     page.locator('[data-bet="tie"]').click()
     page.locator('[data-bet="tie"]').click()
     page.get_by_role("button", name="Confirm", exact=True).click()
-    expect(refusal).to_have_text(re.compile(r"^Tie: 200.00 is over the table maximum of 100.00 by 100.00"))
+    expect(refusal).to_have_text("Tie: 200.00 is over the maximum of 100.00; at most 100.00 more can be accepted")
     expect(balance).to_have_text(before)
     expect(page.locator("[data-stake-total]")).to_have_text("0.00 + 200.00 to confirm")
+
+
+def test_a_late_bet_is_refused_in_the_player_s_words_without_the_round_id(new_context):
+    """Chips confirmed as betting closes: the server's refusal (``betting_closed``, whose English message names the
+    round and its state for partners) reads as the page's own sentence (static/js/errors.js)."""
+    page = new_context().new_page()
+    held: list[tuple[WebSocketRoute, str]] = []  # the bet frames kept back until betting has closed
+    server_messages: list[str] = []
+
+    def route(socket: WebSocketRoute) -> None:
+        server = socket.connect_to_server()
+        server.on_message(lambda message: (server_messages.append(message), socket.send(message)))
+        socket.on_message(
+            lambda message: held.append((server, message)) if '"bet"' in message else server.send(message)
+        )
+
+    page.route_web_socket(re.compile(r"/ws/tables/nc2/$"), route)
+    sign_in(page, "carol", "/tables/nc2/")
+    expect(page.locator("[data-connection]")).to_have_text("Live")
+    round_id = wait_for_betting(page, seconds_left=3)
+    chip(page, 5).click()
+    page.locator('[data-bet="banker"]').click()
+    page.get_by_role("button", name="Confirm", exact=True).click()
+    wait_until(page, lambda: bool(held))
+    page.wait_for_function("() => document.getElementById('table-app').dataset.phase !== 'betting'", timeout=30_000)
+    for server, message in held:
+        server.send(message)
+
+    refusal = page.locator("[data-bet-message]")
+    expect(refusal).to_have_text("No more bets: betting on this coup is closed")
+    expect(refusal).to_have_attribute("data-kind", "error")
+    wait_until(page, lambda: any("bet_rejected" in message for message in server_messages))
+    rejected = next(message for message in server_messages if "bet_rejected" in message)
+    assert '"code": "betting_closed"' in rejected and round_id in rejected  # the server's words name the round
+    assert round_id not in refusal.inner_text() and "no_more_bets" not in page.locator("body").inner_text()
+    refusal.scroll_into_view_if_needed()
+    page.screenshot(path=SCREENSHOTS / "refusal-late-bet-desktop.png")  # the page where the refusal shows
 
 
 def test_a_dropped_connection_reconnects_and_catches_up(new_context):

@@ -115,7 +115,7 @@ def test_a_whole_coup_dealt_by_the_tableau(dealer, dealer_table, django_capture_
 
     with django_capture_on_commit_callbacks(execute=True):
         page = step(dealer, dealer_table, "coup_resolve", round_id=coup.round_id)
-    assert "Player wins, 9 to 5." in page
+    assert "Player wins 9 to 5." in page
     coup.refresh_from_db()
     assert (coup.state, coup.winner, coup.player_total, coup.banker_total) == ("settled", "player", 9, 5)
     assert [(c.card, c.hand) for c in coup.cards.all()] == cards

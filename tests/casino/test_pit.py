@@ -13,6 +13,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from casino.lifecycle.settlement import coup_settle
 from tables.errors import TableError
 from tables.holds import coup_hold
 from tables.models import AuditLog, DealerSession, LimitSet, Table
@@ -20,11 +21,14 @@ from tables.pits import pit_create, pit_update
 from tables.roles import DEALER, PIT_BOSS, SURVEILLANCE
 from tables.seating import patron_seat
 from tables.services import dealer_login, table_create, table_open
-from tests.casino.test_console import url
+from tests.casino.test_console import step, url
 from tests.factories import CoupFactory, UserFactory, staff_client
 from tests.tables.conftest import run_action
+from tests.ui.conftest import fund
+from wagering.cancellation import bet_remove_all
 from wagering.chips import tray_count
 from wagering.models import TrayCount
+from wagering.placement import bet_batch_place
 from wagering.seated import seat_bets_place
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +176,36 @@ def test_chips_accepted_past_the_differential_by_the_pit_are_a_limit_breach(deal
     assert f"d1: differential 1800.00 past its limit 1000.00 EUR on {coup.round_id} (pit override)" in page
     assert "1800.00 of 1000.00 EUR (past it: pit override)" in page
     assert "differential 1800.00 of 1000.00" not in page  # the breach, not also the warning
+
+
+def test_the_pit_screen_counts_the_coup_s_online_bettors_while_it_plays_and_once_it_is_settled(
+    dealer, dealer_table, betting, pit_boss
+):
+    """Issue 32: "0 online bettors" for a coup alice and bob bet on. Each online player once however many bets,
+    a seated patron's chips not (they are no online bettor), a player whose bets were all undone not."""
+    boss = staff_client("pia", PIT_BOSS)
+    pit("main", dealer_table, bosses=[boss])
+    alice, bob, carol = (UserFactory(username=name) for name in ("alice", "bob", "carol"))
+    for player in (alice, bob, carol):
+        fund(player, "100")
+    bet_batch_place(user=alice, coup=betting, bets={"player": "10"})
+    bet_batch_place(user=alice, coup=betting, bets={"tie": "1"})
+    bet_batch_place(user=bob, coup=betting, bets={"banker": "25"})
+    bet_batch_place(user=carol, coup=betting, bets={"banker": "5"})
+    bet_remove_all(user=carol, coup=betting)
+    tray_count(table=dealer_table, currency="EUR", counted="8000", actor=pit_boss)
+    seated = patron_seat(table=dealer_table, seat_number=2, actor=pit_boss, guest_name="grey")
+    seat_bets_place(coup=betting, seat_session=seated, bets={"banker": "50.00"}, actor=pit_boss)
+
+    assert "· 2 online bettors" in boss.get(PIT).content.decode()
+    step(dealer, dealer_table, "coup_close_betting", round_id=betting.round_id)
+    for card, hand in (("2S", "player"), ("9H", "banker"), ("3D", "player"), ("KC", "banker")):
+        step(dealer, dealer_table, "coup_card", round_id=betting.round_id, card=card, hand=hand)
+    step(dealer, dealer_table, "coup_resolve", round_id=betting.round_id)
+    assert "· 2 online bettors" in boss.get(PIT).content.decode()
+    coup_settle(coup_id=betting.pk)
+    page = boss.get(PIT).content.decode()
+    assert f"{betting.number} Settled: Banker · 2 online bettors" in page
 
 
 # --- Acting at the console: a pit boss of the table's pit -------------------------------------------------

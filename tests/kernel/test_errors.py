@@ -55,7 +55,8 @@ PUBLISHED_CODES = """
     seat_taken settled shoe_finished shoe_in_play shoe_not_found shoe_over shuffle_not_recorded
     shuffle_record_invalid staff_account table_closed table_maximum table_not_found too_fast too_many_copies
     too_many_webhooks unconfirmed unknown unknown_bet_type unknown_dealing_error unknown_player unknown_request
-    unknown_rule unknown_table used void_request_open wallet_incomplete wallet_refused wallet_unavailable
+    unknown_rule unknown_table used void_request_open bad_message chat_invalid chat_sign_in chat_too_fast
+    snapshot_too_fast unknown_message wallet_incomplete wallet_refused wallet_unavailable
     webhook_disabled webhook_not_found wrong_shuffle_method
 """.split()  # noqa: SIM905 (a table of codes)
 

@@ -23,10 +23,11 @@ D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
 # A placement's queries: the wallet's currency (the limits, totals and accounts are the currency's), the
 # marker, the coup lock, the player's protection (wagering.protection: one row by its key), the totals (the
-# table's, and the player's open stakes on every coup: what they could win must fit the wallet), then on PostgreSQL one statement for the
-# wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
-# transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the
-# savepoint or BEGIN/COMMIT around them, and the table's bettors per bet type for its ``bet_totals``.
+# table's, and the player's open stakes on every coup: what they could win must fit the wallet), then on
+# PostgreSQL one statement for the wallet, the ledger, the batch, its bets, the running totals and the audit
+# row (elsewhere: wallet, transaction, system account, entries, balances, batch, bets, totals, audit, one by
+# one), and the savepoint or BEGIN/COMMIT around them, and the table's bettors per bet type for its
+# ``bet_totals``.
 SERVICE_QUERIES = 9 if connection.vendor == "postgresql" else 17
 # session, user, the table with its live coup (read once: handed to the intake); then the intake's batch
 # (casino.players.intake): its savepoint pair (the answer: from the service).
