@@ -106,6 +106,7 @@ def test_a_sessions_limit_reached_is_told_once_per_session(
     page = async_to_sync(layer.receive)("page-of-p-1")  # the player's page ends the session
     live = json.loads(page["text"])
     assert live["type"] == "protection" and live["data"]["session_ends_at"] == row.session_ends_at.isoformat()
+    PlayerProtection.objects.filter(pk=player.user_id).update(session_ends_at=timezone.now())  # it ended
     play_session_start(user=player.user, session_limit_minutes=30)  # a new session: told again when it ends
     with django_capture_on_commit_callbacks(execute=False):
         assert player_sessions_ended_tell(now=timezone.now() + timedelta(minutes=61)) == 2  # with p-2's

@@ -34,6 +34,8 @@ REALITY_CHECK_ANSWERS = ("continue", "leave", "history")
 TIME_OUTS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "6w": timedelta(weeks=6)}
 SELF_EXCLUSIONS = {"6m": timedelta(days=183), "1y": timedelta(days=365), "5y": timedelta(days=5 * 365 + 1)}
 MAX_SESSION_MINUTES = 24 * 60
+# A session without a limit is over, for the next sign-in, this long after it started.
+SESSION_LONGEST = timedelta(hours=12)
 
 
 def protection_limits_set(
@@ -54,6 +56,10 @@ def protection_limits_set(
             if _stricter_or_same(value, current):
                 row.pending.pop(name, None)
                 setattr(row, name, value)
+                if name == "session_minutes" and value and _running(row, now=now):  # the running session too
+                    row.session_ends_at = _earliest(
+                        row.session_ends_at, row.session_started_at + timedelta(minutes=value)
+                    )
             elif not by_player:
                 raise ProtectionRefused(
                     f"staff and operators may only make a limit stricter: {name} is {current}, not {value}",
@@ -74,7 +80,8 @@ def protection_limits_set(
 
 
 def protection_reality_check_choose(*, user: User, minutes: int) -> Protection:
-    """The player's reality check interval (15, 30 or 60 minutes), from their next check on."""
+    """The player's reality check interval (15, 30 or 60 minutes), from their next check on; a running session
+    (whose interval may be its operator's) only comes to check more often, a longer one waits for the next."""
     if type(minutes) is not int or minutes not in REALITY_CHECK_CHOICES:
         raise ProtectionRefused(
             f"a reality check comes every 15, 30 or 60 minutes, not {minutes!r}",
@@ -85,10 +92,11 @@ def protection_reality_check_choose(*, user: User, minutes: int) -> Protection:
     with transaction.atomic():
         row = _row_locked(user)
         before = row.reality_check_minutes
-        row.reality_check_minutes = row.reality_check_every = minutes
-        if row.session_started_at is not None:
-            row.reality_check_due_at = min(
-                row.reality_check_due_at or now + timedelta(minutes=minutes), now + timedelta(minutes=minutes)
+        row.reality_check_minutes = minutes
+        if _running(row, now=now):
+            row.reality_check_every = min(filter(None, (row.reality_check_every, minutes)))
+            row.reality_check_due_at = _earliest(
+                row.reality_check_due_at, now + timedelta(minutes=row.reality_check_every)
             )
         row.save()
         _changed(row, action="protection_reality_check_chosen", before={"minutes": before}, after={"minutes": minutes})
@@ -166,9 +174,12 @@ def play_session_start(
     session_limit_minutes: int | None = None,
     loss_limit: Decimal | None = None,
 ) -> Protection:
-    """A new play session (a sign-in, or a partner's launch with its own limits): its reality checks every
-    the launch's minutes, else the player's, else the market's (``PLAYER_REALITY_CHECK_MINUTES``; 0: none);
-    its end at the shorter of the launch's and the player's session limits; the launch's loss limit."""
+    """A play session (a sign-in, or a partner's launch with its own limits): reality checks every the shortest
+    of the launch's and the player's minutes, else the market's (``PLAYER_REALITY_CHECK_MINUTES``; 0: none);
+    its end at the shorter of the launch's and the player's session limits; the launch's loss limit.
+
+    A session still running (``_running``: another device, a second launch) is not restarted, only made
+    stricter: its start, its end and a reality check already due stand, so signing in again dodges neither."""
     reality_check_minutes = _minutes_checked(reality_check_minutes, what="a reality check interval")
     session_limit_minutes = _minutes_checked(session_limit_minutes, what="a session limit")
     if loss_limit is not None:
@@ -177,16 +188,45 @@ def play_session_start(
     with transaction.atomic():
         row = _row_locked(user)
         in_force = protection_read(row, at=now)
-        every = reality_check_minutes or row.reality_check_minutes or settings.PLAYER_REALITY_CHECK_MINUTES or None
+        chosen = [m for m in (reality_check_minutes, row.reality_check_minutes) if m]
+        every = min(chosen) if chosen else settings.PLAYER_REALITY_CHECK_MINUTES or None
         minutes = [m for m in (session_limit_minutes, in_force.session_minutes) if m]
-        row.session_started_at = now
-        row.session_ends_at = now + timedelta(minutes=min(minutes)) if minutes else None
-        row.session_loss_limit = loss_limit
-        row.reality_check_every = every
-        row.reality_check_due_at = now + timedelta(minutes=every) if every else None
-        row.session_limit_told = False
+        ends_at = now + timedelta(minutes=min(minutes)) if minutes else None
+        due_at = now + timedelta(minutes=every) if every else None
+        if _running(row, now=now):
+            ends_at = _earliest(row.session_ends_at, ends_at)
+            due_at = _earliest(row.reality_check_due_at, due_at)
+            every = min(filter(None, (row.reality_check_every, every)), default=None)
+            loss_limit = min(filter(None, (row.session_loss_limit, loss_limit)), default=None)
+        else:
+            row.session_started_at = now
+            row.session_limit_told = False
+        row.session_ends_at, row.reality_check_due_at = ends_at, due_at
+        row.session_loss_limit, row.reality_check_every = loss_limit, every
         row.save()
+        _changed(row, action="play_session_started", before=None, after=_session_said(row))
         return protection_read(row, at=now)
+
+
+def _running(row: PlayerProtection, *, now: datetime) -> bool:
+    """A session started within ``SESSION_LONGEST`` and not ended by its limit."""
+    started = row.session_started_at
+    ended = row.session_ends_at is not None and row.session_ends_at <= now
+    return started is not None and started > now - SESSION_LONGEST and not ended
+
+
+def _earliest(*moments: datetime | None) -> datetime | None:
+    return min(filter(None, moments), default=None)
+
+
+def _session_said(row: PlayerProtection) -> dict:
+    return {
+        "started_at": _said(row.session_started_at),
+        "ends_at": _said(row.session_ends_at),
+        "loss_limit": _said(row.session_loss_limit),
+        "reality_check_every": row.reality_check_every,
+        "reality_check_due_at": _said(row.reality_check_due_at),
+    }
 
 
 def sessions_ended_mark(*, now: datetime, limit: int = 500) -> list[int]:

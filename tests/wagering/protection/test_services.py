@@ -23,6 +23,7 @@ from wagering.placement import bet_batch_place
 from wagering.protection.checks import break_refusal, play_refusal
 from wagering.protection.periods import period_bounds
 from wagering.protection.services import (
+    SESSION_LONGEST,
     play_session_start,
     protection_break_take,
     protection_limits_set,
@@ -451,7 +452,20 @@ def test_a_pending_longer_session_limit_is_not_yet_the_players(player, clock):
 def test_a_launchs_loss_limit_lasts_its_session(player):
     protection = play_session_start(user=player, loss_limit=D("50"))
     assert protection.session_loss_limit == D("50.00") and protection.loss_limited
+    assert play_session_start(user=player).session_loss_limit == D("50.00")  # signing in again keeps it
+    PlayerProtection.objects.filter(pk=player.pk).update(session_started_at=timezone.now() - SESSION_LONGEST)
     assert play_session_start(user=player).session_loss_limit is None  # the next session has its own
+
+
+def test_signing_in_again_neither_restarts_the_session_nor_dodges_its_reality_check(player):
+    """Another device, or a sign-out and in: the running session's start, end and due check stand."""
+    first = play_session_start(user=player, session_limit_minutes=60)
+    PlayerProtection.objects.filter(pk=player.pk).update(reality_check_due_at=timezone.now() - timedelta(seconds=1))
+    again = play_session_start(user=player)
+    assert (again.session_started_at, again.session_ends_at) == (first.session_started_at, first.session_ends_at)
+    assert again.reality_check_due_at < timezone.now()
+    protection_limits_set(user=player, limits={"session_minutes": 5})  # lower: the running session too
+    assert PlayerProtection.objects.get(pk=player.pk).session_ends_at == first.session_started_at + timedelta(minutes=5)
 
 
 # --- Calendar periods ------------------------------------------------------------------------------------
