@@ -7,6 +7,7 @@
 import { betLabel } from "./bets.js";
 import { PAGE_LANGUAGE } from "./locale.js";
 import { formatMoney } from "./money.js";
+import { PROTECTION_REASONS } from "./protection-reasons.js";
 
 const ENGLISH = PAGE_LANGUAGE.startsWith("en");
 
@@ -72,6 +73,7 @@ const REASONS = {
 
 /** The reason of a refusal ({code, message, details}: an ApiError or a socket's error) for the player. */
 export function reasonText({ code, message, details = {} }) {
+  if (Object.hasOwn(PROTECTION_REASONS, code)) return PROTECTION_REASONS[code](details ?? {}); // English too
   if (ENGLISH || code === "offline" || String(code).startsWith("http_")) return message;
   const reason = REASONS[code];
   return reason ? reason(details ?? {}) : gettext("The request was refused: try again in a moment");
