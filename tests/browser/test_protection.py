@@ -21,6 +21,7 @@ from tests.browser.conftest import (
     url_at,
     wait_for_betting,
 )
+from tests.browser.test_accessibility import violations
 
 pytestmark = pytest.mark.browser
 
@@ -101,6 +102,7 @@ def test_a_limit_set_on_the_account_page_and_its_cooling_off(context, server):
     assert pending.locator("time").inner_text() == f"{applies:%Y-%m-%d %H:%M} UTC"
     expect(page.locator('[data-limit="loss_day"] .limit-state')).to_contain_text("In force: 50.00 EUR")
     expect(limits.get_by_label("Daily loss limit")).to_have_value("50.00")
+    assert violations(page, "account, a limit pending") == []
 
     assert no_console_errors(page) == []
     for size in SIZES:
@@ -158,6 +160,8 @@ def test_a_reality_check_pauses_the_table_until_continue(context, server):
         assert box["x"] >= 0 and box["y"] >= 0, box
         assert box["x"] + box["width"] <= size[0] and box["y"] + box["height"] <= size[1], (size, box)
         page.screenshot(path=SCREENSHOTS / f"reality-check-{size[0]}x{size[1]}.png")
+        if index == 1:
+            assert violations(page, "table, reality check") == []
 
         check.get_by_role("button", name="Continue").click()
         expect(check).to_be_hidden()
@@ -165,7 +169,20 @@ def test_a_reality_check_pauses_the_table_until_continue(context, server):
         bet(page)
         expect(page.locator("[data-bet-message]")).to_have_text(re.compile(r"^Bets accepted"))
         assert no_console_errors(page) == []
-        page.context.close()
+    # The session's end, when its limit comes: its own dialog, betting closed.
+    protection_set(server, "rgc", "session_ends_at", 3)
+    page.reload()
+    table_drawn(page)
+    ended = page.locator('[data-dialog="session-limit"]')
+    expect(ended).to_be_visible(timeout=15_000)
+    expect(ended.get_by_role("button", name="Sign out")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(ended).to_be_visible()
+    expect(page.locator('[data-action="confirm"]')).to_be_disabled()
+    page.screenshot(path=SCREENSHOTS / "session-limit-844x390.png")
+    ended.get_by_role("link", name="Lobby").click()
+    expect(page).to_have_url(url_at("/"))
+    assert no_console_errors(page) == []
 
 
 def test_a_time_out_refuses_bets(context, server):
@@ -194,6 +211,7 @@ def test_a_time_out_refuses_bets(context, server):
             timeout.locator('button[type="submit"]').click()
             confirm = phone.locator("[data-break-confirm]")
             expect(confirm).to_contain_text("24小时")
+            assert violations(phone, "account, a time-out to confirm") == []
             confirm.scroll_into_view_if_needed()
             phone.screenshot(path=SCREENSHOTS / "time-out-confirm-390x844-zh.png")
             confirm.locator('button[type="submit"]').click()
