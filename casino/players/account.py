@@ -144,7 +144,7 @@ def _break(request: HttpRequest, bound: dict) -> bool:
             "kind": kind,
             "duration": duration,
             "length": dict(BREAK_CHOICES[kind])[duration],
-            "ends": moment_said(ends),
+            "ends": _moment_said(ends),
         }
         return False
     after = protection_break_take(user=request.user, kind=kind, duration=duration)
@@ -154,7 +154,7 @@ def _break(request: HttpRequest, bound: dict) -> bool:
     else:
         text = gettext("Your self-exclusion has started: no bets or deposits until %(time)s.")
         until = after.self_excluded_until
-    messages.success(request, text % {"time": moment_said(until)})
+    messages.success(request, text % {"time": _moment_said(until)})
     return True
 
 
@@ -200,8 +200,8 @@ def _protection_context(request: HttpRequest, bound: dict) -> dict:
         "cooling_off_hours": settings.PLAYER_LIMIT_COOLING_OFF_HOURS,
         "time_out_choices": BREAK_CHOICES["time_out"],
         "self_exclusion_choices": BREAK_CHOICES["self_exclusion"],
-        "timed_out_until": moment_said(timed_out) if timed_out else "",
-        "self_excluded_until": moment_said(excluded) if excluded else "",
+        "timed_out_until": _moment_said(timed_out) if timed_out else "",
+        "self_excluded_until": _moment_said(excluded) if excluded else "",
         "operator_excluded": standing.operator_excluded_at is not None,
     }
 
@@ -225,7 +225,7 @@ def _pending_said(standing: Protection, name: str, currency: str) -> dict | None
     effective_at = parse_datetime(standing.pending[name]["effective_at"])
     return {
         "value": _value_said(name, _pending_value(standing, name), currency),
-        "at": moment_said(effective_at),
+        "at": _moment_said(effective_at),
         "at_iso": effective_at.isoformat(),
     }
 
@@ -252,7 +252,7 @@ def _limit_change_said(after: Protection, name: str, currency: str) -> str:
     }
 
 
-def moment_said(moment: datetime) -> str:
+def _moment_said(moment: datetime) -> str:
     """A moment as the player's limits count it: in ``PLAYER_PROTECTION_TIME_ZONE``, to the minute, named."""
     local = timezone.localtime(moment, ZoneInfo(settings.PLAYER_PROTECTION_TIME_ZONE))
     return f"{local:%Y-%m-%d %H:%M} {local.tzname()}"
