@@ -4,8 +4,9 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from casino.players import launch, views
+from casino.players.account import account_page
+from casino.players.reality_check import reality_check
 from casino.sign_in.two_factor import PlayerAuthenticationForm
-from tables.views import account_page
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,6 +21,7 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(authentication_form=PlayerAuthenticationForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_page, name="account"),
+    path("account/reality-check/", reality_check, name="reality_check"),
     path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("casino.players.api_urls")),

@@ -59,7 +59,7 @@ def _raw_body(request: HttpRequest) -> bytes:
     return raw
 
 
-def _body(request: HttpRequest) -> dict:
+def json_body(request: HttpRequest) -> dict:
     """The request's JSON object (empty when there is no body); numbers are read as exact decimals."""
     raw = _raw_body(request)
     if not raw:
@@ -110,7 +110,7 @@ def player_endpoint(view: Callable) -> Callable:
             table, live = table_with_live_coup(code=code)
             if table is None:
                 raise NoSuchTable(f"there is no table {code!r}", details={"table": code})
-            return view(request, table, live, _body(request))
+            return view(request, table, live, json_body(request))
         except PuntoError as error:
             return _refusal(error)
         except DatabaseError:  # e.g. the connection lost mid-request: its transaction is rolled back

@@ -43,7 +43,7 @@ from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected
 from wagering.protection.checks import break_refusal
-from wagering.protection.services import PROTECTION_EVENT
+from wagering.protection.services import PROTECTION_EVENT, protection_public
 from wagering.protection.standing import Protection, player_protection
 from wagering.selectors import coup_totals_public
 
@@ -80,12 +80,16 @@ class PlayerTableConsumer(LiveSocket):
 
     def snapshot(self, table: Table) -> dict:
         """The table's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
-        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet) and the
-        hands the viewer shows (``you_show``, as their private event says)."""
+        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet), the
+        hands the viewer shows (``you_show``, as their private event says) and a player's protection
+        (``protection``, as their ``protection`` event says; null for a player who never set any)."""
         snapshot = table_snapshot(table=table)
+        user = self.scope.get("user") or AnonymousUser()
+        if user.is_authenticated and not user.is_staff:
+            protection = player_protection(user_id=user.pk, at=timezone.now())
+            snapshot["protection"] = protection_public(protection) if protection is not None else None
         coup = table_live_coup(table=table)
         if coup is not None:
-            user = self.scope.get("user") or AnonymousUser()
             snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
             snapshot["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
         return snapshot

@@ -6,14 +6,11 @@
  */
 
 import { betLabel } from "./bets.js";
-import { PAGE_LANGUAGE } from "./locale.js";
 import { formatMoney } from "./money.js";
+import { PROTECTION_REASONS } from "./protection-reasons.js";
 
 const money = (value) => (value == null || value === "" ? "" : formatMoney(value));
 const says = (text, values = {}) => interpolate(text, values, true);
-// A time the server sent (ISO), in the page's language and the browser's time zone, in figures.
-const DATE_TIME = { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
-const when = (iso) => new Date(iso).toLocaleString(PAGE_LANGUAGE, DATE_TIME);
 // A limit of the player's own (a personal limit marker, wagering.limits), not the table's.
 const personal = (details) => details.limit === "personal limit";
 
@@ -92,28 +89,8 @@ const reasons = {
   no_bets: () => gettext("You have no bets on this coup"),
   no_previous_bets: () => gettext("There are no earlier bets at this table to repeat"),
   invalid_multiplier: () => gettext("Rebet repeats your last bets once or twice"),
-  // Player protection (wagering.protection): the player's own limits and breaks
-  loss_limit: (d) =>
-    d.limit && d.room
-      ? says(gettext("These bets could take your net loss past your loss limit of %(limit)s: at most %(room)s more can be staked"), {
-          limit: money(d.limit),
-          room: money(d.room),
-        })
-      : gettext("These bets could take your net loss past your loss limit"),
-  deposit_limit: (d) =>
-    d.limit
-      ? says(gettext("This deposit would take you past your deposit limit of %(limit)s"), { limit: money(d.limit) })
-      : gettext("This deposit would take you past your deposit limit"),
-  session_limit: () => gettext("Your session time limit has been reached: sign in again to start a new session"),
-  reality_check: () => gettext("Time for your reality check: answer it to go on playing"),
-  self_excluded: (d) =>
-    d.until
-      ? says(gettext("You excluded yourself from play until %(until)s"), { until: when(d.until) })
-      : gettext("Your account is excluded from play"),
-  timed_out: (d) =>
-    d.until
-      ? says(gettext("You are taking a time-out from play until %(until)s"), { until: when(d.until) })
-      : gettext("You are taking a time-out from play"),
+  // Player protection (wagering.protection): the player's own limits and breaks (protection-reasons.js)
+  ...PROTECTION_REASONS,
   invalid_limit: () => gettext("That limit cannot be set: check what you entered"),
   // The requests
   too_fast: () => gettext("Too many bet requests at once: send them again in a moment"),

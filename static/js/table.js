@@ -15,6 +15,7 @@ import { reasonText } from "./errors.js";
 import { connectTable } from "./live.js";
 import { formatCents, toCents } from "./money.js";
 import { MyResult } from "./my-result.js";
+import { ProtectionGuard } from "./protection-view.js";
 import { RoadsPanel } from "./roads-panel.js";
 import { beep } from "./sounds.js";
 import {
@@ -43,6 +44,8 @@ export function readParams(document) {
       remove: dataset.removeUrl,
       rebet: dataset.rebetUrl,
       history: dataset.historyUrl,
+      realityCheck: dataset.realityCheckUrl,
+      lobby: dataset.lobbyUrl,
     },
   };
 }
@@ -67,7 +70,15 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
   });
   const { stakes } = board;
   const isCurrentRound = (data) => sameRound(state.coup, data);
-  const isOpen = () => bettingOpen(state.coup, clock);
+  // Betting pauses while the player's protection says so (a reality check to answer, a break): docs/ui.md.
+  const guard = new ProtectionGuard(app, {
+    clock,
+    url: urls.realityCheck,
+    lobbyUrl: urls.lobby,
+    onChange: () => lockBoard(!isOpen()),
+    openHistory: () => $('[data-tool="history"]').click(),
+  });
+  const isOpen = () => bettingOpen(state.coup, clock) && !guard.blocked();
 
   // --- What the player sees -----------------------------------------------------------------
 
@@ -147,7 +158,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
     view.phase(phase);
     if (!coup) coupView.clear();
     else coupView.show(coup);
-    lockBoard(phase !== "betting");
+    lockBoard(phase !== "betting" || guard.blocked());
     if (phase === "betting") showTimer(coup);
   }
 
@@ -192,6 +203,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
       showCoup(data.coup);
       if (data.bet_totals) handlers.bet_totals(data.bet_totals); // the table's stakes so far: a page opened mid-window
       coupView.showMine(data.you_show ?? []);
+      if ("protection" in data) guard.apply(data.protection);
       roads.show(data.roads, data.shoe);
       refreshMine();
     },
@@ -252,6 +264,9 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
     },
     wallet(data) {
       view.balance(data.balance);
+    },
+    protection(data) {
+      guard.apply(data);
     },
     bets_refunded(data) {
       view.balance(data.balance);
@@ -320,6 +335,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
       if (!(error instanceof ApiError)) throw error;
       view.betMessage(reasonText(error), "error");
       beep("error");
+      guard.refused(error);
       return false;
     } finally {
       state.busy = false;

@@ -17,7 +17,7 @@ from casino import lifecycle
 from casino.asgi import application
 from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, staff_login
 from wagering.checks import ledger_check, settlement_check
-from wagering.models import Bet, BetBatch, BetRequest
+from wagering.models import Bet, BetBatch, BetRequest, PlayerProtection
 from wagering.selectors import wallet_balance
 from wagering.wallets import wallet_deposit
 
@@ -288,3 +288,16 @@ async def test_the_snapshot_tells_only_the_player_who_shows_a_hand_that_they_do(
     assert (await snapshot_of(bob))["you_show"] == []
     assert (await snapshot_of())["you_show"] == []
     assert (await snapshot_of())["coup"]["shown_by"] == {"player": "dealer", "banker": "an***"}
+
+
+async def test_the_snapshot_carries_the_players_own_protection_only(coup):
+    ann_user, ann = await in_thread(player)("ann")  # signed in: a session with the market's reality checks
+    _, bob = await in_thread(player)("bob")
+    until = timezone.now() + timedelta(hours=24)
+    await PlayerProtection.objects.filter(user=ann_user).aupdate(timed_out_until=until)
+    mine = (await snapshot_of(ann))["protection"]
+    assert mine["timed_out_until"] == until.isoformat() and mine["reality_check_every"] == 60
+    assert (await snapshot_of(bob))["protection"]["timed_out_until"] is None
+    assert "protection" not in await snapshot_of()  # anonymous viewers
+    _, staff = await in_thread(player)("pit", funds="0", is_staff=True)
+    assert "protection" not in await snapshot_of(staff)

@@ -32,6 +32,8 @@ test("the table page's parameters: the app's data and the player's personal limi
       removeUrl: "/tables/pb1/bets/remove/",
       rebetUrl: "/tables/pb1/bets/rebet/",
       historyUrl: "/tables/pb1/history/",
+      realityCheckUrl: "/account/reality-check/",
+      lobbyUrl: "/",
     },
   };
   const limits = { textContent: '{"tie": {"min": "1.00", "max": "5.00"}}' };
@@ -50,6 +52,8 @@ test("the table page's parameters: the app's data and the player's personal limi
       remove: "/tables/pb1/bets/remove/",
       rebet: "/tables/pb1/bets/rebet/",
       history: "/tables/pb1/history/",
+      realityCheck: "/account/reality-check/",
+      lobby: "/",
     },
   });
 });

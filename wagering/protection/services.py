@@ -52,7 +52,7 @@ def protection_limits_set(
         in_force = protection_read(row, at=now)
         before, after = {}, {}
         for name, value in wanted.items():
-            current = _in_force(in_force, name)
+            current = in_force.limit(name)
             if _stricter_or_same(value, current):
                 row.pending.pop(name, None)
                 setattr(row, name, value)
@@ -301,13 +301,6 @@ def protection_public(protection: Protection) -> dict:
 def _row_locked(user: User) -> PlayerProtection:
     PlayerProtection.objects.get_or_create(user_id=user.pk)
     return PlayerProtection.objects.select_for_update().get(pk=user.pk)
-
-
-def _in_force(protection: Protection, name: str) -> Decimal | int | None:
-    if name == "session_minutes":
-        return protection.session_minutes
-    kind, period = name.split("_")
-    return (protection.deposit if kind == "deposit" else protection.loss).get(period)
 
 
 def _stricter_or_same(value: Decimal | int | None, current: Decimal | int | None) -> bool:

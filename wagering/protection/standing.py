@@ -38,6 +38,13 @@ class Protection:
     reality_check_every: int | None
     reality_check_due_at: datetime | None
 
+    def limit(self, name: str) -> Decimal | int | None:
+        """The limit in force named as its field (``LIMIT_FIELDS``: "loss_day", "session_minutes"...), or None."""
+        if name == "session_minutes":
+            return self.session_minutes
+        kind, period = name.split("_")
+        return (self.deposit if kind == "deposit" else self.loss).get(period)
+
     @property
     def loss_limited(self) -> bool:
         return bool(self.loss) or self.session_loss_limit is not None
