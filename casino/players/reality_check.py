@@ -7,6 +7,7 @@ goes on until the next one. Refusals as the table page's endpoints answer them (
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
@@ -14,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 from casino.players.api import json_body
 from casino.players.errors import NotSignedIn, RequestRefused, StaffAccount
 from kernel.errors import ErrorCode, PuntoError
+from partners.player_events import player_reality_check_tell
 from partners.selectors.accounts import player_currency
 from wagering.protection.services import protection_public, reality_check_answer, session_summary
 from wagering.protection.standing import player_protection
@@ -21,8 +23,12 @@ from wagering.protection.standing import player_protection
 
 def reality_check_answered(*, user: AbstractBaseUser, answer: str) -> dict:
     """The player's answer to their due reality check, whatever page sent it: the one place it is carried out
-    (``wagering.protection.services.reality_check_answer``). The session's summary, as the check showed it."""
-    return reality_check_answer(user=user, answer=answer)
+    (``wagering.protection.services.reality_check_answer``) and, for a partner's player, told to the partner
+    (``player.reality_check``) in the same transaction. The session's summary, as the check showed it."""
+    with transaction.atomic():
+        summary = reality_check_answer(user=user, answer=answer)
+        player_reality_check_tell(user=user, answer=answer, summary=summary)
+    return summary
 
 
 @require_http_methods(["GET", "POST"])

@@ -137,3 +137,26 @@ def test_the_player_events_are_a_partners_to_choose(api, partner):
     assert chosen["events"] == ["player.reality_check"]
     unknown = api.post("/api/v1/webhooks/", {"url": "https://partner.example/x", "events": ["player.unknown"]})
     assert unknown.status_code == 400 and "events" in unknown.json()["error"]["details"]
+
+
+def test_the_table_pages_answer_tells_the_partner_in_its_transaction(api, partner, player, client):
+    """The reality check answered on the table page (``/account/reality-check/``) by a launched player writes
+    the partner's ``player.reality_check`` with it; a refused answer writes none."""
+    subscribe(api, "http://127.0.0.1:9/hook", "player.reality_check")
+    client.force_login(player.user)
+    assert (
+        client.post("/account/reality-check/", {"answer": "continue"}, content_type="application/json").status_code
+        == 400
+    )
+    assert not WebhookDelivery.objects.exists()  # no check was due: nothing answered, nothing told
+    PlayerProtection.objects.filter(pk=player.user_id).update(
+        reality_check_due_at=timezone.now() - timedelta(seconds=1)
+    )
+    answered = client.post("/account/reality-check/", {"answer": "continue"}, content_type="application/json")
+    assert answered.status_code == 200
+    (delivery,) = WebhookDelivery.objects.all()
+    assert (delivery.event_type, delivery.player, delivery.payload["data"]["answer"]) == (
+        "player.reality_check",
+        player,
+        "continue",
+    )
