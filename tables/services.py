@@ -68,11 +68,6 @@ def _rules_check(table: Table) -> None:
         table.game_rules()
     except (ValidationError, ValueError, TypeError) as error:
         raise TableError(f"invalid rules: {error}", code=ErrorCode.INVALID_RULES) from error
-    if table.patrons_hold_shoe and table.dealing_mode != Table.DealingMode.DEALER:
-        raise TableError(
-            "invalid rules: the patrons hold the shoe only at a dealer table (an RNG table has no seats)",
-            code=ErrorCode.INVALID_RULES,
-        )
 
 
 # --- Tables, rules and limits ---------------------------------------------------------------

@@ -55,7 +55,9 @@ def shoe_holder_after_moving(*, table: Table, session: SeatSession, was: int, ac
     """A patron moved from seat ``was`` (the table locked): the holder takes the shoe along, and the table sees
     their new seat."""
     if table.shoe_holder_id == session.pk:
-        _holder_set(table, session, actor=actor, why="the holder moved seats", before=was)
+        _holder_set(
+            table, session, actor=actor, why="the holder moved seats", before=was, coups=table.shoe_holder_coups
+        )
 
 
 def shoe_holder_after_leaving(*, table: Table, session: SeatSession, actor: User | None) -> None:
@@ -128,13 +130,19 @@ def _holder_seat(table: Table, seated: dict[int, SeatSession]) -> int:
 
 
 def _holder_set(
-    table: Table, session: SeatSession | None, *, actor: User | None, why: str, before: int | None = None
+    table: Table,
+    session: SeatSession | None,
+    *,
+    actor: User | None,
+    why: str,
+    before: int | None = None,
+    coups: int = 0,
 ) -> None:
-    """The shoe to ``session`` (None: the croupier), its coups counted from none: audited, the table told on commit.
-    ``before``: the seat the holder had (read from their session unless given)."""
+    """The shoe to ``session`` (None: the croupier), audited, the table told on commit. ``before``: the seat the
+    holder had (read from their session unless given); ``coups``: those they have dealt (none, for a new holder)."""
     before = before if before is not None else _seat_of(table.shoe_holder_id)
-    Table.objects.filter(pk=table.pk).update(shoe_holder=session, shoe_holder_coups=0)
-    table.shoe_holder, table.shoe_holder_coups = session, 0
+    Table.objects.filter(pk=table.pk).update(shoe_holder=session, shoe_holder_coups=coups)
+    table.shoe_holder, table.shoe_holder_coups = session, coups
     seat = session.seat.number if session is not None else None
     audit_record(
         action="shoe_holder_moved",

@@ -146,6 +146,12 @@ class Table(models.Model):
     def __str__(self) -> str:
         return f"{self.code} ({self.name})"
 
+    def clean(self) -> None:
+        if self.patrons_hold_shoe and self.dealing_mode != self.DealingMode.DEALER:
+            raise ValidationError(
+                {"patrons_hold_shoe": "The patrons hold the shoe only at a dealer table: an RNG table has no seats."}
+            )
+
     def game_rules(self) -> game_rules.TableRules:
         return game_rules.TableRules(
             decks=self.decks,

@@ -159,15 +159,17 @@ class TestThePatronsShoe:
         refused(ErrorCode.PAGE_OUT_OF_DATE, shoe_holder_decline, table=dealer_table, actor=pit_boss, seat_number=1)
         play(dealer_table, pit_boss, "banker")
         refused(ErrorCode.SHOE_DEALT, shoe_holder_decline, table=dealer_table, actor=pit_boss, seat_number=4)
+        patron_move(session=SeatSession.objects.get(seat__number=4, ended_at=None), seat_number=5, actor=pit_boss)
+        refused(ErrorCode.SHOE_DEALT, shoe_holder_decline, table=dealer_table, actor=pit_boss, seat_number=5)
         coup = coup_open(table=dealer_table, actor=pit_boss)
-        refused(ErrorCode.COUP_IN_PROGRESS, shoe_holder_pass, table=dealer_table, actor=pit_boss, seat_number=4)
+        refused(ErrorCode.COUP_IN_PROGRESS, shoe_holder_pass, table=dealer_table, actor=pit_boss, seat_number=5)
         lifecycle.coup_void(coup=coup, actor=pit_boss, reason="a test")
-        assert shoe_holder_pass(table=dealer_table, actor=pit_boss, seat_number=4).seat.number == 1
-        patron_unseat(session=SeatSession.objects.get(seat__number=4, ended_at=None), actor=pit_boss)
+        assert shoe_holder_pass(table=dealer_table, actor=pit_boss, seat_number=5).seat.number == 1
+        patron_unseat(session=SeatSession.objects.get(seat__number=5, ended_at=None), actor=pit_boss)
         refused(ErrorCode.SHOE_HOLDER_ALONE, shoe_holder_decline, table=dealer_table, actor=pit_boss, seat_number=1)
-        assert holder(dealer_table) == 1 and events == [1, 4, 1]
+        assert holder(dealer_table) == 1 and events == [1, 4, 5, 1]
         reasons = list(AuditLog.objects.filter(action="shoe_holder_moved").order_by("pk").values_list("reason"))
-        assert reasons == [("the patrons hold the shoe",), ("declined",), ("passed",)]
+        assert reasons == [("the patrons hold the shoe",), ("declined",), ("the holder moved seats",), ("passed",)]
 
 
 def right_of(seat_number: int, occupied) -> int | None:
@@ -257,7 +259,8 @@ def test_a_whole_shoe_with_patrons_coming_going_passing_and_declining(dealer_tab
     assert AuditLog.objects.filter(action="shoe_holder_moved").count() == len(expected.moves)
     declines = AuditLog.objects.filter(action="shoe_holder_moved", reason="declined").count()
     passes = AuditLog.objects.filter(action="shoe_holder_moved", reason="passed").count()
-    assert declines > 3 and passes > 3  # the shoe really was passed and declined along the way
+    moved = AuditLog.objects.filter(action="shoe_holder_moved", reason="the holder moved seats").count()
+    assert declines > 3 and passes > 3 and moved > 0  # the shoe really was passed, declined and carried along
 
 
 def deal(coup, card, shoe, position: int, actor) -> int:
@@ -281,7 +284,8 @@ def between_coups(table: Table, actor, rng: Random, expected: Expected) -> None:
         patron_unseat(session=SeatSession.objects.get(seat__number=number, ended_at=None, table=table), actor=actor)
         expected.left(number)
     elif roll < 0.35 and occupied and free:
-        was, now = rng.choice(occupied), rng.choice(free)
+        was = expected.holder if rng.random() < 0.5 and expected.holder is not None else rng.choice(occupied)
+        now = rng.choice(free)
         patron_move(
             session=SeatSession.objects.get(seat__number=was, ended_at=None, table=table), seat_number=now, actor=actor
         )
