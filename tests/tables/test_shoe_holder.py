@@ -240,8 +240,8 @@ def test_a_whole_shoe_with_patrons_coming_going_passing_and_declining(dealer_tab
     position = shoe.position
     moves_on_results = 0
 
-    for result in replay.coups:
-        between_coups(dealer_table, pit_boss, rng, expected)
+    for number, result in enumerate(replay.coups, start=1):
+        between_coups(dealer_table, pit_boss, rng, expected, carry=number % 12 == 6)
         coup = coup_open(table=dealer_table, actor=pit_boss)
         lifecycle.coup_close_betting(coup=coup, actor=pit_boss)
         first_four = [result.player[0], result.banker[0], result.player[1], result.banker[1]]
@@ -270,12 +270,19 @@ def deal(coup, card, shoe, position: int, actor) -> int:
     return position + 1
 
 
-def between_coups(table: Table, actor, rng: Random, expected: Expected) -> None:
-    """One thing, or none, happens at the table between two coups, as the dice say."""
+def between_coups(table: Table, actor, rng: Random, expected: Expected, *, carry: bool) -> None:
+    """One thing, or none, happens at the table between two coups, as the dice say (``carry``: the holder moves
+    seats, if a seat is free)."""
     roll = rng.random()
     occupied = sorted(expected.occupied)
     free = [number for number in range(1, 11) if number not in expected.occupied]
-    if roll < 0.15 and free:
+    if carry and free and expected.holder is not None:
+        was, now = expected.holder, rng.choice(free)
+        patron_move(
+            session=SeatSession.objects.get(seat__number=was, ended_at=None, table=table), seat_number=now, actor=actor
+        )
+        expected.moved(was, now)
+    elif roll < 0.15 and free:
         number = rng.choice(free)
         seat(table, number, actor)
         expected.seated(number)
@@ -284,8 +291,7 @@ def between_coups(table: Table, actor, rng: Random, expected: Expected) -> None:
         patron_unseat(session=SeatSession.objects.get(seat__number=number, ended_at=None, table=table), actor=actor)
         expected.left(number)
     elif roll < 0.35 and occupied and free:
-        was = expected.holder if rng.random() < 0.5 and expected.holder is not None else rng.choice(occupied)
-        now = rng.choice(free)
+        was, now = rng.choice(occupied), rng.choice(free)
         patron_move(
             session=SeatSession.objects.get(seat__number=was, ended_at=None, table=table), seat_number=now, actor=actor
         )
