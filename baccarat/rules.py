@@ -6,6 +6,9 @@
 - Banker commission 5% (default) or no-commission (a banker win with 6 pays 1:2).
 - Tie 8:1 (seeds 000, 001, 003; default) or 9:1 (seed 002).
 - A player may not bet Player and Banker in one coup (seed 004; on by default).
+- The patrons hold the shoe (seed 002's big table, ``baccarat.shoe_holder``) or the croupier controls it (its
+  mini-Baccarat, and every seed's dealer; default); where the patrons hold it, whether a tie leaves the shoe
+  with its holder (default) or moves it on as a bank loss does (the seeds leave ties open).
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class TableRules:
     tie_pays: int = 8
     side_bets: tuple[str, ...] = field(default=DEFAULT_SIDE_BETS)
     forbid_player_and_banker: bool = True
+    patrons_hold_shoe: bool = False
+    tie_shoe_stays: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.decks <= 8:
@@ -118,7 +123,8 @@ class CoupRules:
 
     A coup takes bets in the currencies it has limits for (``currencies``). Stored as JSON on the coup
     (``to_json``, amounts as strings); ``from_json`` reads every snapshot stored since the first release:
-    one without ``forbid_player_and_banker`` had the rule on, one without ``currencies`` had one set of
+    one without ``forbid_player_and_banker`` had the rule on, one without ``patrons_hold_shoe`` the croupier
+    holding the shoe (and ``tie_shoe_stays`` its default), one without ``currencies`` had one set of
     limits, in the currency the caller names (the house's: there was no other then).
     """
 
@@ -143,6 +149,8 @@ class CoupRules:
             "tie_pays": self.table.tie_pays,
             "side_bets": list(self.table.side_bets),
             "forbid_player_and_banker": self.table.forbid_player_and_banker,
+            "patrons_hold_shoe": self.table.patrons_hold_shoe,
+            "tie_shoe_stays": self.table.tie_shoe_stays,
             "betting_seconds": self.betting_seconds,
             "currencies": {
                 currency: {
@@ -171,6 +179,8 @@ class CoupRules:
             tie_pays=data["tie_pays"],
             side_bets=tuple(data["side_bets"]),
             forbid_player_and_banker=data.get("forbid_player_and_banker", True),
+            patrons_hold_shoe=data.get("patrons_hold_shoe", False),
+            tie_shoe_stays=data.get("tie_shoe_stays", True),
         )
         currencies = data.get("currencies")
         if currencies is None:

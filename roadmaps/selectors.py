@@ -14,6 +14,7 @@ from tables.selectors import (
     table_current_coup,
     table_dealer,
     table_seats_public,
+    table_shoe_holder_public,
 )
 
 
@@ -64,6 +65,7 @@ def table_snapshot(*, table: Table) -> dict:
         "shoe": shoe.number if shoe is not None else None,
         "shoe_info": shoe_public(shoe=shoe),
         "seats": table_seats_public(table=table) if table.dealing_mode == Table.DealingMode.DEALER else [],
+        "shoe_holder": table_shoe_holder_public(table=table),
         "coup": coup_public(coup=coup) if coup is not None else None,
         "roads": shoe_roadmap(shoe=shoe),
     }

@@ -70,3 +70,9 @@ class TrayForm(forms.Form):
 
 class HandForm(CoupStepForm):
     hand = forms.ChoiceField(choices=HAND_CHOICES, widget=forms.HiddenInput)
+
+
+class ShoeHolderForm(forms.Form):
+    """The seat the console showed holding the shoe (the service refuses it once another holds it)."""
+
+    seat = forms.TypedChoiceField(choices=SEAT_NUMBERS, coerce=int, widget=forms.HiddenInput)

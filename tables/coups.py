@@ -30,6 +30,7 @@ from tables.selectors import (
     table_live_coup,
     table_shoe_in_play,
 )
+from tables.shoe_holders import shoe_holder_after_coup
 
 User = AbstractBaseUser
 
@@ -126,7 +127,8 @@ def card_event_send(*, coup: Coup, dealt: DealtCard, deal: CoupDeal) -> None:
 
 @transaction.atomic
 def coup_resolve(*, coup: Coup) -> Coup:
-    """Record the result from the cards actually dealt (seed 000 §7.1)."""
+    """Record the result from the cards actually dealt (seed 000 §7.1); where the patrons hold the shoe, it moves
+    as the result says (``tables.shoe_holders``)."""
     coup = coup_locked(coup)
     if coup.state != Coup.State.DEALING:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not dealing", code=ErrorCode.NOT_DEALING)
@@ -142,6 +144,7 @@ def coup_resolve(*, coup: Coup) -> Coup:
     coup.state, coup.resolved_at = Coup.State.RESOLVED, timezone.now()
     coup.save()
     table_event_send(table_code=coup.table.code, event_type="result", data=coup_public(coup=coup))
+    shoe_holder_after_coup(coup=coup)
     return coup
 
 

@@ -18,6 +18,7 @@ from tables.errors import TableError
 from tables.locks import table_locked
 from tables.models import Seat, SeatSession, Table
 from tables.selectors import table_currencies, table_seats_public
+from tables.shoe_holders import shoe_holder_after_leaving, shoe_holder_after_moving, shoe_holder_after_seating
 
 User = AbstractBaseUser
 GUEST_NAME_MAX_LENGTH = SeatSession._meta.get_field("guest_name").max_length
@@ -70,6 +71,7 @@ def patron_seat(
     )
     audit_record(action="patron_seated", actor=actor, table=table, obj=session, after=_audited(session))
     _seats_changed(table)
+    shoe_holder_after_seating(table=table, session=session, actor=actor)
     return session
 
 
@@ -83,6 +85,7 @@ def patron_move(*, session: SeatSession, seat_number: int, actor: User) -> SeatS
     session.save(update_fields=["seat"])
     audit_record(action="patron_moved", actor=actor, table=table, obj=session, before=before, after=_audited(session))
     _seats_changed(table)
+    shoe_holder_after_moving(table=table, session=session, was=before["seat"], actor=actor)
     return session
 
 
@@ -92,6 +95,7 @@ def patron_unseat(*, session: SeatSession, actor: User, reason: str = "") -> Sea
     are in play)."""
     table = table_locked(session.table_id)
     session = _open_session(session)
+    shoe_holder_after_leaving(table=table, session=session, actor=actor)
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
     audit_record(

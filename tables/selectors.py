@@ -44,6 +44,8 @@ def table_coup_rules(*, table: Table) -> CoupRules:
             tie_pays=table.tie_pays,
             side_bets=tuple(table.side_bets),
             forbid_player_and_banker=table.forbid_player_and_banker,
+            patrons_hold_shoe=table.patrons_hold_shoe,
+            tie_shoe_stays=table.tie_shoe_stays,
         ),
         betting_seconds=table.betting_seconds,
         currencies={
@@ -231,6 +233,14 @@ def table_seats_public(*, table: Table) -> list[dict]:
         }
         for session in seated
     ]
+
+
+def table_shoe_holder_public(*, table: Table) -> dict:
+    """Who holds the shoe, as players see it (the snapshot's and the ``shoe_holder`` event's): the seat, or None
+    (the croupier)."""
+    if table.shoe_holder_id is None:
+        return {"seat": None}
+    return {"seat": SeatSession.objects.filter(pk=table.shoe_holder_id).values_list("seat__number", flat=True).get()}
 
 
 def player_display_names(*, users: Iterable[AbstractBaseUser]) -> dict[int, str]:

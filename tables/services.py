@@ -27,6 +27,7 @@ from tables.locks import table_locked
 from tables.models import DealerSession, PersonalLimitMarker, PlayerProfile, Seat, Shoe, Table
 from tables.players import dealer_display_name, nickname_problem
 from tables.selectors import table_currencies, table_dealer, table_supervised_by
+from tables.shoe_holders import shoe_holder_after_setting
 
 User = AbstractBaseUser
 
@@ -40,6 +41,8 @@ RULE_FIELDS = (
     "tie_pays",
     "side_bets",
     "forbid_player_and_banker",
+    "patrons_hold_shoe",
+    "tie_shoe_stays",
     "betting_seconds",
     "chip_values",
     "video_url",
@@ -133,6 +136,8 @@ def table_rules_update(*, table: Table, actor: User | None, changes: dict, reaso
     )
     if table.video_url != before["video_url"]:
         table_event_send(table_code=table.code, event_type="video", data={"url": table.video_url})
+    if table.patrons_hold_shoe != before["patrons_hold_shoe"]:
+        shoe_holder_after_setting(table=table, actor=actor)
     return table
 
 

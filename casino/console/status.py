@@ -2,8 +2,9 @@
 a void request waiting for its decision),
 the tableau's next step, and a fingerprint of what its panels show, so that a change made by someone else (a
 pit boss holding or releasing the coup in the admin, cancelling a cut, logging a dealer in or out, seating or
-moving a patron, entering seated chips, opening or closing a shift from another device, a coup's settlement)
-reaches the tablet within seconds. The page and its polls both build it here: one definition."""
+moving a patron, the shoe passed to another patron, entering seated chips, opening or closing a shift from another
+device, a coup's settlement) reaches the tablet within seconds. The page and its polls both build it here: one
+definition."""
 
 from __future__ import annotations
 
@@ -43,7 +44,14 @@ def console_status(
     void_request = coup_void_request_pending(coup=coup) if state == Coup.State.HELD else None
     in_hand = state in (Coup.State.NO_MORE_BETS, Coup.State.DEALING)
     panels = (
-        (table.is_open, table.no_bet_coups_ordered, dealer.pk if dealer is not None else None),
+        (
+            table.is_open,
+            table.no_bet_coups_ordered,
+            dealer.pk if dealer is not None else None,
+            table.patrons_hold_shoe,
+            table.shoe_holder_id,
+            table.shoe_holder_coups,
+        ),
         (shoe.pk, shoe.position, shoe.last_coup, shoe.burn_shown) if shoe is not None else None,
         shuffled.pk if shuffled is not None else None,
         (

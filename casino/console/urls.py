@@ -26,6 +26,8 @@ STEP_ROUTES = {
     "tray_credit": "tray/credit/",
     "hand_shown_by_dealer": "coup/hand-shown-by-dealer/",
     "banker_shown_first": "coup/banker-shown-first/",
+    "shoe_holder_pass": "seats/shoe-pass/",
+    "shoe_holder_decline": "seats/shoe-decline/",
 }
 
 app_name = "console"

@@ -36,6 +36,7 @@ from casino.console.seats import (
     seat_buy_in_step,
     seats_context,
 )
+from casino.console.shoe_holder import shoe_holder_context, shoe_holder_decline_step, shoe_holder_pass_step
 from casino.console.showing import banker_shown_first_step, hand_shown_by_dealer_step, showing_context
 from casino.console.status import console_status
 from casino.console.tray import tray_context, tray_count_step, tray_credit_step, tray_fill_step
@@ -49,6 +50,7 @@ from tables.console_forms import (
     PatronSeatForm,
     SeatBetForm,
     SeatSessionForm,
+    ShoeHolderForm,
     TrayForm,
 )
 from tables.dealing import coup_deal_card
@@ -140,6 +142,7 @@ def table_console(request: HttpRequest, code: str) -> HttpResponse:
         "card_suits": CARD_SUITS,
         **_dealer_controls(now, dealer_acts=deals_here),
         **seats_context(table=table, coup=now.coup, acting=deals_here or pit_boss_here),
+        **shoe_holder_context(table=table, coup=now.coup, acting=deals_here or pit_boss_here),
         **tray_context(table=table, acting=pit_boss_here),
         **showing_context(coup=now.coup, dealer_acts=deals_here, pit_acts=pit_boss_here),
         **reduction_proposal(request=request, coup=now.coup),
@@ -368,6 +371,8 @@ STEPS = {
     "tray_credit": ConsoleStep(TrayForm, tray_credit_step, dealer_may=False, pit_boss_may=True),
     "hand_shown_by_dealer": ConsoleStep(HandForm, hand_shown_by_dealer_step, pit_boss_may=True),
     "banker_shown_first": ConsoleStep(HandForm, banker_shown_first_step, dealer_may=False, pit_boss_may=True),
+    "shoe_holder_pass": ConsoleStep(ShoeHolderForm, shoe_holder_pass_step, pit_boss_may=True),
+    "shoe_holder_decline": ConsoleStep(ShoeHolderForm, shoe_holder_decline_step, pit_boss_may=True),
 }
 
 

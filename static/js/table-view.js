@@ -1,7 +1,7 @@
 /**
  * What the table page shows around the board and the cards (table.js decides, this draws): the phase, the
  * balance, the bet message, the controls and the stakes' total, the betting timer and the automatic sending's
- * banner, the round, the shoe, the seats, the dealer and the connection.
+ * banner, the round, the shoe, the seats, who holds the shoe, the dealer and the connection.
  */
 
 import { formatCents, formatMoney } from "./money.js";
@@ -129,6 +129,14 @@ export class TableView {
     });
     this.$("[data-seated-list]").replaceChildren(...items);
     this.$("[data-seated]").hidden = items.length === 0;
+  }
+
+  /** Which seat holds the shoe where the patrons hold it (seed 002's big table); hidden when the croupier does. */
+  shoeHolder(holder) {
+    const element = this.$("[data-shoe-holder]");
+    const seat = holder?.seat;
+    element.textContent = seat ? interpolate(gettext("Seat %(seat)s holds the shoe"), { seat }, true) : "";
+    element.hidden = !seat;
   }
 
   dealer(name) {

@@ -195,6 +195,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
       state.table = data.table;
       state.shoe = data.shoe_info;
       view.seats(data.seats);
+      view.shoeHolder(data.shoe_holder);
       video?.show(data.table.video_url ?? "");
       $('[data-tool="limits"]').disabled = false;
       board.build(offeredBets(data.table.rules), data.table.payouts);
@@ -284,6 +285,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
     shoe_change: askSnapshot,
     cut_card_out: askSnapshot,
     seats: (data) => view.seats(data.seats),
+    shoe_holder: (data) => view.shoeHolder(data),
     table_opened: askSnapshot,
     table_closed() {
       state.table.is_open = false;

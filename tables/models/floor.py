@@ -102,6 +102,14 @@ class Table(models.Model):
     tie_pays = models.PositiveSmallIntegerField(choices=[(8, "8:1"), (9, "9:1")], default=8)
     side_bets = models.JSONField(default=list, blank=True)
     forbid_player_and_banker = models.BooleanField(default=True)
+    # Seed 002's big table (``tables.shoe_holders``): a dealer table's patrons hold the shoe in turn; off, the
+    # croupier controls it (mini-Baccarat).
+    patrons_hold_shoe = models.BooleanField(
+        default=False, help_text="Dealer tables: the patrons hold the shoe in turn (seed 002); off: the croupier."
+    )
+    tie_shoe_stays = models.BooleanField(
+        default=True, help_text="Where the patrons hold the shoe: a tie leaves it with its holder; off: it moves on."
+    )
     betting_seconds = models.PositiveSmallIntegerField(default=15, validators=[MinValueValidator(1)])
     chip_values = models.JSONField(
         default=default_chip_values,
@@ -119,6 +127,12 @@ class Table(models.Model):
     pit = models.ForeignKey("tables.Pit", null=True, blank=True, on_delete=models.SET_NULL, related_name="tables")
     # Limits: a LimitSet per currency the table takes bets in.
     no_bet_coups_ordered = models.PositiveSmallIntegerField(default=0)
+    # The seated patron who holds the shoe now (None: the croupier), and the coups resolved since it came to them
+    # (none: they may still decline it); written by ``tables.shoe_holders`` only.
+    shoe_holder = models.ForeignKey(
+        "tables.SeatSession", null=True, blank=True, editable=False, on_delete=models.PROTECT, related_name="+"
+    )
+    shoe_holder_coups = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["code"]
@@ -132,6 +146,12 @@ class Table(models.Model):
     def __str__(self) -> str:
         return f"{self.code} ({self.name})"
 
+    def clean(self) -> None:
+        if self.patrons_hold_shoe and self.dealing_mode != self.DealingMode.DEALER:
+            raise ValidationError(
+                {"patrons_hold_shoe": "The patrons hold the shoe only at a dealer table: an RNG table has no seats."}
+            )
+
     def game_rules(self) -> game_rules.TableRules:
         return game_rules.TableRules(
             decks=self.decks,
@@ -142,6 +162,8 @@ class Table(models.Model):
             tie_pays=self.tie_pays,
             side_bets=tuple(self.side_bets),
             forbid_player_and_banker=self.forbid_player_and_banker,
+            patrons_hold_shoe=self.patrons_hold_shoe,
+            tie_shoe_stays=self.tie_shoe_stays,
         )
 
 

@@ -21,6 +21,8 @@ STORED = {
     "tie_pays": 8,
     "side_bets": ["player_pair", "banker_pair"],
     "forbid_player_and_banker": True,
+    "patrons_hold_shoe": True,
+    "tie_shoe_stays": False,
     "betting_seconds": 15,
     "currencies": {
         "EUR": {"max_differential": "5000.00", "limits": LIMITS},
@@ -41,7 +43,9 @@ STORED_BEFORE_CURRENCIES = {
 def test_a_stored_snapshot_reads_back_and_writes_back_identically():
     rules = CoupRules.from_json(STORED, legacy_currency="EUR")
     assert rules.to_json() == STORED
-    assert rules.table == TableRules(side_bets=("player_pair", "banker_pair"))
+    assert rules.table == TableRules(
+        side_bets=("player_pair", "banker_pair"), patrons_hold_shoe=True, tie_shoe_stays=False
+    )
     assert rules.betting_seconds == 15
     assert rules.currencies["EUR"].max_differential == Decimal("5000.00")
     assert rules.currencies["USD"].max_differential == Decimal("6000.00")
@@ -65,6 +69,12 @@ def test_a_snapshot_from_before_currencies_has_its_limits_in_the_currency_named(
 def test_a_snapshot_from_before_the_player_and_banker_rule_had_it_on():
     older = {name: value for name, value in STORED.items() if name != "forbid_player_and_banker"}
     assert CoupRules.from_json(older, legacy_currency="EUR").table.forbid_player_and_banker is True
+
+
+def test_a_snapshot_from_before_the_patrons_shoe_had_the_croupier_hold_it_and_a_tie_leave_it():
+    older = {name: value for name, value in STORED.items() if name not in ("patrons_hold_shoe", "tie_shoe_stays")}
+    table = CoupRules.from_json(older, legacy_currency="EUR").table
+    assert (table.patrons_hold_shoe, table.tie_shoe_stays) == (False, True)
 
 
 def test_a_snapshot_with_impossible_rules_is_refused():

@@ -129,6 +129,21 @@ def test_rules_that_make_no_game_are_refused(boss, auto_table):
     assert not AuditLog.objects.filter(action="rules_changed").exists()
 
 
+def test_the_patrons_hold_the_shoe_only_at_a_dealer_table(boss, auto_table, dealer_table):
+    """Seed 002's big table is a rule like the tie's payout: an RNG table, with no seats, is refused it."""
+    url = reverse("admin:tables_table_change", args=[auto_table.pk])
+    response = boss.post(url, change_form_data(boss.get(url), patrons_hold_shoe="on", reason="big table"))
+    assert "The patrons hold the shoe only at a dealer table" in response.content.decode()
+    assert Table.objects.get(pk=auto_table.pk).patrons_hold_shoe is False
+    url = reverse("admin:tables_table_change", args=[dealer_table.pk])
+    page = boss.get(url)
+    assert "the patrons hold the shoe in turn (seed 002)" in page.content.decode()
+    assert boss.post(url, change_form_data(page, patrons_hold_shoe="on", reason="big table")).status_code == 302
+    table = Table.objects.get(pk=dealer_table.pk)
+    assert (table.patrons_hold_shoe, table.tie_shoe_stays) == (True, True)
+    assert audit_entry("rules_changed").after["patrons_hold_shoe"] is True
+
+
 def test_granting_and_revoking_a_personal_limit_marker(boss, auto_table):
     player = get_user_model().objects.create_user(username="whale")
     data = {

@@ -20,7 +20,8 @@ FIXTURE = Path(settings.BASE_DIR) / "tests" / "js" / "fixtures" / "player-error-
 NOT_FOR_PLAYERS = """
     already_banker_first already_closed already_cut already_decided already_open already_revoked already_seated
     already_the_dealer already_void body_too_large burn_card_required card_already_kept card_required cards_out
-    chips_in_play correction_pending coup_complete coup_dealt coup_in_progress currency_invalid currency_locked
+    chips_in_play correction_pending coup_complete croupiers_shoe shoe_dealt shoe_not_dealt shoe_holder_alone
+    coup_dealt coup_in_progress currency_invalid currency_locked
     cut_card_already_out cut_out_of_range description_required four_eyes guest_name_too_long hand_passed
     held_card_pending incomplete invalid_api_key invalid_cards invalid_currency invalid_events invalid_hand
     invalid_idempotency_key invalid_language invalid_nickname invalid_partner invalid_period invalid_pit
