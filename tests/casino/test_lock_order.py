@@ -14,7 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from casino import lifecycle
 from casino.lifecycle import settlement
@@ -28,21 +28,13 @@ from tables.selectors import coup_deal_state
 from tables.services import table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
 from tests.factories import UserFactory
-from tests.wagering.conftest import fund, postgres_only
+from tests.wagering.conftest import fund, postgres_only, waiting_for_a_lock
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 10
-
-
-def waiting_for_a_lock() -> bool:
-    with connections["default"].cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0] > 0
 
 
 class Interleaving:

@@ -41,6 +41,15 @@ postgres_only = pytest.mark.skipif(
 )
 
 
+def waiting_for_a_lock() -> bool:
+    """Whether a session of the test database waits for a lock (a race test's competitor has reached one)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
+
+
 @contextmanager
 def ledger_tampered() -> Iterator[None]:
     """Corrupt the ledger on purpose (to test ``ledger_check``) as only a superuser can on PostgreSQL: in a

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from decimal import Decimal as D
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 
 from tests.factories import CoupFactory, TableFactory, UserFactory
-from tests.wagering.conftest import fund, postgres_only
+from tests.wagering.conftest import fund, postgres_only, waiting_for_a_lock
 from wagering.errors import BetRejected, PlayerProtected
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
@@ -31,14 +31,6 @@ from wagering.wallets import wallet_deposit
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 10
-
-
-def waiting_for_a_lock() -> bool:
-    with connections["default"].cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0] > 0
 
 
 class Competing:
