@@ -103,6 +103,7 @@ def test_the_schema_and_its_docs_page_are_public(db):
         "/api/v1/players/{player_id}/",
         "/api/v1/players/{player_id}/deposits/",
         "/api/v1/players/{player_id}/withdrawals/",
+        "/api/v1/players/{player_id}/exclusion/",
         "/api/v1/players/{player_id}/bets/",
         "/api/v1/players/{player_id}/rounds/",
         "/api/v1/rounds/{round_id}/",

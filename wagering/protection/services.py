@@ -204,7 +204,7 @@ def play_session_start(
         row.session_ends_at, row.reality_check_due_at = ends_at, due_at
         row.session_loss_limit, row.reality_check_every = loss_limit, every
         row.save()
-        _changed(row, action="play_session_started", before=None, after=_session_said(row))
+        _told(row)  # a sign-in, not a change of the player's protection: told to their pages, not audited
         return protection_read(row, at=now)
 
 
@@ -217,16 +217,6 @@ def _running(row: PlayerProtection, *, now: datetime) -> bool:
 
 def _earliest(*moments: datetime | None) -> datetime | None:
     return min(filter(None, moments), default=None)
-
-
-def _session_said(row: PlayerProtection) -> dict:
-    return {
-        "started_at": _said(row.session_started_at),
-        "ends_at": _said(row.session_ends_at),
-        "loss_limit": _said(row.session_loss_limit),
-        "reality_check_every": row.reality_check_every,
-        "reality_check_due_at": _said(row.reality_check_due_at),
-    }
 
 
 def sessions_ended_mark(*, now: datetime, limit: int = 500) -> list[int]:
@@ -358,6 +348,11 @@ def _changed(
         after=after,
         reason=reason,
     )
+    _told(row)
+
+
+def _told(row: PlayerProtection) -> None:
+    """The player's open pages told their protection as it now stands, on commit."""
     user_event_send(
         user_id=row.user_id,
         event_type=PROTECTION_EVENT,
