@@ -90,7 +90,10 @@ export class ProtectionGuard {
     this.notice.hidden = block === null;
     if (block === "reality_check" && !this.check.open) this.openCheck();
     if (block !== "reality_check" && this.check.open) this.check.close();
-    if (block === "session_limit" && !this.sessionEnd.open) this.sessionEnd.showModal();
+    if (block === "session_limit" && !this.sessionEnd.open) {
+      this.sessionEnd.showModal();
+      this.sessionEnd.querySelector("button, a").focus(); // not autofocus: a partner's frame blocks it
+    }
     if (block !== before) this.onChange();
   }
 
@@ -103,6 +106,7 @@ export class ProtectionGuard {
     this.summary(null);
     this.check.querySelector("[data-check-error]").textContent = "";
     this.check.showModal();
+    this.check.querySelector('[data-answer="continue"]').focus(); // not autofocus: a partner's frame blocks it
     try {
       const standing = await getJSON(this.url);
       this.summary(standing);
