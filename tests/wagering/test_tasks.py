@@ -32,6 +32,7 @@ QUEUES = {
     "partners.tasks.wallet_transactions_resend": "wallet",
     "partners.tasks.reconciliation_report_build": "reports",
     "casino.tasks.ledger_roots_seal": "reports",
+    "casino.tasks.play_sessions_ended_tell": "webhooks",
 }
 
 
