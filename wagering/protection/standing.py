@@ -13,7 +13,17 @@ from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
-from wagering.models import ZERO, Account, Bet, BetAdjustment, LedgerEntry, LedgerTransaction, PlayerProtection, money
+from wagering.models import (
+    LIMIT_FIELDS,
+    ZERO,
+    Account,
+    Bet,
+    BetAdjustment,
+    LedgerEntry,
+    LedgerTransaction,
+    PlayerProtection,
+    money,
+)
 from wagering.protection.periods import PERIODS, period_bounds
 
 
@@ -64,7 +74,7 @@ class Protection:
 def protection_read(row: PlayerProtection | Mapping, *, at: datetime) -> Protection:
     """The row as ``Protection`` at ``at`` (a model instance or its ``values()``)."""
     values = row if isinstance(row, Mapping) else row.__dict__
-    in_force = {name: values[name] for name in _LIMITS}
+    in_force = {name: values[name] for name in LIMIT_FIELDS}
     pending = {}
     for name, change in (values["pending"] or {}).items():
         if parse_datetime(change["effective_at"]) <= at:
@@ -90,10 +100,9 @@ def protection_read(row: PlayerProtection | Mapping, *, at: datetime) -> Protect
     )
 
 
-_LIMITS = ("deposit_day", "deposit_week", "deposit_month", "loss_day", "loss_week", "loss_month", "session_minutes")
 _COLUMNS = (
     "user_id",
-    *_LIMITS,
+    *LIMIT_FIELDS,
     "reality_check_minutes",
     "pending",
     "timed_out_until",
