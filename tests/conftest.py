@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.plugin import blocking_manager_key
 
-from kernel import database_roles
+from kernel import database_roles, live
 from tables.roles import DEALER
 from tables.services import dealer_login, table_create, table_open
 from tests.factories import staff_client
@@ -191,6 +191,16 @@ def dealer(dealer_table, pit_boss):
 @pytest.fixture
 def in_memory_layer_and_fresh_cache(settings):
     """A socket test's layer in its own process (the cross-process tests use Redis), and the socket allowances
-    and chat pauses of earlier tests forgotten."""
+    and chat pauses of earlier tests forgotten. So are the bet totals an earlier test's placement left waiting
+    for the throttle's interval: its timer would deliver them to this test's sockets, between its own events."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     cache.clear()
+    totals_throttle_forget()
+    yield
+    totals_throttle_forget()
+
+
+def totals_throttle_forget() -> None:
+    with live._totals_lock:
+        live._totals_waiting.clear()
+        live._totals_sent_at.clear()

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from kernel import live
+from tests.conftest import totals_throttle_forget
 
 
 @pytest.fixture
@@ -14,8 +15,7 @@ def published(monkeypatch):
     sent = []
     monkeypatch.setattr(live, "_send_now", lambda messages: sent.extend(json.loads(m["text"]) for _, m, _ in messages))
     monkeypatch.setattr(live, "TOTALS_INTERVAL_SECONDS", 0.2)
-    live._totals_waiting.clear()
-    live._totals_sent_at.clear()
+    totals_throttle_forget()
     return sent
 
 
