@@ -73,7 +73,7 @@ def seamless_bet_place(
     except WageringError:  # e.g. betting closed while the partner answered: the debit is given back
         rollback_send(debit=debit)
         raise
-    wallet_event_send(user_id=player.user_id, balance=answer.balance)
+    wallet_event_send(user_id=player.user_id, balance=answer.balance, round_id=coup.round_id, bets=placed.own_totals)
     return replace(placed, balance=answer.balance)
 
 

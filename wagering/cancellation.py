@@ -108,9 +108,9 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
     balance = wallet.balance if wallet is not None else None
     Bet.objects.filter(pk__in=[bet.pk for bet in bets]).update(state=Bet.State.CANCELLED)
     # The bet types the player keeps no stake on leave their bettors.
-    kept = set(Bet.objects.filter(coup=coup, user=user, state=Bet.State.ACCEPTED).values_list("bet_type", flat=True))
+    own_after = coup_bet_totals(coup=coup, user=user)
     stake_totals_move(
-        coup=coup, currency=currency, changes=cancelled, bettors=dict.fromkeys(cancelled.keys() - kept, -1)
+        coup=coup, currency=currency, changes=cancelled, bettors=dict.fromkeys(cancelled.keys() - own_after.keys(), -1)
     )
     now = timezone.now()
     BetBatch.objects.filter(pk__in=[batch.pk for batch in batches]).update(
@@ -125,7 +125,9 @@ def _batches_cancel(*, coup: Coup, user: User, batches: list[BetBatch], action: 
         obj=batches[-1],
         after={"round_id": coup.round_id, "refunded": str(total), "balance": str(balance)},
     )
-    bets_changed_events(coup=coup, user_id=user.pk, balance=balance, currency=currency, table_totals=table_after)
+    bets_changed_events(
+        coup=coup, user_id=user.pk, balance=balance, own=own_after, currency=currency, table_totals=table_after
+    )
 
 
 def coup_bets_refund(*, coup: Coup) -> list[LedgerTransaction]:

@@ -252,7 +252,12 @@ def _batch_place(
             raise placement_refusal(balance=wallet_balance(user=user), total=total, bound=checked.bound)
         batch, bets, balance = placed
     bets_changed_events(
-        coup=coup, user_id=user.pk, balance=balance, currency=currency, table_totals=checked.table_after
+        coup=coup,
+        user_id=user.pk,
+        balance=balance,
+        own=checked.own_after,
+        currency=currency,
+        table_totals=checked.table_after,
     )
     return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after, currency=currency)
 
@@ -316,12 +321,19 @@ def betting_open_check(coup: Coup) -> None:
 
 
 def bets_changed_events(
-    *, coup: Coup, user_id: int | None, balance: Decimal | None, currency: str, table_totals: Mapping[str, Decimal]
+    *,
+    coup: Coup,
+    user_id: int | None,
+    balance: Decimal | None,
+    own: Mapping[str, Decimal] | None,
+    currency: str,
+    table_totals: Mapping[str, Decimal],
 ) -> None:
-    """The player's new balance (unless a partner's wallet holds it, or the bets are a seated patron's chips)
-    and the table's totals in the currency, on commit."""
+    """The player's new balance with their stakes on the coup (``own``) (unless a partner's wallet holds the
+    balance: its answer is sent then, or the bets are a seated patron's chips) and the table's totals in the
+    currency, on commit."""
     if balance is not None:
-        wallet_event_send(user_id=user_id, balance=balance)
+        wallet_event_send(user_id=user_id, balance=balance, round_id=coup.round_id, bets=own)
     table_totals_changed(coup=coup, currency=currency, table_totals=table_totals)
 
 

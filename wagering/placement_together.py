@@ -281,7 +281,11 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
             for answer, batch_id in zip(accepted, batch_ids, strict=True)
         ],
     )
-    wallet_events_send(balances={answer.asked.user.pk: answer.balance for answer in accepted})
+    wallet_events_send(
+        balances={answer.asked.user.pk: answer.balance for answer in accepted},
+        round_id=coup.round_id,
+        bets_by_user={answer.asked.user.pk: answer.own_after for answer in accepted},
+    )
     return [
         _placed(answer, batch_id, placement_id, bet_ids, now)
         for answer, batch_id, placement_id in zip(accepted, batch_ids, placement_ids, strict=True)

@@ -149,7 +149,7 @@ def seat_bets_place(
             after={"round_id": coup.round_id, "seat": seat_session.seat.number, "differential": str(gap)},
             reason="seed 000 §6.1.2: the pit accepted the chips past the maximum differential",
         )
-    bets_changed_events(coup=coup, user_id=None, balance=None, currency=currency, table_totals=table_after)
+    bets_changed_events(coup=coup, user_id=None, balance=None, own=None, currency=currency, table_totals=table_after)
     return SeatBetsPlaced(batch=batch, bets=placed, seat_totals=seat_after, currency=currency)
 
 

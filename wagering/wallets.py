@@ -15,7 +15,7 @@ from kernel.errors import ErrorCode
 from kernel.live import user_events_send
 from kernel.money import MAX_AMOUNT
 from tables.audit import audit_record
-from wagering.amounts import amount_checked
+from wagering.amounts import amount_checked, amounts_as_strings
 from wagering.errors import IdempotencyConflict, WalletRejected
 from wagering.idempotency import request_once
 from wagering.ledger import ledger_post
@@ -53,16 +53,29 @@ def deposit_bound_check(*, wallet: Account, amount: Decimal) -> None:
         )
 
 
-def wallet_event_send(*, user_id: int, balance: Decimal) -> None:
-    """The wallet's new balance to its player's browsers, on commit."""
-    wallet_events_send(balances={user_id: balance})
-
-
-def wallet_events_send(*, balances: Mapping[int, Decimal]) -> None:
-    """Many players' new balances (by user id), each to their browsers, on commit: one send for all."""
-    user_events_send(
-        event_type=WALLET_EVENT, data_by_user={user_id: {"balance": str(b)} for user_id, b in balances.items()}
+def wallet_event_send(
+    *, user_id: int, balance: Decimal, round_id: str | None = None, bets: Mapping[str, Decimal] | None = None
+) -> None:
+    """The wallet's new balance to its player's browsers, on commit; after a change of their bets, with the
+    coup's ``round_id`` and their ``bets`` on it as they now stand."""
+    wallet_events_send(
+        balances={user_id: balance}, round_id=round_id, bets_by_user={user_id: bets} if bets is not None else None
     )
+
+
+def wallet_events_send(
+    *,
+    balances: Mapping[int, Decimal],
+    round_id: str | None = None,
+    bets_by_user: Mapping[int, Mapping[str, Decimal]] | None = None,
+) -> None:
+    """Many players' new balances (by user id), each to their browsers, on commit: one send for all. After
+    their bets on the coup ``round_id`` changed, each player's stakes on it (``bets_by_user``) go with the
+    balance, so every page the player has open shows the bets made on any of them (one truth per player)."""
+    data_by_user = {user_id: {"balance": str(balance)} for user_id, balance in balances.items()}
+    for user_id, bets in (bets_by_user or {}).items():
+        data_by_user[user_id].update(round_id=round_id, bets=amounts_as_strings(bets))
+    user_events_send(event_type=WALLET_EVENT, data_by_user=data_by_user)
 
 
 def wallet_deposit(

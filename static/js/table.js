@@ -265,6 +265,8 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
     },
     wallet(data) {
       view.balance(data.balance);
+      // Bets made on another of the player's pages (one truth per player): this page's own come in answers.
+      if (data.bets && isCurrentRound(data)) board.setConfirmed(data.bets);
     },
     protection(data) {
       guard.apply(data);

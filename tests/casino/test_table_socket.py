@@ -189,11 +189,11 @@ async def events_of(ws: WebsocketCommunicator, event_type: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("group_commit", [False, True])
-async def test_the_new_balance_goes_to_the_players_other_sockets_not_back_to_the_answered_one(
+async def test_the_new_balance_and_bets_go_to_the_players_other_sockets_not_back_to_the_answered_one(
     coup, settings, group_commit
 ):
-    """The answer carries the balance: no wallet event repeats it to the socket that asked, while the
-    player's other tab learns it from its wallet event."""
+    """The answer carries the balance and the player's bets: no wallet event repeats them to the socket that
+    asked, while the player's other tab (another device) learns both from its wallet event."""
     settings.BET_INTAKE_GROUP_COMMIT = group_commit
     _, cookie = await in_thread(player)("ann")
     alone = await join(cookie)
@@ -201,12 +201,16 @@ async def test_the_new_balance_goes_to_the_players_other_sockets_not_back_to_the
     assert (await ask(alone, {**bet, "request_id": "w-1"}))["balance"] == "90.00"
     assert await events_of(alone, "wallet") == []
     other_tab = await join(cookie)
-    assert (await ask(alone, {**bet, "request_id": "w-2"}))["balance"] == "80.00"
-    assert await events_of(other_tab, "wallet") == [{"balance": "80.00"}]
+    assert (await ask(alone, {**bet, "request_id": "w-2", "bets": {"tie": "10"}}))["balance"] == "80.00"
+    both = {"banker": "10.00", "tie": "10.00"}
+    assert await events_of(other_tab, "wallet") == [{"balance": "80.00", "round_id": coup.round_id, "bets": both}]
     undone = await ask(other_tab, {"type": "undo", "request_id": "w-3", "round_id": coup.round_id})
-    assert undone["balance"] == "90.00"
-    # with another socket open, the group's event reaches the answered one too: the same balance as its answer
-    assert await events_of(alone, "wallet") == [{"balance": "80.00"}, {"balance": "90.00"}]
+    assert (undone.get("balance"), undone.get("own_totals")) == ("90.00", {"banker": "10.00"}), undone
+    # with another socket open, the group's event reaches the answered one too: the same as its answer
+    assert await events_of(alone, "wallet") == [
+        {"balance": "80.00", "round_id": coup.round_id, "bets": both},
+        {"balance": "90.00", "round_id": coup.round_id, "bets": {"banker": "10.00"}},
+    ]
     for ws in (alone, other_tab):
         await ws.disconnect()
 

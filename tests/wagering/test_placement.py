@@ -47,7 +47,7 @@ def test_a_batch_moves_the_stakes_to_bets_in_play(player, coup, sent_events, dja
     )
     bets = {"banker": "100.00", "tie": "10.50", "banker_pair": "5.00"}
     assert audit.after == {"round_id": coup.round_id, "bets": bets, "balance": "9884.50"}
-    assert ("user", "wallet", {"balance": "9884.50"}) in sent_events
+    assert ("user", "wallet", {"balance": "9884.50", "round_id": coup.round_id, "bets": bets}) in sent_events
     assert (
         "table",
         "bet_totals",
