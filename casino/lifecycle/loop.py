@@ -3,6 +3,7 @@
 ``table_step`` does the one next thing a table needs, in its own transaction, reading
 everything from the database; so a loop stopped anywhere and started again carries on
 from the coup it left, and nothing is dealt twice (cards are unique by shoe position).
+One loop process deals a table at a time (``table_locks``): others stand by and take it when it dies.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from casino import lifecycle
+from casino.lifecycle.table_locks import STANDBY_POLL, TableLocks
 from casino.lifecycle.tasks import coup_settle_task
 from tables.coups import coup_open
 from tables.dealing import coup_deal_card
@@ -104,10 +106,14 @@ def _retry_stuck_settlements(table: Table) -> None:
         transaction.on_commit(lambda coup_id=coup_id: coup_settle_task.delay(coup_id), robust=True)
 
 
-def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = None) -> None:
-    """Step a table until ``stop`` is set (or ``max_coups`` coups have been resolved)."""
+def run_table(*, table_id: int, stop: threading.Event, locks: TableLocks, max_coups: int | None = None) -> None:
+    """Step a table until ``stop`` is set (or ``max_coups`` coups have been resolved), while this process holds
+    its lock; stand by while another loop deals it."""
     resolved = 0
     while not stop.is_set():
+        if not locks.hold(table_id=table_id):
+            stop.wait(STANDBY_POLL)
+            continue
         close_old_connections()
         try:
             step = table_step(table_id=table_id)
@@ -125,9 +131,11 @@ def run_table(*, table_id: int, stop: threading.Event, max_coups: int | None = N
         stop.wait(step.wait)
 
 
-def start_table_threads(*, table_ids: list[int], stop: threading.Event) -> list[threading.Thread]:
+def start_table_threads(*, table_ids: list[int], stop: threading.Event, locks: TableLocks) -> list[threading.Thread]:
     threads = [
-        threading.Thread(target=run_table, kwargs={"table_id": tid, "stop": stop}, name=f"table-{tid}", daemon=True)
+        threading.Thread(
+            target=run_table, kwargs={"table_id": tid, "stop": stop, "locks": locks}, name=f"table-{tid}", daemon=True
+        )
         for tid in table_ids
     ]
     for thread in threads:

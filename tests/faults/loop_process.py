@@ -1,4 +1,5 @@
-"""A table's loop in a process of its own, with fast timings, that can stop dead at a chosen point.
+"""A table's loop in a process of its own, with fast timings, that can stop dead at a chosen point. It logs
+each step it takes (``table N: what it did``) and when it deals or stands by (``casino.lifecycle.table_locks``).
 
 ``python -m tests.faults.loop_process CODE [--pause EVENT[:N]] [--after-commit]``
 
@@ -11,12 +12,14 @@ follow the event (after ``result``: the settlement task is not yet sent).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import threading
 from datetime import timedelta
 
 PAUSED = "paused"
+CARD_INTERVAL, RESULT_PAUSE = 0.05, 0.2  # seconds: the loop's own
 
 
 def pause_at(event: str, nth: int, *, after_commit: bool) -> None:
@@ -55,16 +58,19 @@ def main() -> None:
 
     django.setup()
     from casino.lifecycle import loop
+    from casino.lifecycle.table_locks import table_locks
     from tables.models import Table
 
-    loop.CARD_INTERVAL, loop.RESULT_PAUSE, loop.SETTLEMENT_RETRY_AFTER = 0.05, 0.2, timedelta(seconds=1)
+    loop.CARD_INTERVAL, loop.RESULT_PAUSE = CARD_INTERVAL, RESULT_PAUSE
+    loop.SETTLEMENT_RETRY_AFTER = timedelta(seconds=1)
+    logging.getLogger(loop.__name__).setLevel(logging.DEBUG)
     if args.pause:
         event, _, nth = args.pause.partition(":")
         pause_at(event, int(nth or 1), after_commit=args.after_commit)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print("running", flush=True)
-    loop.run_table(table_id=Table.objects.get(code=args.code).pk, stop=stop)
+    loop.run_table(table_id=Table.objects.get(code=args.code).pk, stop=stop, locks=table_locks())
 
 
 if __name__ == "__main__":

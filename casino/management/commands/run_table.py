@@ -2,10 +2,12 @@
 
 import signal
 import threading
+from contextlib import closing
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from casino.lifecycle.loop import run_table
+from casino.lifecycle.table_locks import table_locks
 from kernel.database_roles import migrate_url_warn
 from tables.models import Table
 
@@ -32,4 +34,5 @@ class Command(BaseCommand):
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
         self.stdout.write(f"Running table {code} (Ctrl-C to stop)")
-        run_table(table_id=table.pk, stop=stop, max_coups=coups)
+        with closing(table_locks()) as locks:
+            run_table(table_id=table.pk, stop=stop, locks=locks, max_coups=coups)

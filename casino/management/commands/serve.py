@@ -10,6 +10,7 @@ import uvicorn
 from django.core.management.base import BaseCommand, CommandParser
 
 from casino.lifecycle.loop import start_table_threads
+from casino.lifecycle.table_locks import table_locks
 from kernel.sockets import WS_MAX_FRAME_BYTES
 from tables.models import Table
 
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         stop = threading.Event()
         if with_tables:
             ids = list(Table.objects.filter(dealing_mode=Table.DealingMode.AUTOMATIC).values_list("id", flat=True))
-            start_table_threads(table_ids=ids, stop=stop)
+            start_table_threads(table_ids=ids, stop=stop, locks=table_locks())  # released as the process ends
         base = f"http://{host}:{port}"
         self.stdout.write(f"\nPunto is running: open {base}/  (pit-boss admin: {base}/admin/)\n")
         try:
