@@ -6,7 +6,9 @@ tries the lock every ``STANDBY_POLL`` seconds and takes the table once PostgreSQ
 holder's session, at once for a killed process (its socket closes), within ``KEEPALIVE_SECONDS`` for a host
 that vanished (the server's TCP keepalives). Before each step the loop asks its connection: a session that
 answers still holds its locks; one that does not may have lost them to another loop, which then deals, so
-this one stops (no split brain) and stands by again.
+this one stops (no split brain) and stands by again. A step already under way when the connection fails
+ends as any step does, in one transaction under the coup's row locks; the other loop's next step reads what
+it left.
 
 An advisory lock rather than a lease row: it needs no renewal writes, no clocks and no migration, and it is
 released the moment its session ends instead of when a lease runs out. It needs a direct connection (or
@@ -72,7 +74,7 @@ class AdvisoryTableLocks:
                     self._connection.execute("SELECT 1")  # the session answers: it holds its locks
                     return True
                 return self._take(table_id)
-            except (psycopg.Error, OSError) as error:
+            except psycopg.Error as error:
                 self._lost(table_id, error)
                 return False
 
@@ -124,7 +126,11 @@ def _connect() -> psycopg.Connection:
             "tcp_user_timeout": KEEPALIVE_SECONDS * 1000,
         }
     )
-    session.execute(SESSION_SETTINGS)
+    try:
+        session.execute(SESSION_SETTINGS)
+    except psycopg.Error:
+        session.close()
+        raise
     return session
 
 
