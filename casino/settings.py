@@ -264,6 +264,8 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # No inline script or style anywhere (the API docs' Swagger UI is served from here: drf-spectacular-sidecar).
 # A dealer table's video URL may be http:// (not only https://) where this is on: development and tests.
 VIDEO_URL_ALLOW_HTTP = env.bool("VIDEO_URL_ALLOW_HTTP", default=DEBUG)
+# The demo's test streams (manage.py serve --demo-video) are written here, one folder per table; /video/ serves them.
+DEMO_VIDEO_ROOT = Path(env.str("DEMO_VIDEO_ROOT", default=str(BASE_DIR / "var" / "demo-video")))
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"

@@ -3,7 +3,7 @@ from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
-from casino.players import launch, views
+from casino.players import launch, video, views
 from casino.players.account import account_page
 from casino.players.reality_check import reality_check
 from casino.sign_in.two_factor import PlayerAuthenticationForm
@@ -25,5 +25,6 @@ urlpatterns = [
     path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("casino.players.api_urls")),
+    path("video/<slug:code>/<str:name>", video.video_file, name="video"),  # the demo's test streams
     path("api/", include("partners.api.urls")),
 ]

@@ -25,4 +25,5 @@ if [ -n "${REDIS_URL:-}" ]; then
   echo "Punto is starting on http://$host:$port/ (admin: http://$host:$port/admin/, metrics for staff: /metrics)"
   exec .venv/bin/honcho start
 fi
-exec .venv/bin/python manage.py serve --host "$host" --port "$port" --with-tables
+# --demo-video: with ffmpeg, a live test stream on each demo dealer table (casino/management/demo_video.py).
+exec .venv/bin/python manage.py serve --host "$host" --port "$port" --with-tables --demo-video

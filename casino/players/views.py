@@ -82,10 +82,11 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
         "display_name": player_display_name(user=request.user),  # as the table's events name this player
     }
     stream = table.video_url if table.dealing_mode == Table.DealingMode.DEALER else ""
-    context["video_origin"] = url_origin(stream) if stream else ""
+    context["video_origin"] = url_origin(request.build_absolute_uri(stream)) if stream else ""
     response = render(request, "table.html", context)
     if stream:
-        # The dealer's video: <video> plays hls.js's MediaSource (a blob: URL); hls.js fetches the stream.
-        origin = context["video_origin"]
-        csp_sources_add(response, {"media-src": ["blob:", origin], "connect-src": [origin]})
+        # The dealer's video: <video> plays hls.js's MediaSource (a blob: URL); hls.js fetches the stream from its
+        # origin, or from this page's ('self' already) when it is a path here (the demo's test stream).
+        origin = [] if stream.startswith("/") else [context["video_origin"]]
+        csp_sources_add(response, {"media-src": ["blob:", *origin], "connect-src": origin})
     return response

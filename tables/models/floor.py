@@ -43,13 +43,22 @@ def default_chip_values() -> list[int]:
 # The stream's origin goes into the table page's CSP (kernel.security.url_origin): a plain host, ASCII (an
 # internationalised name in its punycode, xn--…) or a bracketed IPv6 address, and a port; no user or password.
 VIDEO_NETLOC = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+# A playlist on the site's own origin, by its path: what the page's CSP already allows. Never "//host" or "/\host"
+# (another origin to a browser) nor a ".." segment.
+VIDEO_PATH = re.compile(r"/(?!.*\.\.)[A-Za-z0-9_-][A-Za-z0-9._~/-]*\.m3u8")
 
 
 def video_url_validator(url: str) -> None:
-    """Players' pages play the stream: https only (http too where ``VIDEO_URL_ALLOW_HTTP``, development and tests)."""
+    """Players' pages play the stream: https only (http too where ``VIDEO_URL_ALLOW_HTTP``, development and tests),
+    or a playlist on the site's own origin, by its path (the demo's test stream: ``casino.players.video``)."""
+    if VIDEO_PATH.fullmatch(url):
+        return
     parts = urlsplit(url)
     if parts.scheme != "https" and not (parts.scheme == "http" and settings.VIDEO_URL_ALLOW_HTTP):
-        raise ValidationError("The video URL must start with https:// (an HLS playlist, .m3u8, served over https).")
+        raise ValidationError(
+            "The video URL must start with https:// (an HLS playlist, .m3u8, served over https), or be a playlist's "
+            "path on this site (/video/live3/live.m3u8)."
+        )
     if not VIDEO_NETLOC.fullmatch(parts.netloc):
         raise ValidationError(
             "The video URL's host must be a plain name in ASCII (an internationalised one in its xn-- form) or an "
@@ -117,11 +126,12 @@ class Table(models.Model):
         help_text="The chips players pick from, smallest first; those above the table's maximum are not offered.",
     )
     # A dealer table's live video (docs/live.md, Video): an HLS playlist the pit boss sets; empty, no video.
-    video_url = models.URLField(
+    video_url = models.CharField(
         max_length=500,
         blank=True,
         validators=[video_url_validator],
-        help_text="The table's live stream, an HLS playlist (https://…/live.m3u8) players watch; empty: no video.",
+        help_text="The table's live stream, an HLS playlist (https://…/live.m3u8, or its path on this site) players "
+        "watch; empty: no video.",
     )
     # The pit it belongs to (tables.models.pits), if any: its pit bosses supervise it.
     pit = models.ForeignKey("tables.Pit", null=True, blank=True, on_delete=models.SET_NULL, related_name="tables")

@@ -56,13 +56,13 @@ TOTP_NOW = (
 expect.set_options(timeout=15_000)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def _wait_until_up(url: str, server: subprocess.Popen, log: Path) -> None:
+def wait_until_up(url: str, server: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -104,7 +104,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     )
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "shell", "-c", PREPARE], env=env, cwd=ROOT, check=True, capture_output=True)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = folder / "server.log"
     with log.open("w") as output:
@@ -116,7 +116,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             stderr=subprocess.STDOUT,
         )
     try:
-        _wait_until_up(url, process, log)
+        wait_until_up(url, process, log)
         yield Server(url=url, env=env)
     finally:
         process.terminate()

@@ -137,3 +137,44 @@ def test_a_streams_origin_is_written_as_the_browser_writes_it():
 def test_nothing_but_an_origin_goes_into_a_policy(source):
     with pytest.raises(ValueError):
         csp_sources_add(HttpResponse(), {"media-src": [source]})
+
+
+# --- A stream on the site's own origin, by its path (the demo's test stream, issue 32) ----------------------
+
+
+def test_a_playlist_on_the_sites_own_origin_is_taken_by_its_path(dealer_table, pit_boss, events):
+    table_rules_update(
+        table=dealer_table, actor=pit_boss, changes={"video_url": "/video/d1/live.m3u8"}, reason="test stream"
+    )
+    assert Table.objects.get(pk=dealer_table.pk).video_url == "/video/d1/live.m3u8"
+    assert events == [("video", {"url": "/video/d1/live.m3u8"})]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "//cdn.example.com/live.m3u8",  # protocol-relative: another origin
+        "/\\cdn.example.com/live.m3u8",  # a browser reads "/\" as "//"
+        "/video/../admin/live.m3u8",
+        "/video/d1/live.mp4",
+        "/video/d1/live.m3u8?camera=2",
+        "/video/d 1/live.m3u8",
+        "video/d1/live.m3u8",
+    ],
+)
+def test_a_path_that_could_lead_elsewhere_is_refused(dealer_table, pit_boss, events, url):
+    with pytest.raises(TableError, match="must start with https://"):
+        table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": url}, reason="camera")
+    assert Table.objects.get(pk=dealer_table.pk).video_url == ""
+
+
+def test_a_stream_on_the_sites_own_origin_adds_no_origin_to_the_policy(player_client, dealer_table, pit_boss):
+    table_rules_update(
+        table=dealer_table, actor=pit_boss, changes={"video_url": "/video/d1/live.m3u8"}, reason="test stream"
+    )
+    response = player_client.get(f"/tables/{dealer_table.code}/")
+    policy = policy_of(response["Content-Security-Policy"])
+    assert policy["media-src"] == "'self' blob:"  # hls.js's MediaSource; the stream itself is 'self'
+    assert policy == policy_of(settings.CONTENT_SECURITY_POLICY) | {"media-src": "'self' blob:"}
+    page = response.content.decode()
+    assert 'data-video-url="/video/d1/live.m3u8"' in page and 'data-video-origin="http://testserver"' in page

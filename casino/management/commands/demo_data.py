@@ -35,6 +35,8 @@ DEMO_TABLES = (
 )
 # live3 opens with the demo dealer logged in and two patrons seated (one a known player); live4 stays closed.
 DEMO_DEALER_TABLE = "live3"
+# ``manage.py serve --demo-video`` (scripts/run.sh) gives each dealer table a live test stream.
+DEMO_VIDEO_TABLES = tuple(spec["code"] for spec in DEMO_TABLES if spec.get("dealing_mode") == Table.DealingMode.DEALER)
 DEMO_SEATED = ((3, "carol", ""), (7, None, "gentleman in grey"))
 
 # Every demo table is in the main pit, which the demo pit boss supervises (the pit screen shows them its tables).
