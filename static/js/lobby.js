@@ -1,9 +1,11 @@
 /**
  * The lobby: each open table's card follows its table on the lobby's one WebSocket (every table's
- * events, each naming its table) — the betting timer, the coup's progress and result, the dealer, the
- * last results and a mini Big Road. A closed table's card is not followed: the server drew it closed.
+ * events, each naming its table) — the betting timer, the coup's cards as they are dealt (its live preview),
+ * the result, the dealer, the last results and a mini Big Road. A closed table's card is not followed: the
+ * server drew it closed.
  */
 
+import { handTotal, miniCardElement } from "./cards.js";
 import { countDown, serverClock } from "./countdown.js";
 import { connectTable } from "./live.js";
 import { WINNER_NAMES, totalsWinnerFirst } from "./results.js";
@@ -14,6 +16,8 @@ import { inPlay } from "./table-state.js";
 const RESULTS_SHOWN = 12;
 const SNAPSHOT_RETRY_MS = 1100; // the lobby's socket serves one snapshot a second past its burst
 const ROAD_CELL = 12;
+const PHONE_ROAD_CELL = 10; // lobby.css's compact cards, below 40rem
+const PHONE = "(max-width: 40rem)";
 const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
 
 /** The page's parameters (templates/lobby.html): the list of tables, absent when there is none, and its data. */
@@ -83,8 +87,9 @@ function followTable(card, live, clock) {
 
   function showRoads(roads) {
     const box = card.querySelector("[data-big-road]");
-    const columns = Math.max(12, Math.floor(box.clientWidth / ROAD_CELL));
-    box.replaceChildren(renderBigRoad(roads.big_road, { columns, size: ROAD_CELL }));
+    const size = matchMedia(PHONE).matches ? PHONE_ROAD_CELL : ROAD_CELL;
+    const columns = Math.max(12, Math.floor(box.clientWidth / size));
+    box.replaceChildren(renderBigRoad(roads.big_road, { columns, size }));
     const results = roads.bead_plate.slice(-RESULTS_SHOWN).reverse();
     card.querySelector("[data-results]").replaceChildren(
       ...results.map((bead) => {
@@ -96,6 +101,25 @@ function followTable(card, live, clock) {
       }),
     );
   }
+
+  // The live preview: each hand's cards as dealt, and its total.
+  const hands = { player: [], banker: [] };
+  const showHands = () => {
+    for (const [hand, codes] of Object.entries(hands)) {
+      card.querySelector(`[data-hand-cards="${hand}"]`).replaceChildren(...codes.map(miniCardElement));
+      card.querySelector(`[data-hand-total="${hand}"]`).textContent = codes.length ? handTotal(codes) : "";
+    }
+    card.querySelector("[data-scene]").dataset.dealt = hands.player.length + hands.banker.length;
+  };
+  const dealt = (cards) => {
+    hands.player = cards.filter((each) => each.hand === "player").map((each) => each.card);
+    hands.banker = cards.filter((each) => each.hand === "banker").map((each) => each.card);
+    showHands();
+  };
+  const cardDealt = (data) => {
+    hands[data.hand].push(data.card);
+    showHands();
+  };
 
   let shoe = null;
   const cutCard = card.querySelector("[data-cut-card]");
@@ -116,20 +140,29 @@ function followTable(card, live, clock) {
       showDealer(data.table.dealer);
       showCoup(data.coup, data.table.is_open);
       showCutCard(data.coup);
+      dealt(data.coup?.cards ?? []);
       showRoads(data.roads);
     },
     betting_open(coup) {
       bettors.hidden = true; // the count drawn by the server was the previous coup's
       showCoup(coup, true);
       showCutCard(coup);
+      dealt([]);
     },
     cut_card_out: snapshotAgain,
     dealer_changed: (data) => showDealer(data.dealer),
     no_more_bets: () => showCoup({ state: "no_more_bets" }, true),
-    card: () => setStatus(gettext("Dealing"), "dealing"),
+    card(data) {
+      setStatus(gettext("Dealing"), "dealing");
+      if (data.position === hands.player.length + hands.banker.length) cardDealt(data);
+      else snapshotAgain(); // a card missed (a reconnect): the snapshot has them all
+    },
     coup_held: () => showCoup({ state: "held" }, true),
     coup_resumed: snapshotAgain,
-    result: showResult,
+    result(coup) {
+      showResult(coup);
+      dealt(coup.cards);
+    },
     roads: showRoads,
     shoe_change: snapshotAgain,
     table_opened: snapshotAgain,

@@ -59,7 +59,7 @@ def test_the_whole_card_opens_the_table(new_context):
     expect(page).to_have_url(re.compile(r"/tables/nc2/$"))
 
 
-def test_a_phone_sees_the_lobby_with_the_balance_in_the_header(new_context):
+def test_a_phone_sees_the_first_tables_on_one_screen_with_the_balance_in_the_header(new_context):
     page = new_context(phone=True).new_page()
     errors = no_console_errors(page)
     sign_in(page, "alice")
@@ -68,7 +68,35 @@ def test_a_phone_sees_the_lobby_with_the_balance_in_the_header(new_context):
     expect(balance).to_have_text(re.compile(r"^Balance [\d,]+\.\d\d EUR$"))
     expect(page.locator('[data-lobby-table="pb1"] [data-big-road] svg')).to_be_attached()
     assert horizontal_overflow(page) <= 0
+    height = page.viewport_size["height"]
+    first_three = page.locator("[data-lobby-table]").evaluate_all(
+        "cards => cards.slice(0, 3).map(card => card.getBoundingClientRect().bottom)"
+    )
+    assert len(first_three) == 3 and max(first_three) <= height, (first_three, height)
     screenshot(page, "lobby-phone")
+    assert errors == []
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_each_card_previews_its_coup_s_cards_as_they_are_dealt(new_context, phone):
+    page = new_context(phone=phone).new_page()
+    errors = no_console_errors(page)
+    page.goto("/")
+    card = page.locator('[data-lobby-table="pb1"]')
+    expect(card).to_have_attribute("data-phase", "betting", timeout=40_000)
+    scene = card.locator("[data-scene]")
+    expect(scene).to_have_attribute("data-dealt", "0")  # a new coup: no card yet
+    expect(scene).to_have_attribute("data-dealt", re.compile(r"^[4-6]$"), timeout=40_000)  # dealt, face up
+    for hand in ("player", "banker"):
+        cards = card.locator(f'[data-hand-cards="{hand}"] .mini-card')
+        expect(cards.first).to_have_text(re.compile(r"^(A|[2-9]|10|J|Q|K)[♠♥♦♣]$"))
+        expect(card.locator(f'[data-hand-total="{hand}"]')).to_have_text(re.compile(r"^\d$"))
+    expect(card).to_have_attribute("data-phase", re.compile(r"^result-(player|banker|tie)$"), timeout=20_000)
+    winner = card.get_attribute("data-phase").removeprefix("result-")
+    totals = {hand: int(card.locator(f'[data-hand-total="{hand}"]').inner_text()) for hand in ("player", "banker")}
+    expected = "tie" if totals["player"] == totals["banker"] else max(totals, key=totals.get)
+    assert winner == expected, (winner, totals)  # the preview's totals are the result's
+    screenshot(page, f"lobby-preview-{'phone' if phone else 'desktop'}")
     assert errors == []
 
 
