@@ -5,8 +5,10 @@ from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from tables.roles import PIT_BOSS, roles_ensure
 from tests.factories import CoupFactory, TableFactory, UserFactory
 from wagering import cancellation, placement, settlement, wallets
 from wagering.checks import ledger_check, settlement_check
@@ -167,3 +169,13 @@ def roots_clock_ahead(request):
     clock(" + interval '6 hours'")
     yield
     clock("")
+
+
+@pytest.fixture
+def bosses(db):
+    """Two pit bosses: one requests a result correction, the other approves it (four eyes)."""
+    group = roles_ensure()[PIT_BOSS]
+    users = [get_user_model().objects.create_user(username=name, is_staff=True) for name in ("ana", "ben")]
+    for user in users:
+        user.groups.add(group)
+    return users

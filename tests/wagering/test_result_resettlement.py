@@ -6,14 +6,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from casino import lifecycle
 from casino.lifecycle.settlement import coup_settle
 from tables import corrections
 from tables.models import Coup
-from tables.roles import PIT_BOSS, roles_ensure
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund, postgres_only
 from tests.wagering.test_concurrency import all_at_once
@@ -36,15 +34,6 @@ PLAYER_NATURAL_9 = "9S 2H KD 3C"  # dealt P 9S KD (9), B 2H 3C (5): player wins,
 TIE_WITH_PAIRS = ("8S 8D", "8H 8C")  # 6-6, both hands pairs
 BANKER_SIX = ("TS 2D 2S", "6H KC")  # P 4 (three cards), B 6: banker wins with 6
 BANKER_NATURAL_PAIR = ("2S 3H", "9D 9C")  # P 5, B 8 natural with a pair
-
-
-@pytest.fixture
-def bosses(db):
-    group = roles_ensure()[PIT_BOSS]
-    users = [get_user_model().objects.create_user(username=name, is_staff=True) for name in ("ana", "ben")]
-    for user in users:
-        user.groups.add(group)
-    return users
 
 
 def correct(coup: Coup, hands: tuple[str, str], bosses, reason: str = "card misread"):

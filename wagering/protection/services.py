@@ -25,7 +25,7 @@ from tables.audit import audit_record
 from wagering.amounts import amount_checked
 from wagering.errors import ProtectionRefused
 from wagering.models import LIMIT_FIELDS, Bet, PlayerProtection, money
-from wagering.protection.standing import Protection, players_protection, protection_read
+from wagering.protection.standing import Protection, bet_returned, players_protection, protection_read
 
 User = AbstractBaseUser
 PROTECTION_EVENT = "protection"
@@ -259,13 +259,14 @@ def reality_check_answer(*, user: User, answer: str) -> dict:
 
 
 def session_summary(*, protection: Protection) -> dict:
-    """The session so far, as a reality check shows it: its minutes, stakes, returns and net result."""
+    """The session so far, as a reality check shows it: its minutes, stakes, returns (after any result
+    correction, as the loss limits count them) and net result."""
     if protection.session_started_at is None:
         return {"minutes": 0, "staked": "0.00", "returned": "0.00", "net": "0.00"}
     bets = Bet.objects.filter(user_id=protection.user_id, created_at__gte=protection.session_started_at).exclude(
         state=Bet.State.CANCELLED
     )
-    sums = bets.aggregate(staked=Sum("stake"), returned=Sum("settlement__returned"))
+    sums = bets.aggregate(staked=Sum("stake"), returned=Sum(bet_returned()))
     staked, returned = money(sums["staked"] or 0), money(sums["returned"] or 0)
     minutes = int((protection.at - protection.session_started_at).total_seconds() // 60)
     return {"minutes": minutes, "staked": str(staked), "returned": str(returned), "net": str(returned - staked)}

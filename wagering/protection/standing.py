@@ -134,6 +134,13 @@ def player_protection(*, user_id: int, at: datetime) -> Protection | None:
     return players_protection(user_ids=[user_id], at=at).get(user_id)
 
 
+def bet_returned() -> Coalesce:
+    """What a bet returned, as an expression over ``Bet`` rows: its corrected result's latest adjustment, else its
+    settlement; nothing while open or cancelled."""
+    corrected = BetAdjustment.objects.filter(bet=OuterRef("pk")).order_by("-pk").values("returned_after")[:1]
+    return Coalesce(Subquery(corrected), F("settlement__returned"), Value(ZERO), output_field=DecimalField(**MONEY))
+
+
 def players_losses(*, protections: Collection[Protection]) -> dict[int, dict[str, Decimal]]:
     """Each loss-limited player's net loss in each window of their limits (``Protection.loss_windows``):
     what their bets placed since its start staked, less what they returned (a corrected result's latest
@@ -145,11 +152,7 @@ def players_losses(*, protections: Collection[Protection]) -> dict[int, dict[str
     at = next(p.at for p in protections if p.user_id in windows)
     starts = {period: period_bounds(period=period, at=at)[0] for period in PERIODS}
     money_field = DecimalField(**MONEY)
-    corrected = BetAdjustment.objects.filter(bet=OuterRef("pk")).order_by("-pk").values("returned_after")[:1]
-    lost = ExpressionWrapper(
-        F("stake") - Coalesce(Subquery(corrected), F("settlement__returned"), Value(ZERO), output_field=money_field),
-        output_field=money_field,
-    )
+    lost = ExpressionWrapper(F("stake") - bet_returned(), output_field=money_field)
     sums = {period: Sum(lost, filter=Q(created_at__gte=start)) for period, start in starts.items()}
     sums["session"] = Sum(lost, filter=Q(created_at__gte=F("user__protection__session_started_at")))
     earliest = min(start for by_window in windows.values() for _, start, _ in by_window.values())

@@ -17,6 +17,7 @@ from casino.lifecycle.settlement import coup_settle
 from tables.models import AuditLog
 from tests.factories import CoupFactory, TableFactory, UserFactory, coup_deal_and_resolve
 from tests.wagering.conftest import fund
+from tests.wagering.test_result_resettlement import BANKER_SIX, correct
 from wagering.errors import ProtectionRefused
 from wagering.models import PlayerProtection
 from wagering.placement import bet_batch_place
@@ -31,6 +32,7 @@ from wagering.protection.services import (
     protection_operator_exclusion_lift,
     protection_reality_check_choose,
     reality_check_answer,
+    session_summary,
 )
 from wagering.protection.standing import player_protection, players_losses
 
@@ -389,6 +391,23 @@ def test_the_summary_counts_the_sessions_stakes_and_returns(player, clock):
         "returned": "200.00",
         "net": "90.00",
     }
+
+
+def test_the_summary_counts_a_corrected_results_returns_as_the_loss_limits_do(player, bosses):
+    fund(player, "500.00")
+    play_session_start(user=player)
+    coup = CoupFactory(table=TableFactory())
+    bet_batch_place(user=player, coup=coup, bets={"player": "100"})
+    coup_deal_and_resolve(coup, "9S 2H KD 3C")  # Player 9: 200 back
+    coup_settle(coup_id=coup.pk)
+    correct(coup, BANKER_SIX, bosses)  # the cards were misread: Banker won, the 200 are taken back
+
+    def summary():
+        return session_summary(protection=player_protection(user_id=player.pk, at=timezone.now()))
+
+    assert summary() == {"minutes": 0, "staked": "100.00", "returned": "0.00", "net": "-100.00"}
+    protection_limits_set(user=player, limits={"loss_day": D("500")})
+    assert players_losses(protections=[now_of(player)])[player.pk] == {"day": D("100.00")}
 
 
 def test_choosing_an_interval_brings_the_next_check_no_later(player, clock):
