@@ -1,11 +1,35 @@
 /**
- * The player's own outcome of a round, as a banner (a headline: words and an amount with its currency; then
- * each bet's fate): it stays up until the next round opens.
+ * The player's own outcome of a round, as a banner (a headline: words and an amount with its currency, a win
+ * counted up to it; then each bet's fate): it stays up until the next round opens.
  */
 
 import { betLabel } from "./bets.js";
 import { formatCents, formatMoney, withCurrency } from "./money.js";
+import { reducedMotion } from "./squeeze.js";
 import { roundOutcome } from "./table-state.js";
+
+const COUNT_UP_MS = 1200;
+
+/**
+ * A win counted up, eased, to its amount (`final`, the text it ends on). The banner (a live region) is busy
+ * meanwhile: a screen reader announces the amount once, not every figure on the way.
+ */
+function counted(element, box, { cents, text }, final) {
+  const start = performance.now();
+  box.setAttribute("aria-busy", "true");
+  const step = (now) => {
+    const progress = Math.min(1, (now - start) / COUNT_UP_MS);
+    if (!element.isConnected || progress === 1) {
+      element.textContent = final;
+      box.removeAttribute("aria-busy");
+      return;
+    }
+    element.textContent = text(Math.round(cents * (1 - (1 - progress) ** 3)));
+    requestAnimationFrame(step);
+  };
+  element.textContent = text(0);
+  requestAnimationFrame(step);
+}
 
 export class MyResult {
   /** `currency`: the player's, for amounts an event does not say the currency of. */
@@ -14,7 +38,8 @@ export class MyResult {
     this.currency = currency;
   }
 
-  show({ outcome, round, headline, items }) {
+  /** `countUp`: `{cents, text: (cents) => text}`, the win the amount counts up to from nothing, and its text. */
+  show({ outcome, round, headline, items, countUp = null }) {
     this.box.dataset.outcome = outcome;
     this.box.dataset.round = round;
     const title = document.createElement("p");
@@ -26,6 +51,7 @@ export class MyResult {
     const amountPart = document.createElement("span");
     amountPart.className = "my-result-amount";
     amountPart.textContent = amount;
+    if (countUp && !reducedMotion()) counted(amountPart, this.box, countUp, amount);
     title.append(wordsPart, " ", amountPart);
     const list = document.createElement("ul");
     list.className = "my-result-bets";
@@ -34,6 +60,7 @@ export class MyResult {
   }
 
   clear() {
+    this.box.removeAttribute("aria-busy");
     delete this.box.dataset.outcome;
     delete this.box.dataset.round;
     this.box.replaceChildren();
@@ -45,7 +72,11 @@ export class MyResult {
     const inCurrency = (text) => withCurrency(text, data.currency ?? this.currency);
     const back = interpolate(gettext("%(amount)s back"), { amount: inCurrency(formatMoney(data.returned)) }, true);
     let headline = [gettext("You broke even:"), back];
-    if (net > 0) headline = [gettext("You won"), inCurrency(formatCents(net))];
+    let countUp = null;
+    if (net > 0) {
+      headline = [gettext("You won"), inCurrency(formatCents(net))];
+      countUp = { cents: net, text: (cents) => inCurrency(formatCents(cents)) };
+    }
     if (net < 0) headline = [gettext("No win: you lost"), inCurrency(formatCents(-net))];
     const outcomes = {
       win: gettext("%(bet)s %(stake)s won, %(returned)s back"),
@@ -59,7 +90,7 @@ export class MyResult {
       item.textContent = interpolate(outcomes[bet.outcome] ?? `%(bet)s %(stake)s ${bet.outcome}`, values, true);
       return item;
     });
-    this.show({ outcome, round: data.round_id, headline, items });
+    this.show({ outcome, round: data.round_id, headline, items, countUp });
     return outcome;
   }
 

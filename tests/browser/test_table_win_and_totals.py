@@ -63,6 +63,17 @@ PAID_RECORDER = """() => {
 }"""
 
 
+# Records, from now on, each amount the banner's headline shows (a win counts up to its amount).
+AMOUNTS_RECORDER = """() => {
+    window.amountsSeen = [];
+    const box = document.querySelector("[data-my-result]");
+    new MutationObserver(() => {
+        const amount = box.querySelector(".my-result-amount");
+        if (amount && amount.textContent !== window.amountsSeen.at(-1)) window.amountsSeen.push(amount.textContent);
+    }).observe(box, { subtree: true, childList: true, characterData: true });
+}"""
+
+
 def place(page: Page, chips: list[tuple[int, str]]) -> None:
     for value, bet_type in chips:
         chip(page, value).click()
@@ -134,6 +145,7 @@ def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
     # The result: the chips stay on the board, the winning area is lit, then each banner says the exact amount.
     for page in pages.values():
         page.evaluate(PAID_RECORDER)
+        page.evaluate(AMOUNTS_RECORDER)
     result = alice.locator("[data-result]")
     expect(result).to_have_attribute("data-winner", re.compile(r"^(player|banker|tie)$"), timeout=25_000)
     winner = result.get_attribute("data-winner")
@@ -145,6 +157,11 @@ def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
         expect(page.locator("[data-my-result]")).to_have_attribute("role", "status")
     winning_page = alice if winner in ("player", "tie") else bob
     expect(winning_page.locator("[data-my-result]")).to_have_attribute("data-outcome", "win")
+    # The win was counted up from nothing to its amount, the banner busy (not announced) on the way.
+    won = BANNERS[winner]["alice" if winning_page is alice else "bob"].removeprefix("You won ")
+    seen = winning_page.evaluate("window.amountsSeen")
+    assert seen[0] == "0.00 EUR" and seen[-1] == won and len(seen) >= 4, seen
+    expect(winning_page.locator("[data-my-result]")).not_to_have_attribute("aria-busy", "true")
     screenshot(alice, "win-desktop")
     screenshot(bob, "win-phone-portrait")
     # Paid out: the winner's chips grow and slide to them, then leave the board.
