@@ -30,7 +30,8 @@ from tables.shoes import shoe_prepare, shoe_start
 logger = logging.getLogger(__name__)
 
 CARD_INTERVAL = 0.8  # seconds between cards on an automatic table, for players to follow
-RESULT_PAUSE = 3.0  # seconds the result stays up before the next coup opens
+RESULT_PAUSE = 4.5  # seconds the result stays up before the next coup opens: the result moment (the win counted
+# up, the chips paid out) is over before the next window (issue 32)
 SETTLEMENT_RETRY_AFTER = timedelta(seconds=30)
 
 

@@ -63,14 +63,20 @@ PAID_RECORDER = """() => {
 }"""
 
 
-# Records, from now on, each amount the banner's headline shows (a win counts up to its amount).
+# Records, from now on, each amount the banner's headline shows (a win counts up to its amount), when the result
+# came and when the banner was cleared (the next window opened).
 AMOUNTS_RECORDER = """() => {
     window.amountsSeen = [];
     const box = document.querySelector("[data-my-result]");
+    const result = document.querySelector("[data-result]");
     new MutationObserver(() => {
         const amount = box.querySelector(".my-result-amount");
         if (amount && amount.textContent !== window.amountsSeen.at(-1)) window.amountsSeen.push(amount.textContent);
+        if (!box.firstChild && window.amountsSeen.length && !window.clearedAt) window.clearedAt = performance.now();
     }).observe(box, { subtree: true, childList: true, characterData: true });
+    new MutationObserver(() => {
+        if (result.dataset.winner && !window.resultAt) window.resultAt = performance.now();
+    }).observe(result, { attributes: true, attributeFilter: ["data-winner"] });
 }"""
 
 
@@ -169,8 +175,10 @@ def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
     assert winning_page.evaluate("window.paidSeen") == [winner]  # the winning area's chips only
     expect(winning_page.locator(f'[data-bet="{winner}"] .spot-stake')).to_be_hidden()
 
-    # The next coup clears the banner, the lit area and the totals.
+    # The next coup clears the banner, the lit area and the totals, the result having stayed up 4.5 s.
     wait_for_betting(alice, seconds_left=1)
+    held = winning_page.evaluate("window.clearedAt - window.resultAt") / 1000
+    assert held >= 4.3, held
     for page in pages.values():
         expect(page.locator("[data-my-result]")).to_be_empty()
         expect(page.locator(".spot--won")).to_have_count(0)
