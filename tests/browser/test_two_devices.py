@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import no_console_errors, open_table, players_created, screenshot, wait_for_betting
-from tests.browser.test_table_page import ROUND, chip
+from tests.browser.test_table_page import ROUND
+from tests.browser.test_table_win_and_totals import place
 
 pytestmark = pytest.mark.browser
 
@@ -20,13 +21,6 @@ def stake(page: Page, bet_type: str):
     return page.locator(f'[data-bet="{bet_type}"] .spot-stake')
 
 
-def confirm(page: Page, value: int, bet_type: str) -> None:
-    chip(page, value).click()
-    page.locator(f'[data-bet="{bet_type}"]').click()
-    page.get_by_role("button", name="Confirm", exact=True).click()
-    expect(page.locator("[data-bet-message]")).to_contain_text("Bets accepted")
-
-
 def test_a_players_desktop_and_phone_show_the_same_bets_and_balance(server, new_context):
     players_created(server, PLAYER)
     desktop = open_table(new_context(), PLAYER, "pb1")
@@ -34,7 +28,7 @@ def test_a_players_desktop_and_phone_show_the_same_bets_and_balance(server, new_
     round_id = wait_for_betting(desktop, seconds_left=6)
     expect(phone.locator(ROUND)).to_have_text(round_id)
 
-    confirm(desktop, 10, "player")  # placed on the desktop: the phone shows it, chip and balance
+    place(desktop, [(10, "player")])  # placed on the desktop: the phone shows it, chip and balance
     expect(stake(phone, "player")).to_have_text("10")
     expect(phone.locator("[data-balance]")).to_have_text("990.00")
     expect(phone.locator("[data-stake-total]")).to_have_text("10.00")
@@ -45,7 +39,7 @@ def test_a_players_desktop_and_phone_show_the_same_bets_and_balance(server, new_
     expect(stake(desktop, "player")).to_be_hidden()
     expect(desktop.locator("[data-balance]")).to_have_text("1,000.00")
 
-    confirm(phone, 5, "banker")  # placed on the phone, settled on both
+    place(phone, [(5, "banker")])  # placed on the phone, settled on both
     expect(stake(desktop, "banker")).to_have_text("5")
     expect(desktop.locator("[data-stake-total]")).to_have_text("5.00")
     for page in (desktop, phone):
