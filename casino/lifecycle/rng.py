@@ -113,10 +113,9 @@ def _deal(asked: RngDealAsked) -> dict:
             placed = bet_batch_place(user=user, coup=coup, bets=asked.bets)
         coup = private_coup_deal(coup=coup, shoe=shoe)
         coup_settle(coup_id=coup.pk)
-        returned = {
-            settlement.bet.bet_type: settlement.returned
-            for settlement in BetSettlement.objects.filter(bet__coup=coup, bet__user=user).select_related("bet")
-        }
+        settlements = list(BetSettlement.objects.filter(bet__coup=coup, bet__user=user).select_related("bet"))
+        returned = {settlement.bet.bet_type: settlement.returned for settlement in settlements}
+        outcomes = {settlement.bet.bet_type: settlement.outcome for settlement in settlements}
         return {
             "round_id": coup.round_id,
             "number": coup.number,
@@ -130,6 +129,7 @@ def _deal(asked: RngDealAsked) -> dict:
             "natural": coup.natural,
             "bets": {bet.bet_type: str(bet.stake) for bet in placed.bets},
             "returned": {bet_type: str(amount) for bet_type, amount in returned.items()},
+            "outcomes": outcomes,
             "total_returned": str(sum(returned.values(), Decimal(0))),
             "balance": str(wallet_balance(user=user)),
             "currency": wallet_currency(user=user),

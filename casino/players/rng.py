@@ -24,8 +24,18 @@ from casino.players.intake import BET_REQUEST_BURST
 from casino.players.launch import launched_seamless_player
 from kernel.errors import ErrorCode
 from tables.models import Coup, Table
-from tables.selectors import table_chips
+from tables.selectors import table_chips, table_coup_rules
 from wagering.selectors import player_personal_limits, player_round_history, wallet_balance
+
+
+def _board(table: Table) -> dict:
+    """The betting areas the table offers and what each pays, as the board draws them (static/js/board.js)."""
+    rules = table_coup_rules(table=table)
+    return {
+        "side_bets": list(rules.table.side_bets),
+        "payouts": {bet: paytable.odds_label() for bet, paytable in rules.table.paytables().items()},
+    }
+
 
 COMMITMENT = re.compile(r"[0-9a-f]{64}")
 RECENT_ROUNDS = 12
@@ -78,5 +88,6 @@ def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpRes
         "shoe": rng_shoe_public(shoe=shoe),
         "seamless": launched_seamless_player(request) is not None,
         "rounds": player_round_history(user=request.user, table=table, limit=RECENT_ROUNDS),
+        "board": _board(table),
     }
     return render(request, "rng_table.html", context)
