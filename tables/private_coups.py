@@ -9,8 +9,12 @@ shoe), the player's shoe, then the coup (``tables.locks``).
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Max, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from baccarat.coup import CoupDeal
@@ -98,3 +102,27 @@ def private_coup_deal(*, coup: Coup, shoe: Shoe) -> Coup:
     if shoe_is_finished(shoe=shoe):
         shoe.state = shoe_finish(shoe=shoe).state
     return coup
+
+
+def private_shoes_idle(*, idle_for: timedelta) -> list[int]:
+    """The private shoes in play that nobody has dealt from for ``idle_for`` (since they started, or their last
+    coup opened)."""
+    return list(_idle_shoes(idle_for=idle_for).values_list("pk", flat=True))
+
+
+def _idle_shoes(*, idle_for: timedelta) -> QuerySet[Shoe]:
+    in_play = Shoe.objects.filter(state=Shoe.State.IN_PLAY, player__isnull=False)
+    active = in_play.annotate(active_at=Coalesce(Max("coups__opened_at"), "started_at"))
+    return active.filter(active_at__lt=timezone.now() - idle_for)
+
+
+@transaction.atomic
+def private_shoe_idle_close(*, shoe_id: int, idle_for: timedelta) -> bool:
+    """Finish a private shoe left idle (its order and salt revealed to its player and the partners' shoe API);
+    False if it was dealt from meanwhile (read under its lock: a deal holds it) or has ended already. Its player's
+    next deal makes a new shoe, whose commitment their page shows first (``shoe_changed``)."""
+    shoe = shoe_locked(shoe_id)
+    if not _idle_shoes(idle_for=idle_for).filter(pk=shoe.pk).exists():
+        return False
+    shoe_finish(shoe=shoe, reason="idle")
+    return True

@@ -4,13 +4,16 @@ transaction; attacked as a player would (twice for one bet, another's shoe, a cl
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.fairness import commitment_matches
 from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_ready
+from casino.lifecycle.tasks import rng_idle_shoes_close
 from kernel.errors import PuntoError
 from tables.models import Coup, Shoe, Table
 from tables.selectors import table_live_coup, table_shoe_in_play
@@ -173,3 +176,21 @@ def test_a_stale_page_is_refused_once_its_shoe_has_ended(db):
     assert answers[-1]["shoe"]["number"] != first.number
     assert refused(player, table, {"banker": "1.00"}, commitment=first.commitment).code == "shoe_changed"
     books_balanced()
+
+
+def test_idle_private_shoes_are_finished_and_revealed(rng_table):
+    idle, busy = funded("100.00"), funded("100.00")
+    idle_shoe = rng_shoe_ready(table=rng_table, player=idle)
+    busy_shoe = rng_shoe_ready(table=rng_table, player=busy)
+    long_ago = timezone.now() - timedelta(hours=2)
+    Shoe.objects.filter(pk__in=[idle_shoe.pk, busy_shoe.pk]).update(started_at=long_ago)
+    deal(busy, rng_table, {"player": "5.00"})  # dealt from just now
+
+    assert rng_idle_shoes_close.delay().get() == 1
+    idle_shoe.refresh_from_db()
+    busy_shoe.refresh_from_db()
+    assert idle_shoe.state == Shoe.State.FINISHED and idle_shoe.reveal().salt
+    assert busy_shoe.state == Shoe.State.IN_PLAY
+    # The idle player's page, still showing the finished shoe, deals no more; a new shoe is shown to them first.
+    assert refused(idle, rng_table, {"player": "5.00"}, commitment=idle_shoe.commitment).code == "shoe_changed"
+    assert rng_shoe_ready(table=rng_table, player=idle).commitment != idle_shoe.commitment
