@@ -52,8 +52,8 @@ def main() -> int:
     from wagering.checks import ledger_check
     from wagering.wallets import wallet_deposit
 
-    table = table_create(code="rng1", name="Deal Your Own", dealing_mode=Table.DealingMode.RNG, side_bets=["player_pair"])
-    table = table_open(table=table)
+    rules = {"dealing_mode": Table.DealingMode.RNG, "side_bets": ["player_pair"]}
+    table = table_open(table=table_create(code="rng1", name="Deal Your Own", **rules))
     players = []
     for number in range(options.players):
         user = get_user_model().objects.create_user(username=f"bench{number}")
