@@ -76,7 +76,9 @@ def rng_deal(request: HttpRequest, table: Table, live: Coup | None, body: dict) 
 def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpResponse:
     """The page of a table dealt on demand: the player's shoe (made and committed now if they have none, so
     its commitment is shown before its first deal), chips, board, Deal, and their latest rounds here."""
-    shoe = rng_shoe_ready(table=table, player=request.user) if table.is_open and not request.user.is_staff else None
+    seamless = launched_seamless_player(request) is not None
+    plays = table.is_open and not request.user.is_staff and not seamless
+    shoe = rng_shoe_ready(table=table, player=request.user) if plays else None
     context = {
         "table": table,
         "chips": table_chips(table=table, currency=currency),
@@ -86,7 +88,7 @@ def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpRes
             table_id=table.pk, user=request.user, currency=currency, at=timezone.now()
         ),
         "shoe": rng_shoe_public(shoe=shoe),
-        "seamless": launched_seamless_player(request) is not None,
+        "seamless": seamless,
         "rounds": player_round_history(user=request.user, table=table, limit=RECENT_ROUNDS),
         "board": _board(table),
     }

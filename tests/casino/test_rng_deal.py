@@ -19,6 +19,7 @@ from tables.models import Coup, Shoe, Table
 from tables.selectors import table_live_coup, table_shoe_in_play
 from tests.factories import TableFactory
 from tests.wagering.conftest import funded
+from wagering import placement, settlement
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, LedgerTransaction
 from wagering.selectors import wallet_balance
@@ -194,3 +195,13 @@ def test_idle_private_shoes_are_finished_and_revealed(rng_table):
     # The idle player's page, still showing the finished shoe, deals no more; a new shoe is shown to them first.
     assert refused(idle, rng_table, {"player": "5.00"}, commitment=idle_shoe.commitment).code == "shoe_changed"
     assert rng_shoe_ready(table=rng_table, player=idle).commitment != idle_shoe.commitment
+
+
+def test_a_private_coup_is_not_told_to_the_table(rng_table, monkeypatch):
+    """The table's events (its bet totals, its settlement) are for the players watching a shared coup: another
+    player at a table dealt on demand does not see this one's stakes or results."""
+    told = []
+    monkeypatch.setattr(placement, "table_totals_send", lambda **kwargs: told.append(("totals", kwargs)))
+    monkeypatch.setattr(settlement, "table_event_send", lambda **kwargs: told.append(("event", kwargs)))
+    deal(funded("100.00"), rng_table, {"player": "5.00"})
+    assert told == []
