@@ -15,4 +15,9 @@ BEAT_SCHEDULE = {
         "task": "casino.tasks.play_sessions_ended_tell",
         "schedule": 60.0,
     },
+    # The private shoes of tables dealt on demand (issue 30) left idle: finished, so their order is revealed.
+    "casino-rng-idle-shoes-close": {
+        "task": "casino.tasks.rng_idle_shoes_close",
+        "schedule": 300.0,
+    },
 }

@@ -229,6 +229,9 @@ LOGOUT_REDIRECT_URL = "/"
 LANGUAGE_CODE = "en"
 # A squeezable card left alone on the player's page turns over by itself after this long (docs/ui.md, Squeeze).
 SQUEEZE_TURN_SECONDS = env.float("SQUEEZE_TURN_SECONDS", default=2.5)
+# Tables dealt on demand (issue 30): a player's private shoe nobody has dealt from for this long is finished and
+# revealed (casino.lifecycle.tasks.rng_idle_shoes_close, every 5 minutes).
+RNG_SHOE_IDLE_MINUTES = env.int("RNG_SHOE_IDLE_MINUTES", default=30)
 if not 0.5 <= SQUEEZE_TURN_SECONDS <= 30:
     raise ImproperlyConfigured("SQUEEZE_TURN_SECONDS must be between 0.5 and 30")
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]

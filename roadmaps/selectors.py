@@ -15,6 +15,7 @@ from tables.selectors import (
     table_dealer,
     table_seats_public,
     table_shoe_holder_public,
+    table_shoe_in_play,
 )
 
 
@@ -47,7 +48,7 @@ def shoe_road_coups(*, shoe_id: int) -> list[Coup]:
 def table_snapshot(*, table: Table) -> dict:
     """Everything a browser needs to draw the table from scratch (JSON-ready, amounts as strings)."""
     coup = table_current_coup(table=table)
-    shoe = coup.shoe if coup is not None else table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    shoe = coup.shoe if coup is not None else table_shoe_in_play(table=table)
     session = table_dealer(table=table)
     rules = table_coup_rules(table=table)
     paytables = rules.table.paytables()

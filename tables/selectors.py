@@ -90,7 +90,8 @@ def table_chips(*, table: Table, currency: str) -> list[int]:
 
 
 def table_live_coup(*, table: Table) -> Coup | None:
-    return table.coups.filter(state__in=Coup.LIVE_STATES).first()
+    """The table's coup in progress (a private coup of a table dealt on demand is never one)."""
+    return table.coups.filter(state__in=Coup.LIVE_STATES, player__isnull=True).first()
 
 
 def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
@@ -141,7 +142,7 @@ def _table_with_live_coup_sql() -> str:
     tables, coups = quote(Table._meta.db_table), quote(Coup._meta.db_table)  # names of ours, not input
     return (
         f"SELECT {table_columns}, {coup_columns} FROM {tables} t LEFT JOIN {coups} c"  # noqa: S608
-        f" ON c.table_id = t.id AND c.state IN ({states}) WHERE t.code = %s"
+        f" ON c.table_id = t.id AND c.state IN ({states}) AND c.player_id IS NULL WHERE t.code = %s"
     )
 
 
@@ -155,11 +156,12 @@ def _db_value(field, value: object) -> object:
 
 def table_current_coup(*, table: Table) -> Coup | None:
     """The live coup, else the latest one."""
-    return table_live_coup(table=table) or table.coups.order_by("-id").first()
+    return table_live_coup(table=table) or table.coups.filter(player__isnull=True).order_by("-id").first()
 
 
 def table_shoe_in_play(*, table: Table) -> Shoe | None:
-    return table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    """The table's shoe in play (a player's private shoe at a table dealt on demand is never the table's)."""
+    return table.shoes.filter(state=Shoe.State.IN_PLAY, player__isnull=True).first()
 
 
 def table_shoe_shuffled(*, table: Table) -> Shoe | None:

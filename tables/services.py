@@ -76,6 +76,8 @@ def _rules_check(table: Table) -> None:
 @transaction.atomic
 def table_create(*, code: str, name: str, actor: User | None = None, **rules: object) -> Table:
     _rules_known(rules)
+    if rules.get("dealing_mode") == Table.DealingMode.RNG:
+        rules.setdefault("decks", RNG_TABLE_DECKS)  # seed 004: "Baccarat uses a four deck shoe"
     table = Table(code=code, name=name, **rules)
     _rules_check(table)
     table.save()
@@ -207,6 +209,7 @@ def _no_bet_coups_lower(*, table: Table, actor: User | None, count: int | None, 
 
 
 MARKER_BET_TYPES_DEFAULT = (PLAYER, BANKER)
+RNG_TABLE_DECKS = 4
 
 
 @transaction.atomic

@@ -34,11 +34,17 @@ def shoe_prepare(
     shuffle_method: str | None = None,
     seal_number: str = "",
     shuffle: ShuffleRecord | None = None,
+    player: User | None = None,
 ) -> Shoe:
     """A new shoe for the table: an RNG order for automatic tables, a physical shoe for dealer tables, with
-    the record of its shuffle by ``actor`` (seed 000 §2.1; required before it starts, see ``shoe_start``)."""
+    the record of its shuffle by ``actor`` (seed 000 §2.1; required before it starts, see ``shoe_start``).
+    At a table dealt on demand, ``player``'s private RNG shoe (the table's lock numbers it)."""
     table = table_locked(table.pk)
-    automatic = table.dealing_mode == Table.DealingMode.AUTOMATIC
+    automatic = table.dealing_mode != Table.DealingMode.DEALER
+    if (player is not None) != table.dealt_on_demand:
+        raise TableError(
+            "a table dealt on demand deals only players' private shoes", code=ErrorCode.WRONG_SHUFFLE_METHOD
+        )
     method = shuffle_method or (Shoe.ShuffleMethod.RNG if automatic else Shoe.ShuffleMethod.TABLE)
     if automatic != (method == Shoe.ShuffleMethod.RNG):
         raise TableError(
@@ -51,11 +57,12 @@ def shoe_prepare(
         problem = problem or shuffle_record_problem(record=shuffle, shuffle_method=method)
         if problem:
             raise TableError(problem, code=ErrorCode.SHUFFLE_RECORD_INVALID)
-    table.shoes.filter(state=Shoe.State.PREPARED).update(state=Shoe.State.DISCARDED)
+    table.shoes.filter(state=Shoe.State.PREPARED, player=player).update(state=Shoe.State.DISCARDED)
     last = table.shoes.order_by("-number").values_list("number", flat=True).first() or 0
     order, salt = (new_shoe_order(table.decks), new_salt()) if automatic else ([], "")
     shoe = Shoe.objects.create(
         table=table,
+        player=player,
         number=last + 1,
         decks=table.decks,
         shuffle_method=method,
@@ -112,7 +119,7 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
         raise TableError(f"table {table.code} already has a shoe in play", code=ErrorCode.SHOE_IN_PLAY)
     if not shoe.has_card_order:
         _physical_shoe_ready_check(shoe)
-    if table.burn_procedure == game_rules.BURN_NO_BET_COUPS:
+    if table.burn_procedure == game_rules.BURN_NO_BET_COUPS and shoe.player_id is None:
         table.no_bet_coups_ordered += game_rules.NO_BET_COUPS_AT_START
         table.save(update_fields=["no_bet_coups_ordered"])
     elif shoe.has_card_order:
@@ -139,6 +146,8 @@ def shoe_start(*, shoe: Shoe, actor: User | None = None, burn_card: str | None =
             "burn": table.burn_procedure,
         },
     )
+    if shoe.player_id is not None:  # a private shoe: its player's page shows it, not the table's events
+        return shoe
     table_event_send(
         table_code=table.code,
         event_type="shoe_change",

@@ -334,7 +334,8 @@ def bets_changed_events(
     currency, on commit."""
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance, round_id=coup.round_id, bets=own)
-    table_totals_changed(coup=coup, currency=currency, table_totals=table_totals)
+    if coup.player_id is None:  # a private coup (a table dealt on demand) is its player's alone
+        table_totals_changed(coup=coup, currency=currency, table_totals=table_totals)
 
 
 def table_totals_changed(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal]) -> None:

@@ -69,11 +69,12 @@ def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
     audit_record(
         action="coup_settled", actor_label=SETTLEMENT, table=coup.table, obj=coup, after={"bets": len(bets), **totals}
     )
-    table_event_send(
-        table_code=coup.table.code,
-        event_type="settlement",
-        data={"round_id": coup.round_id, "result": result.as_dict(), "bets": len(bets), **totals},
-    )
+    if coup.player_id is None:  # a private coup (a table dealt on demand) is its player's alone
+        table_event_send(
+            table_code=coup.table.code,
+            event_type="settlement",
+            data={"round_id": coup.round_id, "result": result.as_dict(), "bets": len(bets), **totals},
+        )
     return CoupBetsSettled(transactions=list(paid.transactions.values()), from_partners=paid.from_partners)
 
 

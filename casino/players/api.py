@@ -153,7 +153,7 @@ def bets_rebet(request: HttpRequest, table: Table, live: Coup | None, body: dict
 
 def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: dict, *, kind: str) -> JsonResponse:
     """The request through the bet intake (``casino.players.intake``: once per ``request_id``, if the body has one)."""
-    if not _bet_request_allowed(user_id=request.user.pk):
+    if not bet_request_allowed(user_id=request.user.pk):
         raise TooFast(f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment")
     if kind == "bet" and not isinstance(body.get("bets"), dict):
         raise RequestRefused('send the bets as {"bets": {"player": "10.00", ...}}', code=ErrorCode.BAD_JSON)
@@ -175,7 +175,7 @@ def _bet_request(request: HttpRequest, table: Table, live: Coup | None, body: di
     return JsonResponse({"ok": True, "round_id": answer.round_id, "balance": answer.balance, "bets": answer.own_totals})
 
 
-def _bet_request_allowed(*, user_id: int) -> bool:
+def bet_request_allowed(*, user_id: int) -> bool:
     """A player's bet requests over HTTP, counted per second of the clock in the cache (Redis: across the
     web processes): at most a socket's burst in any one second. Should the cache fail, the request goes on
     (the intake checks it as ever): a counter out of order is no reason to refuse every bet."""
@@ -197,7 +197,7 @@ def _amount(amount: Decimal | None) -> str | None:
 def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Game history: the table's latest results and the player's own latest rounds there (the coup, the bets
     and the balance after, amounts in ``currency``; no balance where a partner's seamless wallet holds it)."""
-    played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
+    played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED), player__isnull=True)
     latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]
     rounds = player_round_history(user=request.user, table=table, limit=HISTORY_ROUNDS)
     return JsonResponse(

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from casino.players import api as views
+from casino.players import rng
 
 app_name = "players"
 urlpatterns = [
@@ -11,4 +12,5 @@ urlpatterns = [
     path("<slug:code>/bets/remove/", views.bets_remove, name="bets_remove"),
     path("<slug:code>/bets/rebet/", views.bets_rebet, name="bets_rebet"),
     path("<slug:code>/history/", views.history, name="history"),
+    path("<slug:code>/deal/", rng.rng_deal, name="rng_deal"),
 ]

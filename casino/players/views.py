@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
+from casino.players.rng import rng_table_page
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
@@ -66,6 +67,8 @@ def _balance(request: HttpRequest) -> Decimal | None:
 def table_page(request: HttpRequest, code: str) -> HttpResponse:
     table = get_object_or_404(Table, code=code)
     currency = player_currency(user=request.user)
+    if table.dealt_on_demand:
+        return rng_table_page(request, table, currency)
     context = {
         "table": table,
         "chips": table_chips(table=table, currency=currency),

@@ -29,6 +29,10 @@ class Coup(models.Model):
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="coups")
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
+    # A private coup of a table dealt on demand: its player's, dealt and settled in one transaction.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     number = models.PositiveSmallIntegerField()
     round_id = models.CharField(max_length=32, unique=True)
     state = models.CharField(max_length=14, choices=State.choices, default=State.BETTING)
@@ -78,7 +82,7 @@ class Coup(models.Model):
             models.UniqueConstraint(fields=["shoe", "number"], name="coup_number_per_shoe"),
             models.UniqueConstraint(
                 fields=["table"],
-                condition=Q(state__in=["betting", "no_more_bets", "dealing", "held"]),
+                condition=Q(state__in=["betting", "no_more_bets", "dealing", "held"], player__isnull=True),
                 name="one_live_coup_per_table",
             ),
         ]

@@ -86,6 +86,8 @@ class Table(models.Model):
     class DealingMode(models.TextChoices):
         AUTOMATIC = "automatic", "Automatic (RNG shoe)"
         DEALER = "dealer", "Dealer (physical shoe)"
+        # Seed 004: each player deals alone, on demand, from a private RNG shoe (``casino.lifecycle.rng``).
+        RNG = "rng", "Dealt on demand (private RNG shoes)"
 
     code = models.SlugField(max_length=20, unique=True)
     name = models.CharField(max_length=80)
@@ -161,6 +163,11 @@ class Table(models.Model):
             raise ValidationError(
                 {"patrons_hold_shoe": "The patrons hold the shoe only at a dealer table: an RNG table has no seats."}
             )
+
+    @property
+    def dealt_on_demand(self) -> bool:
+        """Each player deals their own coups from a private shoe: no betting window, no loop."""
+        return self.dealing_mode == self.DealingMode.RNG
 
     def game_rules(self) -> game_rules.TableRules:
         return game_rules.TableRules(

@@ -28,6 +28,10 @@ class Shoe(models.Model):
         TABLE = "table", "At the table"
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    # A table dealt on demand (``Table.DealingMode.RNG``): the player whose private shoe this is; None: the table's.
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="private_shoes"
+    )
     number = models.PositiveIntegerField()
     decks = models.PositiveSmallIntegerField()
     shuffle_method = models.CharField(max_length=12, choices=ShuffleMethod.choices)
@@ -70,7 +74,14 @@ class Shoe(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="shoe_number_per_table"),
-            models.UniqueConstraint(fields=["table"], condition=Q(state="in_play"), name="one_shoe_in_play_per_table"),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(state="in_play", player__isnull=True), name="one_shoe_in_play_per_table"
+            ),
+            models.UniqueConstraint(
+                fields=["table", "player"],
+                condition=Q(state="in_play", player__isnull=False),
+                name="one_private_shoe_in_play_per_player",
+            ),
         ]
         ordering = ["table", "-number"]
 

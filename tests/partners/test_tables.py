@@ -7,11 +7,13 @@ import pytest
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.paytables import build_paytables
 from casino import lifecycle
+from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_ready
 from partners.selectors.tables import table_rules_bet_odds
 from tables.models import Shoe
 from tables.services import table_create, table_open
 from tests.casino.test_loop import step_until
 from tests.factories import CoupFactory, ShoeFactory, TableFactory, coup_deal_and_resolve
+from tests.wagering.conftest import funded
 
 
 def test_the_list_shows_every_table_with_its_rules_limits_and_current_coup(api, coup):
@@ -132,3 +134,16 @@ def api_live(api):
     """A client and an automatic table run by the table services."""
     table = table_create(code="live1", name="Live 1", betting_seconds=5)
     return api, table_open(table=table)
+
+
+def test_a_table_dealt_on_demand_is_listed_without_its_players_private_shoes_and_coups(api, db):
+    """Issue 30: the partners' list shows the kind of table; a player's private shoe and coups are theirs alone."""
+    table = TableFactory(code="rng5", dealing_mode="rng", decks=4)
+    player = funded("100.00")
+    commitment = rng_shoe_ready(table=table, player=player).commitment
+    rng_coup_deal(
+        asked=RngDealAsked(user=player, table=table, bets={"player": "5"}, commitment=commitment, request_id="p1")
+    )
+    listed = {each["code"]: each for each in api.get("/api/v1/tables/").json()["results"]}
+    assert listed["rng5"]["dealing_mode"] == "rng" and listed["rng5"]["state"] == "open"
+    assert (listed["rng5"]["shoe"], listed["rng5"]["current_coup"]) == (None, None)

@@ -227,5 +227,5 @@ def test_the_tables_list_shows_and_filters_by_pit(auto_table, dealer_table):
 def test_the_demo_puts_its_tables_in_the_main_pit_the_demo_pit_boss_supervises():
     call_command("demo_data", verbosity=0)
     call_command("demo_data", verbosity=0)  # run again: the same pit, once
-    assert pits_state() == [("main", "Main pit", ["live3", "live4", "nc2", "pb1"], ["pitboss"]), ("no pit", [])]
+    assert pits_state() == [("main", "Main pit", ["live3", "live4", "nc2", "pb1", "rng5"], ["pitboss"]), ("no pit", [])]
     assert AuditLog.objects.filter(action="pit_created").count() == 1

@@ -32,6 +32,14 @@ DEMO_TABLES = (
     },
     {"code": "live3", "name": "Live Dealer 3", "dealing_mode": Table.DealingMode.DEALER, "betting_seconds": 20},
     {"code": "live4", "name": "Live Dealer 4", "dealing_mode": Table.DealingMode.DEALER, "betting_seconds": 20},
+    # Seed 004: each player deals alone, from a four-deck shoe of their own.
+    {
+        "code": "rng5",
+        "name": "Deal Your Own 5",
+        "dealing_mode": Table.DealingMode.RNG,
+        "decks": 4,
+        "side_bets": ["player_pair", "banker_pair"],
+    },
 )
 # live3 opens with the demo dealer logged in and two patrons seated (one a known player); live4 stays closed.
 DEMO_DEALER_TABLE = "live3"
@@ -105,7 +113,7 @@ class Command(BaseCommand):
                     limit_set_create(
                         table=table, actor=admin, currency=currency, max_differential="5000", reason="demo"
                     )
-                if table.dealing_mode == Table.DealingMode.AUTOMATIC:
+                if table.dealing_mode != Table.DealingMode.DEALER:
                     table_open(table=table, actor=admin, reason="demo")
                 if table.code == DEMO_DEALER_TABLE:
                     self.dealer_table_open(table, admin)

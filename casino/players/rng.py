@@ -1,0 +1,95 @@
+"""A table dealt on demand (seed 004): the player's page and its Deal endpoint (session auth + CSRF).
+
+POST ``{"bets": {type: amount}, "commitment", "request_id"}`` (Deal) or ``{"rebet": true, "commitment",
+"request_id"}`` (Rebet and deal): one private coup placed, dealt and settled (``casino.lifecycle.rng``), answered
+with its cards, result, returns and the balance after; a refusal as the other endpoints answer it
+(``casino.players.api``), nothing changed. Players whose money a partner's seamless wallet holds are refused
+for now: one debit and one credit per round there is not built yet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_public, rng_shoe_ready
+from casino.players.api import bet_request_allowed, player_endpoint
+from casino.players.bet_requests import request_id_checked
+from casino.players.errors import RequestRefused, TooFast
+from casino.players.intake import BET_REQUEST_BURST
+from casino.players.launch import launched_seamless_player
+from kernel.errors import ErrorCode
+from tables.models import Coup, Table
+from tables.selectors import table_chips, table_coup_rules
+from wagering.selectors import player_personal_limits, player_round_history, wallet_balance
+
+
+def _board(table: Table) -> dict:
+    """The betting areas the table offers and what each pays, as the board draws them (static/js/board.js)."""
+    rules = table_coup_rules(table=table)
+    return {
+        "side_bets": list(rules.table.side_bets),
+        "payouts": {bet: paytable.odds_label() for bet, paytable in rules.table.paytables().items()},
+    }
+
+
+COMMITMENT = re.compile(r"[0-9a-f]{64}")
+RECENT_ROUNDS = 12
+
+
+@require_POST
+@player_endpoint
+def rng_deal(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
+    """Deal: the bets asked (or the last ones again) on a new private coup, dealt and settled at once."""
+    if not bet_request_allowed(user_id=request.user.pk):
+        raise TooFast(f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment")
+    if launched_seamless_player(request) is not None:
+        raise RequestRefused(
+            f"{table.name} is not yet open to players whose partner holds their wallet",
+            code=ErrorCode.SEAMLESS_NOT_OFFERED,
+        )
+    rebet, bets = body.get("rebet", False), body.get("bets")
+    if rebet is not True and rebet is not False:
+        raise RequestRefused('"rebet" is true or false', code=ErrorCode.BAD_JSON)
+    if rebet == (bets is not None) or (bets is not None and not isinstance(bets, dict)):
+        raise RequestRefused(
+            'send the bets as {"bets": {"player": "10.00", ...}}, or {"rebet": true} to repeat your last ones',
+            code=ErrorCode.BAD_JSON,
+        )
+    commitment = body.get("commitment")
+    if not isinstance(commitment, str) or not COMMITMENT.fullmatch(commitment):
+        raise RequestRefused("send the commitment of the shoe your page shows", code=ErrorCode.BAD_JSON)
+    asked = RngDealAsked(
+        user=request.user,
+        table=table,
+        bets=None if rebet else bets,
+        commitment=commitment,
+        request_id=request_id_checked(body.get("request_id")),
+    )
+    return JsonResponse({"ok": True, **rng_coup_deal(asked=asked)})
+
+
+def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpResponse:
+    """The page of a table dealt on demand: the player's shoe (made and committed now if they have none, so
+    its commitment is shown before its first deal), chips, board, Deal, and their latest rounds here."""
+    seamless = launched_seamless_player(request) is not None
+    plays = table.is_open and not request.user.is_staff and not seamless
+    shoe = rng_shoe_ready(table=table, player=request.user) if plays else None
+    context = {
+        "table": table,
+        "chips": table_chips(table=table, currency=currency),
+        "balance": wallet_balance(user=request.user),
+        "currency": currency,
+        "personal_limits": player_personal_limits(
+            table_id=table.pk, user=request.user, currency=currency, at=timezone.now()
+        ),
+        "shoe": rng_shoe_public(shoe=shoe),
+        "seamless": seamless,
+        "rounds": player_round_history(user=request.user, table=table, limit=RECENT_ROUNDS),
+        "board": _board(table),
+    }
+    return render(request, "rng_table.html", context)
