@@ -247,6 +247,24 @@ def request_coup(*, table: Table, live: Coup | None, round_id: object) -> Coup:
     return live
 
 
+def bet_request_replayed(
+    *, user: User, kind: str, request_id: object, round_id: object, bets: object, multiplier: object
+) -> BetRequestAnswer | None:
+    """The first answer to a request_id the player's request carried out before its coup moved on: a request
+    sent again after a reconnect names the round it was made for, no longer the table's live one, and gets
+    the answer it got then (or its refusal again), never ``round_changed`` for a bet the books hold. ``None`` if
+    that request_id was never carried out."""
+    if not isinstance(request_id, str):
+        return None
+    record = BetRequest.objects.filter(user_id=user.pk, key=request_id).first()
+    if record is None:
+        return None
+    named = round_id if round_id is not None else record.request.get("round_id")
+    if record.request != _parameters_of(kind, named, bets, multiplier):
+        raise _conflict(request_id, record)
+    return _replay(record)
+
+
 def request_id_checked(request_id: object) -> str:
     if (
         not isinstance(request_id, str)
@@ -350,13 +368,16 @@ def _seamless_once(request: PlayerBetRequest, *, key: str, parameters: dict) -> 
 
 
 def _parameters(request: PlayerBetRequest) -> dict:
-    parameters = {"kind": request.kind, "round_id": request.coup.round_id}
-    if request.kind == "bet":
-        parameters["bets"] = (
-            {str(k): str(v) for k, v in request.bets.items()} if isinstance(request.bets, dict) else str(request.bets)
-        )
-    if request.kind == "rebet":
-        parameters["multiplier"] = str(request.multiplier)
+    return _parameters_of(request.kind, request.coup.round_id, request.bets, request.multiplier)
+
+
+def _parameters_of(kind: str, round_id: object, bets: object, multiplier: object) -> dict:
+    """What a request_id is recorded with: a resend must ask the same."""
+    parameters = {"kind": kind, "round_id": round_id}
+    if kind == "bet":
+        parameters["bets"] = {str(k): str(v) for k, v in bets.items()} if isinstance(bets, dict) else str(bets)
+    if kind == "rebet":
+        parameters["multiplier"] = str(multiplier)
     return parameters
 
 

@@ -20,6 +20,7 @@ from django.db import DatabaseError
 from casino.players.bet_requests import (
     PlayerBetRequest,
     bet_request_answer,
+    bet_request_replayed,
     bet_requests_answer_together,
     request_coup,
     together,
@@ -133,6 +134,25 @@ def _answered_on(requests: list[IntakeRequest]) -> dict[int, str]:
     return {r.user.pk: r.answered_on for r in requests if r.answered_on is not None and asked[r.user.pk] == 1}
 
 
+def _replayed_else(request: IntakeRequest, error: PuntoError) -> object:
+    """A request refused because its coup is no longer live: a resend of one carried out on that coup gets its
+    first answer; any other request, ``error``."""
+    if getattr(error, "code", None) not in (ErrorCode.ROUND_CHANGED, ErrorCode.NO_LIVE_COUP):
+        return error
+    try:
+        replayed = bet_request_replayed(
+            user=request.user,
+            kind=request.kind,
+            request_id=request.request_id,
+            round_id=request.round_id,
+            bets=request.bets,
+            multiplier=request.multiplier,
+        )
+    except WageringError as refusal:
+        return refusal
+    return error if replayed is None else replayed
+
+
 def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPlayer | None) -> list[object]:
     """Each request's answer, or the error refusing it, in arrival order: runs of bets and rebets from our own
     wallets answered together, set-wise (a refusal writes nothing but its record); any other request, and a
@@ -169,7 +189,7 @@ def _carried_out(requests: list[IntakeRequest], table, live, seamless: PartnerPl
                 request_id=request.request_id,
             )
         except PuntoError as error:
-            outcomes[index] = error
+            outcomes[index] = _replayed_else(request, error)
             continue
         if together(player_request):
             run.append((index, player_request))

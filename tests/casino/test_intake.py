@@ -146,3 +146,33 @@ def test_a_seamless_request_that_fails_is_answered_internal_error_not_raised(db,
     )
     assert future.exception(timeout=5).code == "internal_error"
     assert not Bet.objects.exists() and wallet_balance(user=player) == D("100.00")
+
+
+@pytest.mark.parametrize("next_coup", [False, True], ids=["no_live_coup", "a_new_coup"])
+def test_a_request_sent_again_after_its_coup_moved_on_gets_its_first_answer(coup, next_coup):
+    """A player's socket dropped as the bet was answered; it reconnects once the coup has moved on and sends the
+    request again, naming its round: the first answer comes back, not ``round_changed`` for a bet the books hold.
+    Another request for that round, or other bets under the same request_id, are refused as before."""
+    [user] = players(1)
+    asked = {"user": user, "table_code": "gc1", "kind": "bet", "round_id": coup.round_id, "bets": {"banker": "10"}}
+    first = bet_request_submit(IntakeRequest(**asked, request_id="once")).result()
+    coup.state = coup.State.RESOLVED
+    coup.save(update_fields=["state"])
+    if next_coup:
+        CoupFactory(table=coup.table, betting_closes_at=timezone.now() + timedelta(minutes=5))
+
+    again = bet_request_submit(IntakeRequest(**asked, request_id="once")).result()
+    assert (again.round_id, again.bets, again.balance, again.replayed) == (
+        first.round_id,
+        first.bets,
+        first.balance,
+        True,
+    )
+    with pytest.raises(WageringError) as other_bets:
+        bet_request_submit(IntakeRequest(**{**asked, "bets": {"banker": "20"}}, request_id="once")).result()
+    assert other_bets.value.code == "idempotency_conflict"
+    with pytest.raises(WageringError) as never_sent:
+        bet_request_submit(IntakeRequest(**asked, request_id="new")).result()
+    assert never_sent.value.code == ("round_changed" if next_coup else "no_live_coup")
+    assert Bet.objects.count() == 1 and wallet_balance(user=user) == D("90.00")
+    assert ledger_check().ok and settlement_check(finished=False).problems == []
