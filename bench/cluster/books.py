@@ -56,6 +56,7 @@ def lock_holders() -> dict[str, int]:
     from django.db import connection
 
     names = {address: host for host, address in HOSTS.items()}
+    connection.close()  # a connection of a PostgreSQL since restarted would fail
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT host(a.client_addr), count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
@@ -125,6 +126,7 @@ def coups_finished(*, timeout: float) -> bool:
     from tables.models import Coup, Table
     from tables.services import table_close
 
+    connection.close()
     boss = get_user_model().objects.get(username="bed-boss")
     for table in Table.objects.filter(code__in=TABLES, is_open=True):
         table_close(table=table, actor=boss, reason="end of the bed's run")

@@ -99,7 +99,8 @@ def inside(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     env = hosts.app_env(web_concurrency=args.web_concurrency)
-    os.environ.update(env, DJANGO_SETTINGS_MODULE="casino.settings")
+    # The bed's own connections: none pooled or kept, so that none outlives a PostgreSQL restart here.
+    os.environ.update(env, DJANGO_SETTINGS_MODULE="casino.settings", DATABASE_POOL_MAX_SIZE="0", CONN_MAX_AGE="0")
     postgres, redis = hosts.postgres_init().start(), hosts.redis_process().start()
     hosts.wait_for("PostgreSQL", lambda: hosts.port_open(HOSTS["db"], hosts.PG_PORT))
     hosts.wait_for("Redis", lambda: hosts.port_open(HOSTS["db"], hosts.REDIS_PORT))
@@ -130,7 +131,7 @@ def inside(args: argparse.Namespace) -> int:
     url = f"wss://{hosts.LB}/ws/tables/{books.TABLES[0]}/"
     think = (args.think * 0.5, args.think * 1.5)
     client = multiprocessing.Process(
-        target=players_run, args=(url, str(hosts.CERTIFICATE), setup["sockets"], think, theirs)
+        target=players_run, args=(url, str(hosts.CERTIFICATE), setup["sockets"], think, theirs), daemon=True
     )
     client.start()
     partner = books.PartnerServer(key=setup["partner_key"], players=setup["partner_players"], interval=0.25)

@@ -9,7 +9,7 @@ import signal
 import time
 
 from bench.cluster.books import TABLES, lock_holders
-from bench.cluster.hosts import Process, balancer_states, wait_for, web_healthy
+from bench.cluster.hosts import Process, balancer_states, haproxy_command, wait_for, web_healthy
 from bench.common import percentile
 
 RECONNECT_P99_LIMIT = 10.0  # seconds: a player back on a socket after its host is lost
@@ -50,9 +50,12 @@ class Bed:
     def play(self, seconds: float) -> None:
         time.sleep(seconds)
 
-    def web_back(self, host: str) -> float:
+    def web_back(self, host: str, *, drained: bool = False) -> float:
+        """``host``'s web process started again and back in the balancer (made ready again if it was drained)."""
         self.processes[host].start()
         wait_for(f"{host} /healthz", lambda: web_healthy(host), timeout=90)
+        if drained:
+            haproxy_command(f"set server web/{host} state ready")
         return wait_for(f"{host} up at the balancer", lambda: balancer_states().get(host) == "UP", timeout=60)
 
 
@@ -61,6 +64,7 @@ def coups_held() -> int:
 
     from tables.models import Coup
 
+    connection.close()
     held = Coup.objects.filter(state=Coup.State.HELD).count()
     connection.close()
     return held
@@ -187,8 +191,6 @@ def loop_killed(bed: Bed, *, seconds: float) -> None:
 
 def rolling_restart(bed: Bed, *, seconds: float) -> None:
     """(6) A release: web1, web2 (drained, SIGTERM), loop1, loop2, worker (SIGTERM) restarted one by one."""
-    from bench.cluster.hosts import haproxy_command
-
     bed.window()
     for host in ("web1", "web2", "loop1", "loop2", "worker"):
         if host.startswith("web"):
@@ -196,8 +198,7 @@ def rolling_restart(bed: Bed, *, seconds: float) -> None:
             bed.play(2)
         bed.processes[host].stop(number=signal.SIGTERM)
         if host.startswith("web"):
-            bed.web_back(host)
-            haproxy_command(f"set server web/{host} state ready")
+            bed.web_back(host, drained=True)
         else:
             bed.processes[host].start()
         bed.play(seconds / 5)
@@ -271,6 +272,7 @@ def worker_down(bed: Bed, *, seconds: float) -> None:
     killed_at = timezone.now()
     bed.processes["worker"].kill()
     bed.play(60.0)
+    connection.close()
     waiting = Coup.objects.filter(state=Coup.State.RESOLVED).count()
     bed.processes["worker"].start()
 
