@@ -8,9 +8,10 @@ taken out) is opened again through the balancer as the page does (``static/js/li
 doubling, each ±25%), and a bet not yet answered is sent again with the same ``request_id`` and round: the
 first answer must come back.
 
-Commands: ``"report"`` answers the figures since the last report (acks, refusals by code, reconnects and how
-long each took, unanswered bets, players that could not reconnect); ``"stop"`` closes every socket and
-answers every ``request_id`` acknowledged, refused and still unanswered, for the books.
+Commands: ``"go"`` lets them bet (each waits for it once its socket is open); ``"report"`` (and ``"go"``)
+answers the figures since the last report (acks, refusals by code, reconnects and how long each took,
+unanswered bets, players that could not reconnect); ``"stop"`` closes every socket and answers every
+``request_id`` acknowledged, refused and still unanswered, for the books.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ ANSWER_TIMEOUT = 15.0
 RECONNECT_GIVE_UP = 60.0
 FIRST_RETRY, LONGEST_RETRY = 0.5, 15.0  # static/js/live.js
 CONNECTING_AT_ONCE = 50
+CLOSED = {"type": "closed"}  # the answer of a bet whose socket closed before its answer came
 
 
 @dataclass
@@ -83,7 +85,7 @@ class Player:
                         ssl=self.context,
                         origin=f"https://{self.url.split('/')[2]}",
                         additional_headers={"Cookie": self.cookie},
-                        open_timeout=10,
+                        open_timeout=30,
                         ping_interval=None,
                         max_size=None,
                         proxy=None,
@@ -123,7 +125,7 @@ class Player:
         self.closed_at = self.closed_at or time.monotonic()
         self.betting.set()  # wakes a player waiting for a coup
         if self.answer is not None and not self.answer.done():
-            self.answer.set_exception(ConnectionError("socket closed"))
+            self.answer.set_result(CLOSED)
 
     async def _reopen(self, run: Run) -> bool:
         """The socket again (the first time: opened), the time it took from its close counted."""
@@ -144,7 +146,10 @@ class Player:
         self.reader = asyncio.create_task(self.read())
         return True
 
-    async def play(self, stop: asyncio.Event, think: tuple[float, float], run: Run) -> None:
+    async def play(self, stop: asyncio.Event, go: asyncio.Event, think: tuple[float, float], run: Run) -> None:
+        if not await self._reopen(run):
+            return
+        await go.wait()  # every player's socket open before the first bet
         while not stop.is_set():
             if (self.ws is None or self.closed_at is not None) and not await self._reopen(run):
                 break
@@ -166,6 +171,8 @@ class Player:
                 answer = await asyncio.wait_for(self.answer, ANSWER_TIMEOUT)
             except Exception as error:  # closed or silent: open the socket again and send the same request
                 run.figures.timeouts += isinstance(error, TimeoutError)
+                answer = CLOSED
+            if answer is CLOSED:
                 self.closed_at = self.closed_at or time.monotonic()
                 continue
             self.request = None
@@ -185,11 +192,13 @@ class Player:
 
 async def _main(url: str, cafile: str, players: list[tuple[str, str]], think: tuple[float, float], pipe) -> None:
     context = ssl.create_default_context(cafile=cafile)
-    gate, stop, run = asyncio.Semaphore(CONNECTING_AT_ONCE), asyncio.Event(), Run()
+    gate, stop, go, run = asyncio.Semaphore(CONNECTING_AT_ONCE), asyncio.Event(), asyncio.Event(), Run()
     everyone = [Player(cookie, side, url, context, gate) for cookie, side in players]
-    tasks = [asyncio.create_task(player.play(stop, think, run)) for player in everyone]
+    tasks = [asyncio.create_task(player.play(stop, go, think, run)) for player in everyone]
     loop = asyncio.get_running_loop()
-    while (await loop.run_in_executor(None, pipe.recv)) != "stop":
+    while (command := await loop.run_in_executor(None, pipe.recv)) != "stop":
+        if command == "go":
+            go.set()
         window, run.figures = run.figures, Figures()
         pipe.send({**window.as_dict(), "connected": sum(1 for player in everyone if player.ws is not None)})
     stop.set()

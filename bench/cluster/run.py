@@ -137,7 +137,12 @@ def inside(args: argparse.Namespace) -> int:
     partner = books.PartnerServer(key=setup["partner_key"], players=setup["partner_players"], interval=0.25)
     partner.start()
     bed = scenarios.Bed(processes, ours)
-    hosts.wait_for("players' sockets", lambda: bed.window()["connected"] >= args.players, timeout=180)
+    opened = hosts.wait_for(
+        "players' sockets", lambda: bed.window()["connected"] >= args.players, timeout=max(180, args.players * 0.6)
+    )
+    ours.send("go")
+    ours.recv()
+    print(f"{args.players} sockets open through the balancer in {opened:.0f} s; the players bet")
     bed.play(args.betting_seconds + 4)
     bed.report("warm-up", bed.window())
     run = {
