@@ -156,7 +156,10 @@ def books_problems(*, players: dict, partner: PartnerServer) -> list[str]:
     if lost := players["acked"] - accepted:
         problems.append(f"{len(lost)} bets acknowledged to socket players not in the books")
     if wrong := {key for key in players["refused"] if key in accepted}:
-        problems.append(f"{len(wrong)} bets refused to socket players but accepted in the books")
+        codes = dict(Counter(players["refused"][key] for key in wrong))
+        problems.append(
+            f"{len(wrong)} bets refused to socket players ({codes}) but accepted in the books: {sorted(wrong)[:3]}"
+        )
     socket_batches = BetBatch.objects.filter(user__isnull=False).exclude(user_id__in=partner_users).count()
     if socket_batches != len(accepted):
         problems.append(f"socket players: {socket_batches} bet batches for {len(accepted)} accepted requests")
