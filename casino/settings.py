@@ -185,6 +185,7 @@ CELERY_TASK_ROUTES = {
     "wagering.tasks.bet_requests_prune": {"queue": "reports"},
     "casino.tasks.ledger_roots_seal": {"queue": "reports"},
     "casino.tasks.play_sessions_ended_tell": {"queue": "webhooks"},
+    "casino.tasks.rng_idle_shoes_close": {"queue": "settlement"},
 }
 CELERY_TASK_DEFAULT_QUEUE = "reports"
 # Every task has limits (wagering.tasks sets tighter ones per task): past the soft limit the task gets

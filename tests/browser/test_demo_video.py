@@ -33,7 +33,7 @@ from tests.browser.test_video import PLAYING, video_state
 
 pytestmark = pytest.mark.browser
 
-VIEWER = "dora"  # a player of this test's own
+VIEWER = "vidaviewer"  # a player of this test's own (test_history has dora)
 PLAYLIST = "/video/live3/live.m3u8"
 VIDEO_URL = "from tables.models import Table; print(repr(Table.objects.get(code='live3').video_url))"
 VIDEO_SET_EMPTY = (

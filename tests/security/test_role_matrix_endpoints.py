@@ -180,12 +180,24 @@ def test_partner_api(floor_state, client_as, name, role):
 # --- The players' bet endpoints: signed-in players only; staff accounts do not bet --------------------
 
 BET_ENDPOINTS = ("bets", "bets_undo", "bets_remove", "bets_rebet", "history")
+DEAL_ENDPOINT = "rng_deal"  # a table dealt on demand (tests/ui/test_rng_endpoint.py has the players' side)
 
 
 def test_every_bet_endpoint_is_in_the_matrix():
     from casino.players.api_urls import urlpatterns
 
-    assert {pattern.name for pattern in urlpatterns} == set(BET_ENDPOINTS)
+    assert {pattern.name for pattern in urlpatterns} == {*BET_ENDPOINTS, DEAL_ENDPOINT}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_deal_endpoint_deals_for_nobody_but_a_player_at_a_table_dealt_on_demand(floor_state, client_as, role):
+    url = reverse(f"players:{DEAL_ENDPOINT}", kwargs={"code": "pb1"})  # an automatic table
+    before = database_state()
+    response = client_as(role).post(url, json.dumps({"bets": {"banker": "50.00"}}), content_type="application/json")
+    expected = (400, 409) if role == PLAYER else (403,) if role in STAFF_ROLES else (401,)
+    assert response.status_code in expected, (role, response.content)
+    assert response.json()["error"]["code"]
+    assert database_state() == before
 
 
 @pytest.mark.parametrize("role", ROLES)

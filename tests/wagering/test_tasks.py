@@ -33,6 +33,7 @@ QUEUES = {
     "partners.tasks.reconciliation_report_build": "reports",
     "casino.tasks.ledger_roots_seal": "reports",
     "casino.tasks.play_sessions_ended_tell": "webhooks",
+    "casino.tasks.rng_idle_shoes_close": "settlement",
 }
 
 
