@@ -137,7 +137,7 @@ def _answered_on(requests: list[IntakeRequest]) -> dict[int, str]:
 def _replayed_else(request: IntakeRequest, error: PuntoError) -> object:
     """A request refused because its coup is no longer live: a resend of one carried out on that coup gets its
     first answer; any other request, ``error``."""
-    if getattr(error, "code", None) not in (ErrorCode.ROUND_CHANGED, ErrorCode.NO_LIVE_COUP):
+    if error.code not in (ErrorCode.ROUND_CHANGED, ErrorCode.NO_LIVE_COUP):
         return error
     try:
         replayed = bet_request_replayed(
