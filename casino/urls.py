@@ -3,10 +3,12 @@ from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
+from casino.partner_api import urls as partner_api_urls
 from casino.players import launch, video, views
 from casino.players.account import account_page
 from casino.players.reality_check import reality_check
 from casino.sign_in.two_factor import PlayerAuthenticationForm
+from partners.api.urls import api_urlpatterns
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,5 +28,5 @@ urlpatterns = [
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("casino.players.api_urls")),
     path("video/<slug:code>/<str:name>", video.video_file, name="video"),  # the demo's test streams
-    path("api/", include("partners.api.urls")),
+    path("api/", include((api_urlpatterns(more_v1=partner_api_urls.v1), "api"))),
 ]

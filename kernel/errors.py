@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     CURRENCY_NOT_OFFERED = "currency_not_offered"
     CUT_CARD_ALREADY_OUT = "cut_card_already_out"
     CUT_OUT_OF_RANGE = "cut_out_of_range"
+    DEALT_ON_DEMAND = "dealt_on_demand"
     DESCRIPTION_REQUIRED = "description_required"
     FOUR_EYES = "four_eyes"
     GUEST_NAME_TOO_LONG = "guest_name_too_long"

@@ -42,8 +42,16 @@ def partner_bet_batch_place(
     round_id: str = "",
 ) -> PartnerRequestResult:
     """Place a batch of bets for the player on the coup taking bets at the table (``round_id``, if
-    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``."""
+    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``. A table dealt on
+    demand has no coup taking bets: its players deal (``POST /api/v1/tables/{code}/deal/``)."""
     player_of_partner_check(partner=partner, player=player)
+    if table.dealt_on_demand:
+        deal = f"/api/v1/tables/{table.code}/deal/"
+        raise BetRejected(
+            f"table {table.code} is dealt on demand and takes no bets: its players deal (POST {deal})",
+            code=ErrorCode.DEALT_ON_DEMAND,
+            details={"table": table.code, "deal": deal},
+        )
     stakes = {
         bet_type: str(amount_checked(stake, error=BetRejected, what=f"the {bet_type} stake"))
         for bet_type, stake in sorted(bets.items())

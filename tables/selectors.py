@@ -108,7 +108,7 @@ def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
 
 # What a bet request reads of its table and live coup (the coup's rules included), in the models' field order
 # (``Model.from_db`` takes them so); any other field is read from the database if asked for (deferred).
-_TABLE_READ = ("id", "code", "name")
+_TABLE_READ = ("id", "code", "name", "dealing_mode")  # the mode: a table dealt on demand takes no bets
 _COUP_READ = (
     *("id", "table_id", "shoe_id", "number", "round_id"),
     *("state", "no_bet", "rules", "betting_closes_at", "opened_at"),

@@ -192,7 +192,9 @@ class RulesSerializer(serializers.Serializer):
     tie_pays = serializers.IntegerField(help_text="8 or 9 (to 1)")
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=game_rules.SIDE_BETS))
     forbid_player_and_banker = serializers.BooleanField()
-    betting_seconds = serializers.IntegerField()
+    betting_seconds = serializers.IntegerField(
+        allow_null=True, help_text="the betting window; null: a table dealt on demand (dealing_mode rng) has none"
+    )
     max_differential = serializers.DecimalField(
         **MONEY, allow_null=True, help_text="in your currency; null: the table takes no bets in it"
     )
@@ -228,7 +230,11 @@ class TableSerializer(serializers.Serializer):
     name = serializers.CharField()
     is_open = serializers.BooleanField()
     state = serializers.ChoiceField(choices=TABLE_STATES, help_text="the live coup's state, else open or closed")
-    dealing_mode = serializers.ChoiceField(choices=Table.DealingMode.choices)
+    dealing_mode = serializers.ChoiceField(
+        choices=Table.DealingMode.choices,
+        help_text="automatic or dealer: bets go on the table's coups (POST /players/{player_id}/bets/); rng: each "
+        "player deals alone from a private shoe (GET and POST /tables/{code}/deal/)",
+    )
     dealer = serializers.CharField(allow_null=True)
     currency = serializers.CharField(help_text="your currency: the limits' and the differential's")
     currencies = serializers.ListField(

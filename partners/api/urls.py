@@ -1,4 +1,5 @@
-"""``/api/``: the schema, its docs page, and version 1 of the partner API."""
+"""``/api/``: the schema, its docs page, and version 1 of the partner API (included by ``casino.urls`` as the
+``api`` namespace, with the endpoints of version 1 that the project serves itself)."""
 
 from __future__ import annotations
 
@@ -31,15 +32,18 @@ v1 = [
     path("webhooks/<int:webhook_id>/", views.WebhookDetailView.as_view(), name="webhook"),
 ]
 
-app_name = "api"
-urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(**PUBLIC), name="schema"),
-    # Split: the page's script is a file of its own (no inline script under the Content-Security-Policy).
-    path(
-        "docs/",
-        SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/swagger_ui.html", **PUBLIC),
-        name="docs",
-    ),
-    path("v1/", include(v1)),
-    re_path(r"^", views.NotFoundView.as_view(), name="not-found"),
-]
+
+def api_urlpatterns(*, more_v1: tuple = ()) -> list:
+    """``/api/``'s patterns; ``more_v1``: version 1's endpoints served by the project above partners (its
+    ``casino.urls``: ``casino.partner_api``), which this package may not import."""
+    return [
+        path("schema/", SpectacularAPIView.as_view(**PUBLIC), name="schema"),
+        # Split: the page's script is a file of its own (no inline script under the Content-Security-Policy).
+        path(
+            "docs/",
+            SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/swagger_ui.html", **PUBLIC),
+            name="docs",
+        ),
+        path("v1/", include([*v1, *more_v1])),
+        re_path(r"^", views.NotFoundView.as_view(), name="not-found"),
+    ]

@@ -62,7 +62,9 @@ def tables_on_offer() -> QuerySet[Table]:
 
 def table_overview(*, table: Table, currency: str) -> dict:
     """A table as a partner lists it: rules, limits in the partner's currency and paytables of the bets on
-    offer, the currencies it takes bets in, state, current coup."""
+    offer, the currencies it takes bets in, state, current coup. A table dealt on demand (``dealing_mode``
+    ``rng``) has no betting window (``betting_seconds`` null), nor a shoe or coup of its own: each player deals
+    from a private shoe."""
     return _table_overview(table, table_coup_rules(table=table), currency)
 
 
@@ -104,6 +106,7 @@ def _table_overview(table: Table, coup_rules: CoupRules, currency: str) -> dict:
         "rules": {
             **{name: value for name, value in snapshot.items() if name != "currencies"},
             "max_differential": in_currency.max_differential if in_currency is not None else None,
+            "betting_seconds": None if table.dealt_on_demand else coup_rules.betting_seconds,  # no betting window
         },
         "limits": [
             {

@@ -112,6 +112,7 @@ def test_the_schema_and_its_docs_page_are_public(db):
         "/api/v1/float/",
         "/api/v1/float/statement/",
         "/api/v1/tables/{code}/rounds/",
+        "/api/v1/tables/{code}/deal/",
         "/api/v1/webhooks/",
         "/api/v1/webhooks/{webhook_id}/",
     } == set(document["paths"])

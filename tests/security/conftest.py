@@ -15,6 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from casino import lifecycle
+from casino.lifecycle.rng import rng_shoe_ready
 from casino.lifecycle.settlement import coup_settle
 from partners import services as partner_services
 from partners import wallet_sending, webhooks
@@ -61,6 +62,7 @@ class Floor:
     pit: object  # the dealer tables' pit, supervised by the pit boss
     partner: object
     partner_player: object
+    partner_rng_shoe: object  # the partner's player's private shoe at a table dealt on demand (rng5)
     api_key: object
     other_api_key: object
     endpoint: object
@@ -133,6 +135,7 @@ def floor_state(db) -> Floor:
     partner_services.partner_wallet_deposit(
         partner=partner, player=partner_player, amount="100.00", idempotency_key=uuid.uuid4().hex
     )
+    partner_rng_shoe = rng_shoe_ready(table=TableFactory(code="rng5", dealing_mode="rng"), player=partner_player.user)
     endpoint = webhooks.webhook_endpoint_create(partner=partner, url="https://hooks.acme.example/punto").endpoint
     failed_delivery = WebhookDelivery.objects.create(
         endpoint=endpoint,
@@ -171,6 +174,7 @@ def floor_state(db) -> Floor:
         pit=pit,
         partner=partner,
         partner_player=partner_player,
+        partner_rng_shoe=partner_rng_shoe,
         api_key=issued,
         other_api_key=other_issued,
         endpoint=endpoint,

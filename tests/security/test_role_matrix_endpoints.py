@@ -145,25 +145,37 @@ API_CALLS = {
     "float-statement": ApiCall("get", {}),
     "table-rounds": ApiCall("get", {"code": "pb1"}),
     "webhook": ApiCall("delete", {"webhook_id": "endpoint"}, players_own=True),
+    "deal": ApiCall(
+        "post",
+        {"code": "rng5"},
+        {"player_id": "p-1", "bets": {"player": "5.00"}, "commitment": "commitment"},
+        players_own=True,
+    ),
 }
 
 
 def test_every_api_endpoint_is_in_the_matrix():
+    from casino.partner_api.urls import v1 as served_by_casino
     from partners.api.urls import v1
 
-    assert {pattern.name for pattern in v1} == set(API_CALLS)
+    assert {pattern.name for pattern in [*v1, *served_by_casino]} == set(API_CALLS)
 
 
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("name", sorted(API_CALLS))
 def test_partner_api(floor_state, client_as, name, role):
     call = API_CALLS[name]
-    ids = {"live": floor_state.live_coup.round_id, "endpoint": floor_state.endpoint.pk}
+    ids = {
+        "live": floor_state.live_coup.round_id,
+        "endpoint": floor_state.endpoint.pk,
+        "commitment": floor_state.partner_rng_shoe.commitment,
+    }
     url = reverse(f"api:{name}", kwargs={key: ids.get(value, value) for key, value in call.kwargs.items()})
     url += call.query
     kwargs = {"HTTP_IDEMPOTENCY_KEY": f"matrix-{name}"}
     if call.body is not None:
-        kwargs.update(data=json.dumps(call.body), content_type="application/json")
+        body = {name: ids.get(value, value) if isinstance(value, str) else value for name, value in call.body.items()}
+        kwargs.update(data=json.dumps(body), content_type="application/json")
     before = database_state()
     response = getattr(client_as(role), call.method)(url, **kwargs)
     if role == PARTNER or (role == OTHER_PARTNER and not call.players_own):

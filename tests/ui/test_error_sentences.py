@@ -22,7 +22,7 @@ NOT_FOR_PLAYERS = """
     already_the_dealer already_void body_too_large burn_card_required card_already_kept card_required cards_out
     chips_in_play correction_pending coup_complete croupiers_shoe shoe_dealt shoe_not_dealt shoe_holder_alone
     coup_dealt coup_in_progress currency_invalid currency_locked
-    cut_card_already_out cut_out_of_range description_required four_eyes guest_name_too_long hand_passed
+    cut_card_already_out cut_out_of_range dealt_on_demand description_required four_eyes guest_name_too_long hand_passed
     held_card_pending incomplete invalid_api_key invalid_cards invalid_currency invalid_events invalid_hand
     invalid_idempotency_key invalid_language invalid_nickname invalid_partner invalid_period invalid_pit
     invalid_player_id invalid_request invalid_return_url invalid_rules invalid_url invalid_wallet_mode
