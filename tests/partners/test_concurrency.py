@@ -4,8 +4,11 @@ from decimal import Decimal
 
 import pytest
 
+from casino.partner_api.deal import partner_coup_deal, partner_shoe_ready
 from partners import services as partner_services
 from partners.models import PartnerPlayer
+from tables.models import Coup
+from tests.factories import TableFactory
 from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import postgres_only
 from tests.wagering.test_concurrency import all_at_once
@@ -57,3 +60,29 @@ def test_one_player_id_created_many_times_at_once_is_one_player():
     assert len({player.pk for player, _ in results}) == 1
     assert sorted(created for _, created in results) == [False] * 5 + [True]
     assert PartnerPlayer.objects.filter(external_id="u-7").count() == 1
+
+
+def test_one_deal_sent_many_times_at_once_deals_one_coup():
+    """A table dealt on demand (issue 30): a retry storm of one Idempotency-Key is one coup, one answer."""
+    partner = partner_make("acme")
+    player = player_make(partner, "p-1", balance="100.00")
+    table = TableFactory(code="rng5", dealing_mode="rng", decks=4)
+    commitment = partner_shoe_ready(partner=partner, player=player, table=table)["commitment"]
+
+    def deal(index):
+        return partner_coup_deal(
+            partner=partner,
+            player=player,
+            table=table,
+            bets={"banker": Decimal("10.00")},
+            commitment=commitment,
+            idempotency_key="deal-storm",
+        )
+
+    results = all_at_once(6, deal)
+    assert not [result for result in results if isinstance(result, Exception)], results
+    assert len({answer["round_id"] for answer, _ in results}) == 1
+    assert sorted(result.replayed for _, result in results) == [False] + [True] * 5
+    assert Coup.objects.filter(player=player.user).count() == 1
+    assert wallet_balance(user=player.user) == Decimal(results[0][0]["balance"])
+    assert ledger_check().ok
