@@ -12,7 +12,8 @@ player's page does (``/tables/{code}/deal/``); the player is the body's, and ano
 
 Once per partner and key, as every money-moving request of the API (``partner_request_once``): the key is
 claimed in the deal's transaction and recorded with the coup's placement; the coup's answer is the deal's own
-record (``rng_coup_deal``'s, under a request id derived from the key), so a replay answers it again. A refusal
+record (``rng_coup_deal``'s, under a request id derived from the key), so a replay answers it again while that
+record is kept (``BET_REQUEST_RETENTION_HOURS``), and refuses once it is not, never dealing twice. A refusal
 leaves neither. Transfer wallets only, for now (``deal_wallet_check``).
 """
 
@@ -22,6 +23,8 @@ import hashlib
 from collections.abc import Mapping
 from decimal import Decimal
 
+from django.conf import settings
+from django.db import transaction
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -35,7 +38,8 @@ from partners.identifiers import PartnerRejected
 from partners.models import Partner, PartnerPlayer
 from partners.services import PartnerRequestResult, idempotency_key_check, partner_request_once, player_of_partner_check
 from tables.models import Table
-from wagering.models import BetBatch
+from wagering.errors import IdempotencyConflict
+from wagering.models import BetBatch, BetRequest
 
 
 def deal_wallet_check(*, partner: Partner, table: Table) -> None:
@@ -93,9 +97,24 @@ def partner_coup_deal(
         return BetBatch.objects.get(coup__round_id=dealt[0]["round_id"], user=player.user).placement
 
     result = partner_request_once(partner=partner, key=idempotency_key, request=request, perform=deal)
-    answer = dealt[0] if dealt else rng_coup_deal(asked=asked)  # a replay: the deal's record answers it again
+    answer = dealt[0] if dealt else _deal_replayed(asked, result)
     answer = {name: value for name, value in answer.items() if name != "replayed"}  # Idempotent-Replayed says it
     return {"table": table.code, "player_id": player.external_id, **answer}, result
+
+
+def _deal_replayed(asked: RngDealAsked, result: PartnerRequestResult) -> dict:
+    """The deal's answer again, from its own record, which is kept ``BET_REQUEST_RETENTION_HOURS``: locked
+    while it answers (the prune waits), as without it the deal would be dealt again. Once forgotten: 409."""
+    with transaction.atomic():
+        if not BetRequest.objects.select_for_update().filter(user=asked.user, key=asked.request_id).exists():
+            round_id = result.transaction.placed_batch.coup.round_id
+            raise IdempotencyConflict(
+                f"this Idempotency-Key dealt round {round_id} over {settings.BET_REQUEST_RETENTION_HOURS} hours ago: "
+                f"its answer is no longer kept (GET /api/v1/rounds/{round_id}/ shows the round)",
+                code=ErrorCode.IDEMPOTENCY_CONFLICT,
+                details={"round_id": round_id},
+            )
+        return rng_coup_deal(asked=asked)
 
 
 class TableDealView(PartnerView):

@@ -117,7 +117,11 @@ def test_one_key_deals_once_and_answers_the_same_again(api, player, commitment):
     assert Coup.objects.filter(player=player.user).count() == 1 and wallet_balance(user=player.user) == balance
 
     other_player = player_make(player.partner, "p-2")
+    BetRequest.objects.all().delete()  # the deal's own record forgotten (after BET_REQUEST_RETENTION_HOURS)
     before = world()
+    forgotten = deal(api, body, "same")
+    assert (forgotten.status_code, forgotten.json()["error"]["code"]) == (409, "idempotency_conflict")
+    assert forgotten.json()["error"]["details"]["round_id"] == first.json()["round_id"]
     conflict = deal(api, {**body, "bets": {"player": "6.00"}}, "same")
     assert conflict.status_code == 409 and conflict.json()["error"]["code"] == "idempotency_conflict"
     assert deal(api, {**body, "player_id": "p-2"}, "same").json()["error"]["code"] == "idempotency_conflict"
