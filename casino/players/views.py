@@ -18,6 +18,7 @@ from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
 from casino.players.rng import rng_table_page
+from kernel.health import redis_reachable
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
@@ -50,8 +51,14 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when this process reaches the database and Redis (``kernel.health``); 503 otherwise, so the balancer
+    takes it out. A database that does not answer is refused ``database_unavailable`` by the middleware."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
+    if not redis_reachable():
+        return JsonResponse(
+            {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}, status=503
+        )
     return JsonResponse({"status": "ok", "database": connection.vendor})
 
 
