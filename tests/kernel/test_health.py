@@ -51,3 +51,14 @@ def test_a_refused_connection_fails_the_check(client, settings):
 def test_with_redis_answering_the_check_passes(client, settings):
     settings.REDIS_URL = os.environ["REDIS_URL"]
     assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the shared cache is on Redis only with REDIS_URL")
+def test_a_cache_call_to_a_redis_that_does_not_answer_fails_within_seconds(settings, silent_redis):
+    from kernel.redis_cache import RedisCache
+
+    cache = RedisCache(silent_redis, {**settings.CACHES["default"], "LOCATION": silent_redis})
+    started = time.monotonic()
+    with pytest.raises(Exception, match=r"[Tt]imeout|timed out"):
+        cache.get("session-key")
+    assert time.monotonic() - started < 10  # its socket timeout is 2 s (retries included), not TCP's minutes
