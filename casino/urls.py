@@ -5,6 +5,7 @@ from django.views.i18n import JavaScriptCatalog
 
 from casino.players import launch, video, views
 from casino.players.account import account_page
+from casino.players.multi import multi_page
 from casino.players.reality_check import reality_check
 from casino.sign_in.two_factor import PlayerAuthenticationForm
 
@@ -25,6 +26,7 @@ urlpatterns = [
     path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("casino.players.api_urls")),
+    path("multi/", multi_page, name="multi"),
     path("video/<slug:code>/<str:name>", video.video_file, name="video"),  # the demo's test streams
     path("api/", include("partners.api.urls")),
 ]

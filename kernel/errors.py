@@ -197,6 +197,9 @@ class ErrorCode(StrEnum):
     ROUND_CHANGED = "round_changed"
     STAFF_ACCOUNT = "staff_account"
     TOO_FAST = "too_fast"
+    # The multi-table view (casino.players.multi)
+    DEALT_ON_DEMAND = "dealt_on_demand"
+    TOO_MANY_TABLES = "too_many_tables"
     UNKNOWN_REQUEST = "unknown_request"
     # The sockets' own (kernel.sockets, the table's and the lobby's, the table's chat)
     BAD_MESSAGE = "bad_message"

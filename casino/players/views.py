@@ -62,7 +62,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "database": connection.vendor})
 
 
-def _balance(request: HttpRequest) -> Decimal | None:
+def player_balance(request: HttpRequest) -> Decimal | None:
     """Our wallet's balance, or for a launched player whose partner holds the money, the partner's (None:
     its wallet did not answer in time; the page asks again once live)."""
     player = launched_seamless_player(request)
@@ -79,7 +79,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "table": table,
         "chips": table_chips(table=table, currency=currency),
-        "balance": _balance(request),
+        "balance": player_balance(request),
         "currency": currency,
         # The player's own personal limit markers (seed 000 glossary): this page only, never the table's events.
         "personal_limits": player_personal_limits(

@@ -113,6 +113,9 @@ const reasons = {
   staff_account: () => gettext("Staff accounts do not play: sign in as a player"),
   no_such_table: () => gettext("This table does not exist"),
   unknown_table: () => gettext("This table does not exist"),
+  // The multi-table view's choice of tables (casino.players.multi)
+  too_many_tables: () => gettext("Choose at most four tables"),
+  dealt_on_demand: () => gettext("This table deals on demand: play it on its own page"),
   // The chat
   chat_sign_in: () => gettext("Sign in to chat"),
   chat_invalid: () => gettext("A chat message is 1 to 200 characters of text"),
