@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap
+from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap, build_roadmap
 from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
@@ -43,6 +43,13 @@ def shoe_road_coups(*, shoe_id: int) -> list[Coup]:
     """The shoe's played coups in order, as the roads read them (void coups have no result)."""
     played = TableCoup.objects.filter(shoe_id=shoe_id, state__in=[TableCoup.State.RESOLVED, TableCoup.State.SETTLED])
     return [road_coup(coup) for coup in played.order_by("number")]
+
+
+def private_shoe_roadmap(*, shoe: Shoe | None) -> dict:
+    """The roads of a player's private shoe (a table dealt on demand), built from its coups on each read: kept
+    nowhere and sent to no table (``shoe_road_add_coup`` pushes a live table's roads to all who watch it); the
+    caller passes the shoe of the player asking, so one player's roads never reach another."""
+    return build_roadmap(shoe_road_coups(shoe_id=shoe.pk)) if shoe is not None else Roadmap().to_dict()
 
 
 def table_snapshot(*, table: Table) -> dict:
