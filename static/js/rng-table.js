@@ -162,6 +162,7 @@ async function deal({ rebet }) {
   }
   dealing = true;
   for (const button of dealButtons) button.disabled = true;
+  $('[data-action="clear"]').disabled = true; // the chips are on the coup being dealt
   board.lock(true);
   say("");
   $("[data-phase]").textContent = gettext("Dealing…");
@@ -170,7 +171,6 @@ async function deal({ rebet }) {
     const answer = await postJSON(app.dataset.dealUrl, body);
     board.clearPending();
     board.setConfirmed(answer.bets);
-    $("[data-result]").textContent = "";
     $("[data-won]").textContent = "";
     const squeeze = squeezing();
     if (squeeze) $("[data-phase]").textContent = gettext("Squeeze your cards: drag each one, or Enter to turn it");
@@ -192,6 +192,7 @@ async function deal({ rebet }) {
   } finally {
     dealing = false;
     for (const button of dealButtons) button.disabled = !commitment;
+    $('[data-action="clear"]').disabled = false;
     board.lock(!commitment);
   }
 }
