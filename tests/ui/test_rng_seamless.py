@@ -8,6 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 
 from casino.lifecycle import rng
@@ -90,6 +91,22 @@ def test_the_page_shows_the_partners_balance_and_deals(browser, wallet):
     page = browser.get("/tables/rng5/").content.decode()
     assert "data-balance>100.00<" in page and 'data-action="deal"' in page
     assert "Staff accounts do not play" not in page  # the shoe is made: the player plays
+    assert 'data-balance-url="/tables/rng5/bets/"' in page
+
+
+def test_a_wallet_silent_when_the_page_is_drawn_is_asked_again_by_the_page(browser, ann, wallet, settings):
+    cache.delete(f"seamless-balance:{ann.pk}")  # the launch asked it a moment ago
+    settings.SEAMLESS_WALLET_DEADLINE_SECONDS = 0.5
+    wallet.behaviour, wallet.slow_seconds = "slow", 1.0
+    page = browser.get("/tables/rng5/").content.decode()
+    assert "data-balance></output>" in page  # blank, never "None" or a balance of ours
+    wallet.behaviour = "ok"
+    assert browser.get("/tables/rng5/bets/").json()["balance"] == "100.00"  # what the page asks then
+
+
+def test_a_player_of_our_own_wallet_is_not_sent_to_a_partner(player_client, rng_table):
+    page = player_client.get("/tables/rng5/").content.decode()
+    assert "data-balance>1000.00<" in page and "data-balance-url" not in page
 
 
 def test_each_round_is_one_debit_and_one_credit_zero_for_a_loss(
