@@ -96,7 +96,6 @@ class ErrorCode(StrEnum):
     REASON_REQUIRED = "reason_required"
     RESULT_RECORDED = "result_recorded"
     RNG_SHOE = "rng_shoe"
-    SEAMLESS_NOT_OFFERED = "seamless_not_offered"
     SEAL_NUMBER_REQUIRED = "seal_number_required"
     SEAT_EMPTY = "seat_empty"
     SEAT_TAKEN = "seat_taken"

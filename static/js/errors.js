@@ -87,7 +87,6 @@ const reasons = {
   // A table dealt on demand (templates/rng_table.html)
   shoe_changed: () => gettext("Your shoe has changed: reload the page to see the new shoe's commitment before you deal"),
   not_rng: () => gettext("This table deals in its betting window: bet there"),
-  seamless_not_offered: () => gettext("This table is not open yet to players whose casino holds their balance"),
   settled: () => gettext("That coup is settled: its bets can no longer change"),
   // Undo, remove and rebet
   no_bets: () => gettext("You have no bets on this coup"),

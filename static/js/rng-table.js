@@ -8,7 +8,7 @@
  * (squeeze.js). The result, the win and the balance show once every card is open.
  */
 
-import { ApiError, postJSON } from "./api.js";
+import { ApiError, getJSON, postJSON } from "./api.js";
 import { MAIN_BETS, winningBets } from "./bets.js";
 import { BetBoard, setupChipTray } from "./board.js";
 import { CoupView } from "./coup-view.js";
@@ -52,6 +52,23 @@ const board = new BetBoard($("[data-board]"), {
 board.build([...MAIN_BETS, ...config.side_bets], config.payouts);
 setupChipTray(chips, board);
 board.lock(!commitment);
+
+/** The balance shown, here and in the header. A partner's seamless wallet holds it for a launched player: the
+ * page may be drawn before the wallet said it (empty), so it is asked again (data-balance-url). */
+function showBalance(amount) {
+  if (amount == null || String(amount).trim() === "") return;
+  $("[data-balance]").textContent = formatMoney(amount);
+  const inHeader = document.querySelector("[data-header-balance]");
+  if (inHeader) inHeader.textContent = formatMoney(amount);
+}
+
+if (app.dataset.balanceUrl && !$("[data-balance]").textContent.trim()) {
+  getJSON(app.dataset.balanceUrl)
+    .then((answer) => showBalance(answer.balance))
+    .catch((error) => {
+      if (!(error instanceof ApiError)) throw error;
+    });
+}
 
 function say(message) {
   $("[data-bet-message]").textContent = message;
@@ -99,9 +116,7 @@ function showCoup(answer) {
     : gettext("No win this time");
   board.showWinners(winningBets(answer));
   $("[data-info='round']").textContent = answer.round_id;
-  $("[data-balance]").textContent = formatMoney(answer.balance);
-  const inHeader = document.querySelector("[data-header-balance]");
-  if (inHeader) inHeader.textContent = formatMoney(answer.balance);
+  showBalance(answer.balance);
   $("[data-phase]").textContent = gettext("Place your chips, then Deal");
   roads.show(answer.roads, answer.shoe_number);
   addRound(answer);

@@ -3,17 +3,22 @@ shoe's commitment shown before the first deal, its (empty) roads, chips put down
 right-click), Deal, the cards dealt from the scene's shoe with the result, the balance and the roads after; Rebet and
 deal with the squeeze on (the cards face down, the result and balance held back until the player has opened them:
 a drag and the keyboard); Player and Banker together refused. The essential controls inside the screen at every
-size; reduced motion at 844 x 390 (the cards shown at once). No console error (a CSP violation is one)."""
+size; reduced motion at 844 x 390 (the cards shown at once). A player launched by a partner whose (fake) seamless
+wallet holds the money deals with its balance: one debit, one credit. No console error (a CSP violation is one)."""
 
 from __future__ import annotations
 
+import json
 import re
+import time
+import urllib.request
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import players_created, screenshot, sign_in
+from tests.partners.fake_wallet import SECRET, FakeWallet
 
 pytestmark = pytest.mark.browser
 
@@ -170,3 +175,54 @@ def test_the_lobby_shows_the_table_dealt_on_demand(browser: Browser, server):
     card.get_by_role("link", name="Deal Your Own 5").click()
     expect(page.locator("[data-commitment]")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
     context.close()
+
+
+SEAMLESS_SETUP = """
+from partners import services
+from partners.wallet_settings import partner_wallet_set
+
+partner = services.partner_create(code="dealco", name="Deal Co")
+partner_wallet_set(partner=partner, mode="seamless", wallet_url="{wallet_url}", wallet_secret="{secret}")
+print(services.partner_api_key_create(partner=partner, name="browser").key)
+"""
+
+
+def test_a_player_whose_partner_holds_the_money_deals_with_the_partners_balance(server, new_context):
+    with FakeWallet({"u-7": "200.00"}) as wallet:
+        output = server.manage("shell", "-c", SEAMLESS_SETUP.format(wallet_url=wallet.url, secret=SECRET))
+        key = output.strip().splitlines()[-1]  # after the shell's own notice
+        body = {"player_id": "u-7", "currency": "EUR", "table": "rng5", "return_url": "https://casino.example/"}
+        request = urllib.request.Request(
+            f"{server.url}/api/v1/sessions/",
+            data=json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            launch_url = json.load(answer)["launch_url"]
+        page = new_context().new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(launch_url)
+        expect(page.locator("[data-commitment]")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
+        expect(page.locator("[data-balance]")).to_have_text("200.00")  # the partner's, as its wallet answered
+
+        page.locator('[data-chip="10"]').click()
+        page.locator('[data-bet="banker"]').click()
+        page.locator('[data-action="deal"]').click()
+        result = page.locator("[data-result]")
+        expect(result).to_have_text(re.compile(r"(Player wins|Banker wins|Tie) \d to \d"))
+        returned = {"banker": Decimal("19.50"), "player": Decimal(0), "tie": Decimal("10.00")}[
+            result.get_attribute("data-winner")
+        ]
+        expect(page.locator("[data-balance]")).to_have_text(f"{Decimal('190.00') + returned:,.2f}")
+        deadline = time.monotonic() + 10
+        while not wallet.operations("credit") and time.monotonic() < deadline:  # sent on commit, by the queue
+            page.wait_for_timeout(50)
+        [debit], [credit] = wallet.operations("debit"), wallet.operations("credit")
+        assert (debit["amount"], Decimal(credit["amount"])) == ("10.00", returned)
+        assert credit["debit_transaction_ids"] == [debit["transaction_id"]]
+        assert wallet.balances["u-7"] == Decimal("190.00") + returned
+        screenshot(page, "rng-seamless-dealt")
+        assert errors == []
