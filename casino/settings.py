@@ -296,8 +296,16 @@ REST_FRAMEWORK = {
 WS_MAX_CONNECTIONS_PER_USER = env.int("WS_MAX_CONNECTIONS_PER_USER", default=10)
 WS_MAX_CONNECTIONS_PER_ADDRESS = env.int("WS_MAX_CONNECTIONS_PER_ADDRESS", default=20)
 # The cache shared by every process (the API's rate limits, the sockets' counts): Redis when there is one.
+# A Redis that stops answering (a partition drops packets silently) fails a cache call within these seconds
+# instead of holding the request until TCP gives up, minutes later.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "kernel.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "kernel.redis_cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 2.0},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Sessions read from that cache, written through to the database (which a cache miss falls back on): a signed-in

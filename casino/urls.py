@@ -6,6 +6,7 @@ from django.views.i18n import JavaScriptCatalog
 from casino.partner_api import urls as partner_api_urls
 from casino.players import launch, video, views
 from casino.players.account import account_page
+from casino.players.multi import multi_page
 from casino.players.reality_check import reality_check
 from casino.sign_in.two_factor import PlayerAuthenticationForm
 from partners.api.urls import api_urlpatterns
@@ -27,6 +28,7 @@ urlpatterns = [
     path("launch/<str:token>/", launch.launch, name="launch"),
     path("tables/", include(([path("<slug:code>/", views.table_page, name="table")], "play"))),
     path("tables/", include("casino.players.api_urls")),
+    path("multi/", multi_page, name="multi"),
     path("video/<slug:code>/<str:name>", video.video_file, name="video"),  # the demo's test streams
     path("api/", include((api_urlpatterns(more_v1=partner_api_urls.v1), "api"))),
 ]

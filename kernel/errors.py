@@ -44,7 +44,6 @@ class ErrorCode(StrEnum):
     CURRENCY_NOT_OFFERED = "currency_not_offered"
     CUT_CARD_ALREADY_OUT = "cut_card_already_out"
     CUT_OUT_OF_RANGE = "cut_out_of_range"
-    DEALT_ON_DEMAND = "dealt_on_demand"
     DESCRIPTION_REQUIRED = "description_required"
     FOUR_EYES = "four_eyes"
     GUEST_NAME_TOO_LONG = "guest_name_too_long"
@@ -97,8 +96,8 @@ class ErrorCode(StrEnum):
     REASON_REQUIRED = "reason_required"
     RESULT_RECORDED = "result_recorded"
     RNG_SHOE = "rng_shoe"
-    SEAMLESS_NOT_OFFERED = "seamless_not_offered"
     SEAL_NUMBER_REQUIRED = "seal_number_required"
+    SEAMLESS_NOT_OFFERED = "seamless_not_offered"  # the partner API's deal, to a seamless wallet's player (for now)
     SEAT_EMPTY = "seat_empty"
     SEAT_TAKEN = "seat_taken"
     SHOE_CHANGED = "shoe_changed"
@@ -198,6 +197,9 @@ class ErrorCode(StrEnum):
     ROUND_CHANGED = "round_changed"
     STAFF_ACCOUNT = "staff_account"
     TOO_FAST = "too_fast"
+    # The multi-table view (casino.players.multi)
+    DEALT_ON_DEMAND = "dealt_on_demand"
+    TOO_MANY_TABLES = "too_many_tables"
     UNKNOWN_REQUEST = "unknown_request"
     # The sockets' own (kernel.sockets, the table's and the lobby's, the table's chat)
     BAD_MESSAGE = "bad_message"

@@ -30,6 +30,7 @@ WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, mana
 MESSAGE_TOO_BIG = 1009
 SERVER_ERROR = 1011
 NOT_FOUND = 4404
+REFUSED = 4403  # a socket that cannot be what it asked for (the multi-table socket's tables): not retried
 TOO_MANY_CONNECTIONS = 4429
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1

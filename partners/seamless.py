@@ -54,16 +54,9 @@ def seamless_bet_place(
     partner = player.partner
     funds = PartnerFunds(code=partner.code, currency=partner.currency)
     stakes = bet_batch_check(user=player.user, coup=coup, bets=bets, from_partner=funds)
-    debit = _debit_record(player=player, coup=coup, stakes=stakes)
-    answer = wallet_transaction_call(wallet_transaction=debit, deadline_seconds=wallet_deadline_seconds())
-    if answer.outcome is Outcome.REFUSED:
-        raise _refusal(partner=partner, code=answer.error_code, balance=answer.balance)
-    if answer.outcome is Outcome.FAILED:
-        rollback_send(debit=debit)
-        raise WalletUnavailable(
-            f"{partner.name}'s wallet did not confirm the bet in time: nothing was taken, try again",
-            details={"transaction_id": str(debit.transaction_id)},
-        )
+    debit, balance = seamless_debit(
+        player=player, stakes=stakes, round_id=coup.round_id, table_code=coup.table.code, coup=coup
+    )
     try:
         with transaction.atomic():
             placed = bet_batch_place(user=player.user, coup=coup, bets=stakes, from_partner=funds)
@@ -73,8 +66,30 @@ def seamless_bet_place(
     except WageringError:  # e.g. betting closed while the partner answered: the debit is given back
         rollback_send(debit=debit)
         raise
-    wallet_event_send(user_id=player.user_id, balance=answer.balance, round_id=coup.round_id, bets=placed.own_totals)
-    return replace(placed, balance=answer.balance)
+    wallet_event_send(user_id=player.user_id, balance=balance, round_id=coup.round_id, bets=placed.own_totals)
+    return replace(placed, balance=balance)
+
+
+def seamless_debit(
+    *, player: PartnerPlayer, stakes: dict[str, Decimal], round_id: str, table_code: str, coup: Coup | None
+) -> tuple[WalletTransaction, Decimal]:
+    """The debit of stakes every rule has checked, recorded and committed, then asked of the partner's wallet
+    with no transaction of ours open: acknowledged, the debit and the balance the partner answered (the caller
+    places the bets, setting the debit's ``batch``, or gives it back: ``rollback_send``); refused,
+    ``BetRejected`` (nothing to undo); no valid answer, ``WalletUnavailable`` and the debit rolled back.
+    ``coup``: the round's, or ``None`` for one not opened yet (a table dealt on demand sets it with the bets)."""
+    partner = player.partner
+    debit = _debit_record(player=player, stakes=stakes, round_id=round_id, table_code=table_code, coup=coup)
+    answer = wallet_transaction_call(wallet_transaction=debit, deadline_seconds=wallet_deadline_seconds())
+    if answer.outcome is Outcome.REFUSED:
+        raise _refusal(partner=partner, code=answer.error_code, balance=answer.balance)
+    if answer.outcome is Outcome.FAILED:
+        rollback_send(debit=debit)
+        raise WalletUnavailable(
+            f"{partner.name}'s wallet did not confirm the bet in time: nothing was taken, try again",
+            details={"transaction_id": str(debit.transaction_id)},
+        )
+    return debit, answer.balance
 
 
 def _refusal(*, partner: Partner, code: str, balance: Decimal | None) -> BetRejected:
@@ -87,7 +102,9 @@ def _refusal(*, partner: Partner, code: str, balance: Decimal | None) -> BetReje
     )
 
 
-def _debit_record(*, player: PartnerPlayer, coup: Coup, stakes: dict[str, Decimal]) -> WalletTransaction:
+def _debit_record(
+    *, player: PartnerPlayer, stakes: dict[str, Decimal], round_id: str, table_code: str, coup: Coup | None
+) -> WalletTransaction:
     """The debit, committed before the partner hears of it: a crash after the call leaves its record."""
     with transaction.atomic():
         return wallet_transaction_record(
@@ -96,8 +113,8 @@ def _debit_record(*, player: PartnerPlayer, coup: Coup, stakes: dict[str, Decima
             amount=money(sum(stakes.values())),
             coup=coup,
             extra={
-                "round_id": coup.round_id,
-                "table": coup.table.code,
+                "round_id": round_id,
+                "table": table_code,
                 "bets": [{"bet_type": bet_type, "stake": str(stake)} for bet_type, stake in stakes.items()],
             },
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap
+from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap, build_roadmap
 from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
@@ -30,19 +30,22 @@ def shoe_roadmap(*, shoe: Shoe | None) -> dict:
 _RESULT_LETTER = {"banker": BANKER, "player": PLAYER, "tie": TIE}
 
 
-def road_coup(coup: TableCoup) -> Coup:
-    return Coup(
-        result=_RESULT_LETTER[coup.winner],
-        banker_pair=coup.banker_pair,
-        player_pair=coup.player_pair,
-        natural=coup.natural,
-    )
-
-
 def shoe_road_coups(*, shoe_id: int) -> list[Coup]:
-    """The shoe's played coups in order, as the roads read them (void coups have no result)."""
+    """The shoe's played coups in order, as the roads read them (void coups have no result). Only the four
+    columns the roads need, not the coups' rows: a private shoe's roads are built on every deal."""
     played = TableCoup.objects.filter(shoe_id=shoe_id, state__in=[TableCoup.State.RESOLVED, TableCoup.State.SETTLED])
-    return [road_coup(coup) for coup in played.order_by("number")]
+    columns = played.order_by("number").values_list("winner", "banker_pair", "player_pair", "natural")
+    return [
+        Coup(result=_RESULT_LETTER[winner], banker_pair=banker_pair, player_pair=player_pair, natural=natural)
+        for winner, banker_pair, player_pair, natural in columns
+    ]
+
+
+def private_shoe_roadmap(*, shoe: Shoe | None) -> dict:
+    """The roads of a player's private shoe (a table dealt on demand), built from its coups on each read: kept
+    nowhere and sent to no table (``shoe_road_add_coup`` pushes a live table's roads to all who watch it); the
+    caller passes the shoe of the player asking, so one player's roads never reach another."""
+    return build_roadmap(shoe_road_coups(shoe_id=shoe.pk)) if shoe is not None else Roadmap().to_dict()
 
 
 def table_snapshot(*, table: Table) -> dict:

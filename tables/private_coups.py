@@ -61,8 +61,9 @@ def private_shoe_ready(*, table: Table, player: User) -> Shoe:
     return shoe_locked(shoe_start(shoe=shoe_prepare(table=table, player=player)).pk)
 
 
-def private_coup_open(*, shoe: Shoe, player: User) -> Coup:
-    """A new coup on the player's shoe (locked by the caller), taking bets until it is dealt."""
+def private_coup_open(*, shoe: Shoe, player: User, round_id: str | None = None) -> Coup:
+    """A new coup on the player's shoe (locked by the caller), taking bets until it is dealt. ``round_id``: the
+    one a partner's wallet was told when it debited the bets (``Coup.new_round_id``), else a new one."""
     if shoe.player_id != player.pk or shoe.state != Shoe.State.IN_PLAY:
         raise TableError(f"shoe {shoe.number} is not your shoe in play", code=ErrorCode.NOT_YOUR_SHOE)
     return Coup.objects.create(
@@ -70,7 +71,7 @@ def private_coup_open(*, shoe: Shoe, player: User) -> Coup:
         shoe=shoe,
         player=player,
         number=shoe.coups_started + 1,
-        round_id=Coup.new_round_id(shoe.table.code),
+        round_id=round_id or Coup.new_round_id(shoe.table.code),
         rules=table_coup_rules(table=shoe.table).to_json(),
     )
 

@@ -247,20 +247,29 @@ def _bet_problems() -> list[str]:
 
 
 def _wallet_problems() -> list[str]:
-    """Each wallet from the money it received and the bets' own records, not from its ledger legs."""
+    """Each wallet from the money it received and the bets' own records, not from its ledger legs: the bets it
+    staked (a partner's seamless wallet's bets are staked from the partner's float, never the player's wallet)."""
     transfers = LedgerTransaction.Kind.DEPOSIT, LedgerTransaction.Kind.WITHDRAWAL
     expected: dict[int, Decimal] = defaultdict(lambda: ZERO)
     entries = LedgerEntry.objects.filter(transaction__kind__in=transfers, account__kind=Account.Kind.PLAYER)
     for user_id, amount in entries.values_list("account__user_id").annotate(total=Sum("amount")).order_by():
         expected[user_id] += amount
-    staked = Bet.objects.exclude(state=Bet.State.CANCELLED).values_list("user_id").annotate(total=Sum("stake"))
+    own = Bet.objects.filter(stake_account__kind=Account.Kind.PLAYER)
+    staked = own.exclude(state=Bet.State.CANCELLED).values_list("user_id").annotate(total=Sum("stake"))
     for user_id, amount in staked.order_by():
         expected[user_id] -= amount
-    returned = BetSettlement.objects.values_list("bet__user_id").annotate(total=Sum("returned")).order_by()
+    returned = (
+        BetSettlement.objects.filter(bet__stake_account__kind=Account.Kind.PLAYER)
+        .values_list("bet__user_id")
+        .annotate(total=Sum("returned"))
+        .order_by()
+    )
     for user_id, amount in returned:
         expected[user_id] += amount
-    adjusted = BetAdjustment.objects.values_list("bet__user_id").annotate(
-        total=Sum(F("returned_after") - F("returned_before"))
+    adjusted = (
+        BetAdjustment.objects.filter(bet__stake_account__kind=Account.Kind.PLAYER)
+        .values_list("bet__user_id")
+        .annotate(total=Sum(F("returned_after") - F("returned_before")))
     )
     owed = PlayerAdjustment.objects.values_list("user_id").annotate(total=Sum("owed_change"))
     for user_id, amount in [*adjusted.order_by(), *owed.order_by()]:

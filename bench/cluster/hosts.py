@@ -23,7 +23,8 @@ from bench.common import ROOT
 PUBLIC_NAME = "punto.test"
 LB = HOSTS["lb"]
 DATABASE = "punto"
-PG_PORT, REDIS_PORT, WEB_PORT = 5432, 6379, 8000  # each in the db's or the web host's own namespace
+PG_MAX_CONNECTIONS = 300  # a restored copy must allow as many (restore.py)
+PG_PORT, REDIS_PORT, WEB_PORT = 5432, 6379, 8000  # each in its host's own namespace
 ADMIN_SOCKET = WORK / "haproxy" / "admin.sock"
 CERTIFICATE = WORK / "haproxy" / "punto.pem"
 MAXCONN = 8000  # the balancer's, in the bed: 2 connections a player
@@ -43,7 +44,7 @@ def app_env(*, web_concurrency: int) -> dict[str, str]:
         "SECRET_KEY": secrets.token_urlsafe(48),
         "ENCRYPTION_KEY": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
         "DATABASE_URL": f"postgres://punto_app@{db}:{PG_PORT}/{DATABASE}",
-        "REDIS_URL": f"redis://{db}:{REDIS_PORT}/0",
+        "REDIS_URL": f"redis://{HOSTS['redis']}:{REDIS_PORT}/0",
         "ALLOWED_HOSTS": f"{PUBLIC_NAME},{LB}",
         "CSRF_TRUSTED_ORIGINS": f"https://{PUBLIC_NAME},https://{LB}",
         "FORWARDED_ALLOW_IPS": LB,
@@ -131,7 +132,10 @@ def port_open(address: str, port: int) -> bool:
 
 
 def postgres_init() -> Process:
-    """A fresh cluster made with ``initdb`` on the db host, trusted from the bed's subnet only."""
+    """A fresh cluster made with ``initdb`` on the db host, trusted from the bed's subnet only, its WAL archived
+    (``bench/cluster/restore.py``)."""
+    from bench.cluster.restore import archive_settings
+
     binaries, data = postgres_bin(), WORK / "pg"
     data.mkdir(parents=True)
     subprocess.run(["chown", "postgres:postgres", str(data)], check=True)
@@ -142,13 +146,15 @@ def postgres_init() -> Process:
     )
     with (data / "pg_hba.conf").open("a") as hba:
         hba.write(f"host all all {HOSTS['db'].rpartition('.')[0]}.0/24 trust\n")
+        hba.write(f"host replication postgres {HOSTS['client']}/32 trust\n")  # the base backup (restore.py)
     settings = {
         "listen_addresses": HOSTS["db"],
         "port": PG_PORT,
         "unix_socket_directories": str(data),  # never /var/run/postgresql: the machine's own server's
-        "max_connections": 300,
+        "max_connections": PG_MAX_CONNECTIONS,
         "shared_buffers": "128MB",
         "autovacuum": "on",
+        **archive_settings(),
     }
     options = " ".join(f"-c {name}={value}" for name, value in settings.items())
     command = f"exec {binaries / 'postgres'} -D {data} {options}"
@@ -180,9 +186,9 @@ def postgres_roles() -> None:
 
 
 def redis_process() -> Process:
-    options = f"--bind {HOSTS['db']} --port {REDIS_PORT} --save '' --appendonly no --protected-mode no --dir {WORK}"
+    options = f"--bind {HOSTS['redis']} --port {REDIS_PORT} --save '' --appendonly no --protected-mode no --dir {WORK}"
     command = f"exec redis-server {options}"
-    return Process("db", command, {"PATH": os.environ["PATH"]}, name="redis")
+    return Process("redis", command, {"PATH": os.environ["PATH"]}, name="redis")
 
 
 def haproxy_process() -> Process:

@@ -21,6 +21,7 @@ LAN = f"{PREFIX}lan"
 SUBNET = "10.77.0"
 HOSTS = {
     "db": f"{SUBNET}.2",
+    "redis": f"{SUBNET}.3",  # a host of its own, so that scenario 3 can cut a web host off from it alone
     "lb": f"{SUBNET}.10",
     "web1": f"{SUBNET}.11",
     "web2": f"{SUBNET}.12",
@@ -85,6 +86,14 @@ def network_down() -> None:
     for name in names:
         _ip("netns", "del", name, check=False)
     shutil.rmtree(WORK, ignore_errors=True)
+
+
+def partition(host: str, other: str, *, cut: bool) -> None:
+    """``host`` and ``other`` cut off from each other (``cut``) or joined again: a blackhole route to the other's
+    address in each namespace, so that packets are dropped silently both ways, as a network partition drops them,
+    while every other host still reaches both."""
+    for near, far in ((host, other), (other, host)):
+        _ip("-n", namespace(near), "route", "add" if cut else "del", "blackhole", f"{HOSTS[far]}/32")
 
 
 def network_up() -> None:

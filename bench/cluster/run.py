@@ -34,6 +34,7 @@ LOCK = Path("/tmp/punto-cluster.lock")  # one run at a time: each removes every 
 SCENARIOS = {
     "1": "web1 killed mid-burst",
     "2": "loop1 killed mid-coup",
+    "3": "web2 cut off from Redis",
     "4": "Redis restarted",
     "5": "PostgreSQL restarted",
     "6": "rolling restart",
@@ -43,16 +44,16 @@ SCENARIOS = {
 
 def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="100 players, scenarios 1 and 2 (CI: about 3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="100 players, scenarios 1, 2 and 3 (about 4 minutes)")
     parser.add_argument("--players", type=int, help="socket players (default 1,000; --quick 100)")
-    parser.add_argument("--scenarios", help=f"which, in order (default all: {', '.join(SCENARIOS)}; --quick 1,2)")
+    parser.add_argument("--scenarios", help=f"which, in order (default all: {', '.join(SCENARIOS)}; --quick 1,2,3)")
     parser.add_argument("--think", type=float, default=None, help="seconds a player waits between bets, on average")
     parser.add_argument("--betting-seconds", type=int, default=6, help="each coup's betting window")
     parser.add_argument("--web-concurrency", type=int, default=1, help="uvicorn workers per web host")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.players = args.players or (100 if args.quick else 1000)
-    args.scenarios = (args.scenarios or ("1,2" if args.quick else ",".join(SCENARIOS))).split(",")
+    args.scenarios = (args.scenarios or ("1,2,3" if args.quick else ",".join(SCENARIOS))).split(",")
     args.think = args.think or (1.0 if args.quick else 4.0)
     unknown = [name for name in args.scenarios if name not in SCENARIOS]
     if unknown:
@@ -94,7 +95,7 @@ def outside(args: argparse.Namespace) -> int:
 
 def inside(args: argparse.Namespace) -> int:
     """In the client host's namespace: the hosts started, the players let loose, the scenarios, the books."""
-    from bench.cluster import books, hosts, scenarios
+    from bench.cluster import books, hosts, restore, scenarios
     from bench.cluster.players import players_run
 
     started = time.monotonic()
@@ -103,7 +104,7 @@ def inside(args: argparse.Namespace) -> int:
     os.environ.update(env, DJANGO_SETTINGS_MODULE="casino.settings", DATABASE_POOL_MAX_SIZE="0", CONN_MAX_AGE="0")
     postgres, redis = hosts.postgres_init().start(), hosts.redis_process().start()
     hosts.wait_for("PostgreSQL", lambda: hosts.port_open(HOSTS["db"], hosts.PG_PORT))
-    hosts.wait_for("Redis", lambda: hosts.port_open(HOSTS["db"], hosts.REDIS_PORT))
+    hosts.wait_for("Redis", lambda: hosts.port_open(HOSTS["redis"], hosts.REDIS_PORT))
     time.sleep(1)
     hosts.postgres_roles()
     migrate_env = {**os.environ, "DATABASE_MIGRATE_URL": hosts.migrate_url()}
@@ -112,8 +113,10 @@ def inside(args: argparse.Namespace) -> int:
 
     django.setup()
     setup = books.bed_setup(players=args.players, partner_players=20, betting_seconds=args.betting_seconds)
+    backup = restore.base_backup()
     print(
-        f"db: PostgreSQL and Redis up, migrated, {args.players} players, 2 tables ({time.monotonic() - started:.0f} s)"
+        f"db: PostgreSQL and Redis up, migrated, {args.players} players, 2 tables, a base backup in {backup:.1f} s "
+        f"({time.monotonic() - started:.0f} s)"
     )
     processes = {**hosts.platform(env=env), "postgres": postgres, "redis": redis}
     processes["loop1"].start()
@@ -148,6 +151,7 @@ def inside(args: argparse.Namespace) -> int:
     run = {
         "1": scenarios.web_killed,
         "2": scenarios.loop_killed,
+        "3": scenarios.web_cut_from_redis,
         "4": scenarios.redis_restarted,
         "5": scenarios.postgres_restarted,
         "6": scenarios.rolling_restart,
@@ -166,8 +170,11 @@ def inside(args: argparse.Namespace) -> int:
     if players["unanswered"]:
         print(f"{len(players['unanswered'])} bets still unanswered when the players stopped (checked: each once)")
     bed.problems += books.books_problems(players=players, partner=partner)
-    for process in [*processes.values(), balancer]:
-        process.stop(timeout=20)
+    for name, process in [*processes.items(), ("lb", balancer)]:
+        if name != "postgres":
+            process.stop(timeout=20)
+    bed.problems += restore.restore_problems()
+    processes["postgres"].stop(timeout=20)
     print(f"problems: {len(bed.problems)} ({time.monotonic() - started:.0f} s in all; logs in {LOGS} once it ends)")
     for problem in bed.problems:
         print(f"  {problem}")

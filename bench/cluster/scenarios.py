@@ -10,6 +10,7 @@ import time
 
 from bench.cluster.books import TABLES, lock_holders
 from bench.cluster.hosts import Process, balancer_states, haproxy_command, wait_for, web_healthy
+from bench.cluster.network import partition
 from bench.common import percentile
 
 RECONNECT_P99_LIMIT = 10.0  # seconds: a player back on a socket after its host is lost
@@ -28,7 +29,10 @@ class Bed:
         self.pipe.send("report")
         return self.pipe.recv()
 
-    def report(self, name: str, figures: dict, **more: object) -> None:
+    def report(self, name: str, figures: dict, *, reconnect_limit: float = RECONNECT_P99_LIMIT, **more: object) -> None:
+        """Print a scenario's figures; a problem when a player could not come back, or their reconnects' p99 is
+        over ``reconnect_limit`` seconds (counted from the socket's close: a service away for a while adds
+        its time away)."""
         reconnects = figures["reconnects"]
         timing = (
             f"reconnects {len(reconnects)}: p50 {percentile(reconnects, 0.5):.2f} s, p99 "
@@ -44,8 +48,8 @@ class Bed:
         )
         if figures["gave_up"]:
             self.problems.append(f"{name}: {figures['gave_up']} players could not reconnect")
-        if reconnects and percentile(reconnects, 0.99) > RECONNECT_P99_LIMIT:
-            self.problems.append(f"{name}: reconnect p99 over {RECONNECT_P99_LIMIT:g} s")
+        if reconnects and percentile(reconnects, 0.99) > reconnect_limit:
+            self.problems.append(f"{name}: reconnect p99 over {reconnect_limit:g} s")
 
     def play(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -112,6 +116,32 @@ def web_killed(bed: Bed, *, seconds: float) -> None:
     print(
         f"[1 web1 killed] web1 started again: in the balancer {after:.0f} s after the kill, {back:.1f} s after healthy"
     )
+
+
+def web_cut_from_redis(bed: Bed, *, seconds: float) -> None:
+    """(3) web2 cut off from Redis (a partition: packets dropped both ways): its ``/healthz`` fails
+    (``kernel.health``), the balancer takes it out and closes its sockets, its players reconnect to web1 and
+    resend; joined again, it passes its checks and comes back."""
+    bed.window()
+    betting_window()
+    before = bed.window()
+    partition("web2", "redis", cut=True)
+    try:
+        out = wait_for("web2 out of the balancer", lambda: balancer_states().get("web2") != "UP", timeout=30)
+        bed.play(max(seconds, 12.0))
+        figures = bed.window()
+    finally:
+        partition("web2", "redis", cut=False)
+    bed.report(
+        "3 web2 cut off from Redis",
+        figures,
+        bets_acknowledged_before_the_cut=before["acks"],
+        balancer_took_it_out_after=f"{out:.1f} s",
+    )
+    back = wait_for("web2 back in the balancer", lambda: balancer_states().get("web2") == "UP", timeout=60)
+    print(f"[3 web2 cut off from Redis] joined again: back in the balancer {back:.1f} s later")
+    if not figures["reconnects"]:
+        bed.problems.append("3 web2 cut off from Redis: no player moved off web2 (its sockets were not closed)")
 
 
 def _loop_mid_coup(holder: str, timeout: float = 120.0):
@@ -206,13 +236,13 @@ def rolling_restart(bed: Bed, *, seconds: float) -> None:
     bed.report("6 rolling restart", bed.window(), coups_held=coups_held())
 
 
-def _until_bets_resume(bed: Bed, windows: list[dict], *, timeout: float = 90.0) -> float | None:
-    """Seconds until the players' bets are acknowledged again (their windows kept in ``windows``)."""
+def _until(bed: Bed, windows: list[dict], met, *, timeout: float = 90.0) -> float | None:
+    """Seconds until the players' latest window ``met`` the condition (their windows kept in ``windows``)."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:
         bed.play(0.5)
         windows.append(bed.window())
-        if windows[-1]["acks"]:
+        if met(windows[-1]):
             return time.monotonic() - start
     return None
 
@@ -236,19 +266,26 @@ def _service_restarted(bed: Bed, name: str, host: str, *, down: float) -> None:
     bed.play(down)
     windows.append(bed.window())
     bed.processes[host].start()
-    resumed = _until_bets_resume(bed, windows)
+    resumed = _until(bed, windows, lambda window: window["acks"])
+    # Both web hosts fail /healthz while either service is away, so the balancer closes every socket: the
+    # players are counted back (and their reconnects reported) before the scenario ends.
+    back = _until(bed, windows, lambda window: window["connected"] >= windows[0]["connected"])
     bed.play(5)
     windows.append(bed.window())
     bed.report(
         name,
         merged(windows),
+        reconnect_limit=RECONNECT_P99_LIMIT + down,
         down_for=f"{down:g} s",
         bets_acknowledged_again_after=f"{resumed:.1f} s" if resumed is not None else "never",
+        every_socket_back_after=f"{back:.1f} s more" if back is not None else "never",
         tables_dealt_by=lock_holders(),
         coups_held=coups_held(),
     )
     if resumed is None:
         bed.problems.append(f"{name}: no bet acknowledged in the 90 s after {host} came back")
+    if back is None:
+        bed.problems.append(f"{name}: players' sockets not all back in the 90 s after bets resumed")
 
 
 def redis_restarted(bed: Bed, *, seconds: float) -> None:

@@ -8,6 +8,15 @@ here in the deal's transaction rather than by the task on commit: the player see
 first and is answered what it did; one coup. The player deals from the shoe whose commitment their page
 showed (``commitment``): a page left open on an older shoe is refused (``shoe_changed``).
 Lock order: the table (only to make a shoe), the shoe, the coup, the wallets (``tables.locks``).
+
+A player whose money a partner's seamless wallet holds (``seamless``) deals as a seamless bet is placed
+(``partners.seamless``): every check first, in a transaction rolled back; then the debit recorded, committed
+and asked of the partner with no transaction open; then, acknowledged, the placement, deal and settlement in
+one transaction, whose credit (zero for a round lost) the wallet queue sends on commit. Refused: nothing
+dealt. No valid answer, or a refusal after the debit (the shoe changed meanwhile): the debit rolled back. A
+process that dies between the debit and the deal leaves a debit with no bets, which the sweep rolls back
+(``partners.wallet_sending``). The request's record is claimed first, as a seamless bet's is: asked again
+meanwhile (or after such a crash), ``request_in_progress``; one debit, one coup.
 """
 
 from __future__ import annotations
@@ -21,13 +30,22 @@ from django.db import transaction
 
 from casino.lifecycle.settlement import coup_settle
 from kernel.errors import ErrorCode
+from partners.models import PartnerPlayer, WalletTransaction
+from partners.seamless import rollback_send, seamless_debit
 from tables.errors import TableError
-from tables.models import Shoe, Table
+from tables.models import Coup, Shoe, Table
 from tables.private_coups import private_coup_deal, private_coup_open, private_shoe_in_play, private_shoe_ready
 from wagering.errors import IdempotencyConflict
-from wagering.idempotency import request_once
+from wagering.idempotency import refusal_record, request_once
 from wagering.models import BetRequest, BetSettlement
-from wagering.placement import bet_batch_place, bet_rebet
+from wagering.placement import (
+    PartnerFunds,
+    PlacedBatch,
+    bet_batch_check,
+    bet_batch_place,
+    bet_rebet,
+    bet_rebet_stakes,
+)
 from wagering.selectors import wallet_balance, wallet_currency
 
 User = AbstractBaseUser
@@ -36,37 +54,22 @@ DEAL_KIND = "deal"
 
 @dataclass(frozen=True)
 class RngDealAsked:
-    """A deal: ``bets`` (bet type -> stake), or ``None`` to repeat the last bets at the table."""
+    """A deal: ``bets`` (bet type -> stake), or ``None`` to repeat the last bets at the table; ``seamless``: the
+    partner's player, for a player whose money the partner's seamless wallet holds."""
 
     user: User
     table: Table
     bets: Mapping[str, object] | None
     commitment: str
     request_id: str
+    seamless: PartnerPlayer | None = None
 
 
 def rng_coup_deal(*, asked: RngDealAsked) -> dict:
     """Deal one private coup for the player (or, for a ``request_id`` already carried out, answer it again):
     the coup as dealt, the bets and what they returned, the balance after; the shoe that the cut card ended
     (revealed) and the player's shoe now (a new one, committed, ready for the next deal)."""
-    outcome = request_once(
-        model=BetRequest,
-        scope={"user": asked.user.pk},
-        key=asked.request_id,
-        request=_parameters(asked),
-        perform=lambda: _deal(asked),
-        conflict=lambda record: IdempotencyConflict(
-            f"request_id {asked.request_id!r} was used for another request",
-            code=ErrorCode.IDEMPOTENCY_CONFLICT,
-            details={"request_id": asked.request_id},
-        ),
-        fields={"kind": DEAL_KIND},
-        remember=lambda model, record_id, answer: model.objects.filter(pk=record_id).update(
-            answer=answer, accepted=True
-        ),
-        replay=lambda record: {**record.answer, "replayed": True},
-    )
-    answer = outcome.result
+    answer = _own_wallet_once(asked) if asked.seamless is None else _partner_wallet_once(asked)
     if answer["shoe_ended"] is not None:
         rng_shoe_ready(table=asked.table, player=asked.user)  # the next shoe's commitment, before its first deal
     return {**answer, "shoe": rng_shoe_public(shoe=private_shoe_in_play(table=asked.table, player=asked.user))}
@@ -96,46 +99,149 @@ def _parameters(asked: RngDealAsked) -> dict:
     return {"kind": DEAL_KIND, "table": asked.table.code, "bets": bets, "commitment": asked.commitment}
 
 
+def _conflict(asked: RngDealAsked) -> IdempotencyConflict:
+    return IdempotencyConflict(
+        f"request_id {asked.request_id!r} was used for another request",
+        code=ErrorCode.IDEMPOTENCY_CONFLICT,
+        details={"request_id": asked.request_id},
+    )
+
+
+def _own_wallet_once(asked: RngDealAsked) -> dict:
+    outcome = request_once(
+        model=BetRequest,
+        scope={"user": asked.user.pk},
+        key=asked.request_id,
+        request=_parameters(asked),
+        perform=lambda: _deal(asked),
+        conflict=lambda record: _conflict(asked),
+        fields={"kind": DEAL_KIND},
+        remember=lambda model, record_id, answer: model.objects.filter(pk=record_id).update(
+            answer=answer, accepted=True
+        ),
+        replay=lambda record: {**record.answer, "replayed": True},
+    )
+    return outcome.result
+
+
 def _deal(asked: RngDealAsked) -> dict:
     user = asked.user
     with transaction.atomic():
-        shoe = private_shoe_ready(table=asked.table, player=user)
-        if shoe.commitment != asked.commitment:
-            raise TableError(
-                f"your shoe is now shoe {shoe.number}: reload the page to see its commitment before you deal",
-                code=ErrorCode.SHOE_CHANGED,
-                details={"shoe": shoe.number},
-            )
+        shoe = _shoe_checked(asked)
         coup = private_coup_open(shoe=shoe, player=user)
         if asked.bets is None:
             placed = bet_rebet(user=user, coup=coup)
         else:
             placed = bet_batch_place(user=user, coup=coup, bets=asked.bets)
-        coup = private_coup_deal(coup=coup, shoe=shoe)
-        coup_settle(coup_id=coup.pk)
-        settlements = list(BetSettlement.objects.filter(bet__coup=coup, bet__user=user).select_related("bet"))
-        returned = {settlement.bet.bet_type: settlement.returned for settlement in settlements}
-        outcomes = {settlement.bet.bet_type: settlement.outcome for settlement in settlements}
-        return {
-            "round_id": coup.round_id,
-            "number": coup.number,
-            "shoe_number": shoe.number,
-            "cards": [{"hand": card.hand, "card": card.card} for card in coup.cards.order_by("position")],
-            "player_total": coup.player_total,
-            "banker_total": coup.banker_total,
-            "winner": coup.winner,
-            "player_pair": coup.player_pair,
-            "banker_pair": coup.banker_pair,
-            "natural": coup.natural,
-            "bets": {bet.bet_type: str(bet.stake) for bet in placed.bets},
-            "returned": {bet_type: str(amount) for bet_type, amount in returned.items()},
-            "outcomes": outcomes,
-            "total_returned": str(sum(returned.values(), Decimal(0))),
-            "balance": str(wallet_balance(user=user)),
-            "currency": wallet_currency(user=user),
-            "shoe_ended": _revealed(shoe) if shoe.revealed else None,
-            "replayed": False,
-        }
+        answer = _dealt(shoe=shoe, coup=coup, placed=placed)
+        return {**answer, "balance": str(wallet_balance(user=user)), "currency": wallet_currency(user=user)}
+
+
+def _partner_wallet_once(asked: RngDealAsked) -> dict:
+    """The request's record claimed and committed before the partner is called (a seamless bet's way,
+    ``casino.players.bet_requests``), filled in by the deal's transaction; a refusal frees the request_id
+    (nothing was dealt: it may be sent again), as the player's own wallet's deal rolls its claim back."""
+    parameters = _parameters(asked)
+    scope = {"user": asked.user.pk}
+    recorded = refusal_record(
+        model=BetRequest, scope=scope, key=asked.request_id, request=parameters, fields={"kind": DEAL_KIND}
+    )
+    if recorded is not None:
+        if recorded.request != parameters:
+            raise _conflict(asked)
+        if recorded.answer is None:
+            raise IdempotencyConflict(
+                f"request {asked.request_id} is still being carried out (or was interrupted): "
+                "send a new request_id to try again",
+                code=ErrorCode.REQUEST_IN_PROGRESS,
+                details={"request_id": asked.request_id},
+            )
+        return {**recorded.answer, "replayed": True}
+    claim = BetRequest.objects.filter(user=asked.user, key=asked.request_id, answer__isnull=True)
+    record_id = claim.values_list("pk", flat=True).get()
+    try:
+        return _deal_paid_by_partner(asked, record_id=record_id)
+    except Exception:
+        claim.delete()
+        raise
+
+
+def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
+    player, user = asked.seamless, asked.user
+    partner = player.partner
+    funds = PartnerFunds(code=partner.code, currency=partner.currency)
+    round_id = Coup.new_round_id(asked.table.code)
+    stakes = _partner_stakes_checked(asked, funds=funds, round_id=round_id)
+    debit, balance = seamless_debit(
+        player=player, stakes=stakes, round_id=round_id, table_code=asked.table.code, coup=None
+    )
+    try:
+        with transaction.atomic():
+            shoe = _shoe_checked(asked)
+            coup = private_coup_open(shoe=shoe, player=user, round_id=round_id)
+            placed = bet_batch_place(user=user, coup=coup, bets=stakes, from_partner=funds)
+            WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch, coup=coup)
+            answer = _dealt(shoe=shoe, coup=coup, placed=placed)
+            # The partner's balance once this round's credit (sent on commit) is in: the page has no socket.
+            answer = {**answer, "balance": str(balance + Decimal(answer["total_returned"])), "currency": funds.currency}
+            BetRequest.objects.filter(pk=record_id).update(answer=answer, accepted=True)
+    except Exception:  # e.g. the shoe changed while the partner answered: the debit is given back
+        rollback_send(debit=debit)
+        raise
+    return answer
+
+
+def _partner_stakes_checked(asked: RngDealAsked, *, funds: PartnerFunds, round_id: str) -> dict[str, Decimal]:
+    """Every check of the deal (its shoe, its commitment, the stakes on a coup as it will be opened), writing
+    nothing: run in a transaction rolled back, before the partner is asked to debit the player."""
+    with transaction.atomic():
+        shoe = _shoe_checked(asked)
+        coup = private_coup_open(shoe=shoe, player=asked.user, round_id=round_id)
+        bets = bet_rebet_stakes(user=asked.user, coup=coup) if asked.bets is None else asked.bets
+        stakes = bet_batch_check(user=asked.user, coup=coup, bets=bets, from_partner=funds)
+        transaction.set_rollback(True)
+    return stakes
+
+
+def _shoe_checked(asked: RngDealAsked) -> Shoe:
+    """The player's shoe in play, locked, which must be the one whose commitment their page showed."""
+    shoe = private_shoe_ready(table=asked.table, player=asked.user)
+    if shoe.commitment != asked.commitment:
+        raise TableError(
+            f"your shoe is now shoe {shoe.number}: reload the page to see its commitment before you deal",
+            code=ErrorCode.SHOE_CHANGED,
+            details={"shoe": shoe.number},
+        )
+    return shoe
+
+
+def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> dict:
+    """The coup, bets placed, dealt and settled in the caller's transaction: its answer but the balance."""
+    coup = private_coup_deal(coup=coup, shoe=shoe)
+    coup_settle(coup_id=coup.pk)
+    settlements = list(
+        BetSettlement.objects.filter(bet__coup=coup, bet__user_id=placed.batch.user_id).select_related("bet")
+    )
+    returned = {settlement.bet.bet_type: settlement.returned for settlement in settlements}
+    outcomes = {settlement.bet.bet_type: settlement.outcome for settlement in settlements}
+    return {
+        "round_id": coup.round_id,
+        "number": coup.number,
+        "shoe_number": shoe.number,
+        "cards": [{"hand": card.hand, "card": card.card} for card in coup.cards.order_by("position")],
+        "player_total": coup.player_total,
+        "banker_total": coup.banker_total,
+        "winner": coup.winner,
+        "player_pair": coup.player_pair,
+        "banker_pair": coup.banker_pair,
+        "natural": coup.natural,
+        "bets": {bet.bet_type: str(bet.stake) for bet in placed.bets},
+        "returned": {bet_type: str(amount) for bet_type, amount in returned.items()},
+        "outcomes": outcomes,
+        "total_returned": str(sum(returned.values(), Decimal(0))),
+        "shoe_ended": _revealed(shoe) if shoe.revealed else None,
+        "replayed": False,
+    }
 
 
 def _revealed(shoe: Shoe) -> dict:

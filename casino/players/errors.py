@@ -32,3 +32,11 @@ class TooFast(RequestRefused):
 
     http_status = 429
     default_code = ErrorCode.TOO_FAST
+
+
+class TablesRefused(RequestRefused):
+    """The multi-table view's choice of tables: more than four, or one it cannot show (unknown, closed, dealt on
+    demand)."""
+
+    http_status = 400
+    default_code = ErrorCode.BAD_REQUEST

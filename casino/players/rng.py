@@ -2,15 +2,17 @@
 
 POST ``{"bets": {type: amount}, "commitment", "request_id"}`` (Deal) or ``{"rebet": true, "commitment",
 "request_id"}`` (Rebet and deal): one private coup placed, dealt and settled (``casino.lifecycle.rng``), answered
-with its cards, result, returns and the balance after; a refusal as the other endpoints answer it
-(``casino.players.api``), nothing changed. Players whose money a partner's seamless wallet holds are refused
-for now: one debit and one credit per round there is not built yet.
+with its cards, result, returns and the balance after, and the roads of the shoe it was dealt from (the player's
+own, ``roads``); a refusal as the other endpoints answer it (``casino.players.api``), nothing changed. A player
+whose money a partner's seamless wallet holds (a launched session) deals too: one debit and one credit per round,
+their balance the partner's (``casino.lifecycle.rng``).
 """
 
 from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -23,7 +25,9 @@ from casino.players.errors import RequestRefused, TooFast
 from casino.players.intake import BET_REQUEST_BURST
 from casino.players.launch import launched_seamless_player
 from kernel.errors import ErrorCode
-from tables.models import Coup, Table
+from partners.seamless import seamless_balance
+from roadmaps.selectors import private_shoe_roadmap
+from tables.models import Coup, Shoe, Table
 from tables.selectors import table_chips, table_coup_rules
 from wagering.selectors import player_personal_limits, player_round_history, wallet_balance
 
@@ -47,11 +51,6 @@ def rng_deal(request: HttpRequest, table: Table, live: Coup | None, body: dict) 
     """Deal: the bets asked (or the last ones again) on a new private coup, dealt and settled at once."""
     if not bet_request_allowed(user_id=request.user.pk):
         raise TooFast(f"at most {BET_REQUEST_BURST} bet requests a second: send them again in a moment")
-    if launched_seamless_player(request) is not None:
-        raise RequestRefused(
-            f"{table.name} is not yet open to players whose partner holds their wallet",
-            code=ErrorCode.SEAMLESS_NOT_OFFERED,
-        )
     rebet, bets = body.get("rebet", False), body.get("bets")
     if rebet is not True and rebet is not False:
         raise RequestRefused('"rebet" is true or false', code=ErrorCode.BAD_JSON)
@@ -69,27 +68,34 @@ def rng_deal(request: HttpRequest, table: Table, live: Coup | None, body: dict) 
         bets=None if rebet else bets,
         commitment=commitment,
         request_id=request_id_checked(body.get("request_id")),
+        seamless=launched_seamless_player(request),
     )
-    return JsonResponse({"ok": True, **rng_coup_deal(asked=asked)})
+    answer = rng_coup_deal(asked=asked)
+    # The roads of the shoe this coup came from (its last coup on them when the cut card ended it): this player's.
+    dealt_from = Shoe.objects.get(player=request.user, coups__round_id=answer["round_id"])
+    return JsonResponse({"ok": True, **answer, "roads": private_shoe_roadmap(shoe=dealt_from)})
 
 
 def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpResponse:
     """The page of a table dealt on demand: the player's shoe (made and committed now if they have none, so
-    its commitment is shown before its first deal), chips, board, Deal, and their latest rounds here."""
-    seamless = launched_seamless_player(request) is not None
-    plays = table.is_open and not request.user.is_staff and not seamless
+    its commitment is shown before its first deal) and its roads, chips, board, Deal, and their latest rounds here."""
+    seamless = launched_seamless_player(request)
+    plays = table.is_open and not request.user.is_staff
     shoe = rng_shoe_ready(table=table, player=request.user) if plays else None
     context = {
         "table": table,
         "chips": table_chips(table=table, currency=currency),
-        "balance": wallet_balance(user=request.user),
+        # A partner's wallet's balance as it answers (None: not in time; shown blank until the first deal).
+        "balance": wallet_balance(user=request.user) if seamless is None else seamless_balance(player=seamless),
         "currency": currency,
         "personal_limits": player_personal_limits(
             table_id=table.pk, user=request.user, currency=currency, at=timezone.now()
         ),
         "shoe": rng_shoe_public(shoe=shoe),
-        "seamless": seamless,
+        "seamless": seamless is not None,
         "rounds": player_round_history(user=request.user, table=table, limit=RECENT_ROUNDS),
         "board": _board(table),
+        "roads": private_shoe_roadmap(shoe=shoe),
+        "squeeze_turn_ms": round(settings.SQUEEZE_TURN_SECONDS * 1000),
     }
     return render(request, "rng_table.html", context)

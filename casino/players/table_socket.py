@@ -20,43 +20,21 @@ the socket read their protection again: from then on it refuses their new bets i
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import replace
 
 from channels.db import database_sync_to_async
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.utils import timezone
 
 from casino.players.bet_requests import KINDS
 from casino.players.chat import chat_send
-from casino.players.errors import NotSignedIn, StaffAccount, TooFast
-from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
-from kernel.errors import ErrorCode, PuntoError
-from kernel.live import event_type_read, user_group
-from kernel.security import LAUNCH_SESSION_KEY
-from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, LiveSocket, TokenBucket
-from partners.models import PartnerPlayer
-from partners.selectors.accounts import player_currency, seamless_player
-from roadmaps.selectors import table_snapshot
+from casino.players.player_socket import PlayerSocket
+from kernel.errors import ErrorCode
+from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, TokenBucket
 from tables.models import Table
-from tables.selectors import coup_hands_shown_by_players, table_live_coup
-from wagering.errors import BetRejected
-from wagering.protection.checks import break_refusal
-from wagering.protection.services import PROTECTION_EVENT, protection_public
-from wagering.protection.standing import Protection, player_protection
-from wagering.selectors import coup_totals_public
-
-PLACING = ("bet", "rebet")  # the requests a break from play refuses
 
 
-class PlayerTableConsumer(LiveSocket):
-    seamless: PartnerPlayer | None = None
-    player: AbstractBaseUser | None = None  # signed in: the user itself, not the lazy proxy read ~40 times a bet
-    protection: Protection | None = None  # read at the player's last ``protection`` event, if any
-
+class PlayerTableConsumer(PlayerSocket):
     async def connect(self) -> None:
-        self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
+        self.bet_requests_allow()
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
         table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
         if table is None:
@@ -65,49 +43,18 @@ class PlayerTableConsumer(LiveSocket):
         if not await self.connection_slot_taken():
             return
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
-        user = self.scope.get("user")
-        if user is not None and user.is_authenticated:
-            self.player = copy.copy(user)  # a lazy object's copy is a copy of what it wraps
-            self.groups_joined = [user_group(user.pk)]
-            await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
+        await self.player_join()
         await self.follow([table.code])
-        if user is not None and user.is_authenticated and not user.is_staff:
-            self.seamless = await database_sync_to_async(self._seamless_player)(user)
+        await self.seamless_read()
 
     async def send_snapshot(self) -> None:
-        snapshot = await database_sync_to_async(lambda: self.snapshot(Table.objects.get(code=self.table_code)))()
+        table = Table.objects.get
+        snapshot = await database_sync_to_async(lambda: self.player_snapshot(table(code=self.table_code)))()
         await self.send_event("snapshot", snapshot)
-
-    def snapshot(self, table: Table) -> dict:
-        """The table's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
-        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet), the
-        hands the viewer shows (``you_show``, as their private event says) and a player's protection
-        (``protection``, as their ``protection`` event says; null for a player who never set any)."""
-        snapshot = table_snapshot(table=table)
-        user = self.scope.get("user") or AnonymousUser()
-        if user.is_authenticated and not user.is_staff:
-            protection = player_protection(user_id=user.pk, at=timezone.now())
-            snapshot["protection"] = protection_public(protection) if protection is not None else None
-        coup = table_live_coup(table=table)
-        if coup is not None:
-            snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
-            snapshot["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
-        return snapshot
-
-    async def live_event(self, message: dict) -> None:
-        """The player's own events; a ``protection`` one first updates what this socket refuses."""
-        if self.player is not None and event_type_read(message["text"]) == PROTECTION_EVENT:
-            self.protection = await database_sync_to_async(player_protection)(user_id=self.player.pk, at=timezone.now())
-        await super().live_event(message)
-
-    def _seamless_player(self, user) -> PartnerPlayer | None:
-        """A partner's player launched into a seamless-wallet session (read once: the session is the socket's)."""
-        session = self.scope.get("session")
-        return seamless_player(user=user) if session is not None and session.get(LAUNCH_SESSION_KEY) else None
 
     async def handle(self, message: dict) -> None:
         if message["type"] in KINDS:
-            await self.send(text_data=json.dumps(await self.bet_request(message)))
+            await self.send(text_data=json.dumps(await self.bet_request(message, self.table_code)))
         elif message["type"] == "snapshot":
             if self.snapshot_allowed():
                 await self.send_snapshot()
@@ -124,43 +71,3 @@ class PlayerTableConsumer(LiveSocket):
                 await self.send_error(*refusal)
         else:
             await super().handle(message)
-
-    async def bet_request(self, message: dict) -> dict:
-        kind, request_id = message["type"], message.get("request_id")
-        echo = {"request_id": request_id if isinstance(request_id, str) else None, "action": kind}
-        try:
-            answer = await self._answer(message, kind, request_id)
-        except PuntoError as error:
-            return {"type": "bet_rejected", **echo, "error": error.as_dict()}
-        return {"type": "bet_accepted", **echo, **answer.as_data()}
-
-    async def _answer(self, message: dict, kind: str, request_id: object):
-        if not self.bet_requests.take():
-            raise TooFast(f"at most {BET_REQUESTS_PER_SECOND} bet requests a second: send them again in a moment")
-        user = self.player
-        if user is None:
-            raise NotSignedIn("sign in to play")
-        if user.is_staff:
-            raise StaffAccount("staff accounts do not play: sign in as a player")
-        if kind in PLACING and self.protection is not None:
-            refusal = break_refusal(replace(self.protection, at=timezone.now()))
-            if refusal is not None:
-                raise refusal
-        if request_id is None:
-            raise BetRejected(
-                "a bet request over the socket carries its request_id (a UUID)", code=ErrorCode.INVALID_REQUEST_ID
-            )
-        request = IntakeRequest(
-            user=user,
-            table_code=self.table_code,
-            kind=kind,
-            round_id=message.get("round_id"),
-            bets=message.get("bets"),
-            multiplier=message.get("multiplier", 1),
-            request_id=request_id,
-            answered_on=self.channel_name,
-        )
-        if self.seamless is None and queued():  # the table's thread does the work: its answer comes to this loop
-            return await bet_request_submit(request)
-        answered = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
-        return answered.result()  # carried out in that thread: answered already

@@ -18,6 +18,7 @@ from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
 from casino.players.rng import rng_table_page
+from kernel.health import redis_reachable
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
@@ -50,12 +51,18 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when this process reaches the database and Redis (``kernel.health``); 503 otherwise, so the balancer
+    takes it out. A database that does not answer is refused ``database_unavailable`` by the middleware."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
+    if not redis_reachable():
+        return JsonResponse(
+            {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}, status=503
+        )
     return JsonResponse({"status": "ok", "database": connection.vendor})
 
 
-def _balance(request: HttpRequest) -> Decimal | None:
+def player_balance(request: HttpRequest) -> Decimal | None:
     """Our wallet's balance, or for a launched player whose partner holds the money, the partner's (None:
     its wallet did not answer in time; the page asks again once live)."""
     player = launched_seamless_player(request)
@@ -72,7 +79,7 @@ def table_page(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "table": table,
         "chips": table_chips(table=table, currency=currency),
-        "balance": _balance(request),
+        "balance": player_balance(request),
         "currency": currency,
         # The player's own personal limit markers (seed 000 glossary): this page only, never the table's events.
         "personal_limits": player_personal_limits(

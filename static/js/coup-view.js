@@ -8,8 +8,9 @@ import { FaceDownCards } from "./squeeze.js";
 const HANDS = ["player", "banker"];
 
 export class CoupView {
-  /** `squeezeTurnMs`: how long a squeezable card left alone waits before it turns by itself. */
-  constructor(root, { squeezeTurnMs }) {
+  /** `squeezeTurnMs`: how long a squeezable card left alone waits before it turns by itself; `onTurn(hand)`: a card
+   * of that hand is now face up (the page dealt on demand waits for its cards to be open before the result). */
+  constructor(root, { squeezeTurnMs, onTurn = () => {} }) {
     this.hands = Object.fromEntries(
       HANDS.map((hand) => [
         hand,
@@ -23,7 +24,10 @@ export class CoupView {
     );
     this.result = root.querySelector("[data-result]");
     this.dealt = new Map(); // position -> {hand, card}
-    const turned = (hand) => this.showTotal(hand);
+    const turned = (hand) => {
+      this.showTotal(hand);
+      onTurn(hand);
+    };
     // An automatic table's dealing scene, else null.
     this.scene = DealingScene.attach(root, this.hands, turned, squeezeTurnMs);
     // The cards laid face down: every card of the scene; at a dealer table, those of the hands the viewer shows.

@@ -87,7 +87,6 @@ const reasons = {
   // A table dealt on demand (templates/rng_table.html)
   shoe_changed: () => gettext("Your shoe has changed: reload the page to see the new shoe's commitment before you deal"),
   not_rng: () => gettext("This table deals in its betting window: bet there"),
-  seamless_not_offered: () => gettext("This table is not open yet to players whose casino holds their balance"),
   settled: () => gettext("That coup is settled: its bets can no longer change"),
   // Undo, remove and rebet
   no_bets: () => gettext("You have no bets on this coup"),
@@ -113,6 +112,9 @@ const reasons = {
   staff_account: () => gettext("Staff accounts do not play: sign in as a player"),
   no_such_table: () => gettext("This table does not exist"),
   unknown_table: () => gettext("This table does not exist"),
+  // The multi-table view's choice of tables (casino.players.multi)
+  too_many_tables: () => gettext("Choose at most four tables"),
+  dealt_on_demand: () => gettext("This table deals on demand: play it on its own page"),
   // The chat
   chat_sign_in: () => gettext("Sign in to chat"),
   chat_invalid: () => gettext("A chat message is 1 to 200 characters of text"),

@@ -4,13 +4,14 @@
  * The server sends a fresh snapshot on every connect, so a reconnect catches up.
  *
  * `onMessage(message)` gets every parsed server message; `onStatus(state)` gets
- * "connecting", "live", "reconnecting" or "gone" (no such table).
+ * "connecting", "live", "reconnecting" or "gone" (no such table; the multi-table socket's tables refused).
  */
 
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 15000;
 const PING_EVERY_MS = 20000;
 const TABLE_NOT_FOUND = 4404;
+const REFUSED = 4403; // the multi-table socket's tables refused (its error message said why): asking again will not help
 
 export function connectTable(path, { onMessage, onStatus = () => {} }) {
   const url = new URL(path, window.location.href);
@@ -45,7 +46,7 @@ export function connectTable(path, { onMessage, onStatus = () => {} }) {
     socket.addEventListener("close", (event) => {
       clearInterval(pingTimer);
       if (stopped) return;
-      if (event.code === TABLE_NOT_FOUND) {
+      if (event.code === TABLE_NOT_FOUND || event.code === REFUSED) {
         onStatus("gone");
         return;
       }

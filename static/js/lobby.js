@@ -186,5 +186,19 @@ function followTable(card, live, clock) {
   };
 }
 
+/** The tables ticked to play together (the multi-table view): at most four, the others greyed out meanwhile. */
+export function setupMultiPick(root, maximum = 4) {
+  const picks = [...root.querySelectorAll("[data-multi-pick]")];
+  const limit = () => {
+    const full = picks.filter((pick) => pick.checked).length >= maximum;
+    for (const pick of picks) pick.disabled = full && !pick.checked;
+  };
+  for (const pick of picks) pick.addEventListener("change", limit);
+  limit();
+}
+
 // Run by the page that loads it (templates/lobby.html); imported without a page (the unit tests), it waits.
-if (globalThis.document) init(readParams(document));
+if (globalThis.document) {
+  init(readParams(document));
+  setupMultiPick(document);
+}

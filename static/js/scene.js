@@ -1,7 +1,7 @@
 /**
- * The automatic tables' dealing scene (issue 19): each card slides from the shoe to its hand's spot face down and
- * turns over; a hand's third card lies sideways. The player who shows a hand squeezes its cards (squeeze.js). A
- * page drawn mid-coup shows the cards at once.
+ * The dealing scene of automatic tables (issue 19) and tables dealt on demand: each card slides from the shoe to its
+ * hand's spot face down and turns over; a hand's third card lies sideways. The player who shows a hand squeezes its
+ * cards (squeeze.js). A page drawn mid-coup shows the cards at once.
  */
 
 import { FaceDownCards, reducedMotion } from "./squeeze.js";

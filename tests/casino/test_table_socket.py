@@ -216,10 +216,10 @@ async def test_the_new_balance_and_bets_go_to_the_players_other_sockets_not_back
 
 
 async def test_a_flood_of_bet_requests_is_refused_past_the_sockets_allowance(coup, monkeypatch):
-    from casino.players import table_socket
-    from casino.players.table_socket import BET_REQUEST_BURST
+    from casino.players import player_socket
+    from casino.players.intake import BET_REQUEST_BURST
 
-    monkeypatch.setattr(table_socket, "BET_REQUESTS_PER_SECOND", 0.001)  # no refill while the test runs
+    monkeypatch.setattr(player_socket, "BET_REQUESTS_PER_SECOND", 0.001)  # no refill while the test runs
     user, cookie = await in_thread(player)("ann", "1000.00")
     ws = await join(cookie)
     answers = [

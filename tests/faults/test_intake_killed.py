@@ -18,7 +18,7 @@ from django.utils import timezone
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-from casino.players.table_socket import BET_REQUESTS_PER_SECOND
+from casino.players.intake import BET_REQUESTS_PER_SECOND
 from tests.factories import CoupFactory, TableFactory
 from tests.processes import python, subprocess_env, wait_until
 from wagering.checks import ledger_check, settlement_check

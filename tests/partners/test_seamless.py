@@ -24,7 +24,7 @@ from tests.factories import coup_deal_and_resolve
 from tests.partners.conftest import client_for, idempotency_key, launch_open, partner_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
 from wagering.cancellation import bet_batch_undo
-from wagering.checks import ledger_check
+from wagering.checks import ledger_check, settlement_check
 from wagering.errors import BetRejected
 from wagering.models import Account, Bet
 
@@ -144,6 +144,7 @@ def test_a_round_credits_each_player_once_zero_for_a_loss(wallet, ann, bob, coup
     assert {t.state for t in transactions("credit")} == {"acknowledged"}
     assert float_balance() == D("10.00")  # -50 staked, +60 credited: the house owes the partner 10
     assert ledger_check().ok
+    assert settlement_check().problems == []  # their own wallets (empty) never held these stakes
     with django_capture_on_commit_callbacks(execute=True):
         coup_settle(coup_id=coup.pk)  # again: nothing more
     assert len(wallet.operations("credit")) == 2

@@ -22,7 +22,7 @@ NOT_FOR_PLAYERS = """
     already_the_dealer already_void body_too_large burn_card_required card_already_kept card_required cards_out
     chips_in_play correction_pending coup_complete croupiers_shoe shoe_dealt shoe_not_dealt shoe_holder_alone
     coup_dealt coup_in_progress currency_invalid currency_locked
-    cut_card_already_out cut_out_of_range dealt_on_demand description_required four_eyes guest_name_too_long hand_passed
+    cut_card_already_out cut_out_of_range description_required four_eyes guest_name_too_long hand_passed
     held_card_pending incomplete invalid_api_key invalid_cards invalid_currency invalid_events invalid_hand
     invalid_idempotency_key invalid_language invalid_nickname invalid_partner invalid_period invalid_pit
     invalid_player_id invalid_request invalid_return_url invalid_rules invalid_url invalid_wallet_mode
@@ -33,7 +33,8 @@ NOT_FOR_PLAYERS = """
     not_dealing not_enough_chips not_failed not_held not_in_pit not_live not_prepared not_resolved not_seated
     not_showing not_your_shoe nothing_to_correct page_out_of_date patron_required permission_needed pit_exists
     player_id_unavailable player_not_found player_unavailable rate_limited reason_required result_recorded rng_shoe
-    round_not_found seal_number_required seat_empty seat_taken shoe_finished shoe_in_play shoe_not_found shoe_over
+    round_not_found seal_number_required seamless_not_offered seat_empty seat_taken shoe_finished shoe_in_play
+    shoe_not_found shoe_over
     shuffle_not_recorded shuffle_record_invalid stricter_only table_not_found too_many_copies too_many_webhooks
     unknown_dealing_error unknown_player unknown_rule void_request_open wallet_incomplete webhook_disabled
     webhook_not_found wrong_shuffle_method

@@ -1,0 +1,64 @@
+"""``/healthz`` answers 503 when this process cannot reach Redis, so the balancer takes it out and closes its
+sockets (issue 33, scenario 3: a web host cut off from Redis); it never hangs on a Redis that does not answer."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def silent_redis():
+    """A server that accepts connections and never answers, as a partitioned Redis looks to the check."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+    listener.close()
+
+
+def test_without_redis_the_embedded_default_is_healthy(client, settings):
+    settings.REDIS_URL = ""
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+
+
+def test_a_redis_that_does_not_answer_fails_the_check_within_a_second_or_so(client, settings, silent_redis):
+    settings.REDIS_URL = silent_redis
+    started = time.monotonic()
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "unavailable", "database": response.json()["database"], "redis": "unreachable"}
+    assert time.monotonic() - started < 5  # the check's own deadline is 1 s: it does not wait for TCP to give up
+
+
+def test_a_refused_connection_fails_the_check(client, settings):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now
+    settings.REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    assert client.get("/healthz").status_code == 503
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs the real Redis (the PostgreSQL + Redis pass)")
+def test_with_redis_answering_the_check_passes(client, settings):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the shared cache is on Redis only with REDIS_URL")
+def test_a_cache_call_to_a_redis_that_does_not_answer_fails_within_seconds(settings, silent_redis):
+    from kernel.redis_cache import RedisCache
+
+    cache = RedisCache(silent_redis, {**settings.CACHES["default"], "LOCATION": silent_redis})
+    started = time.monotonic()
+    with pytest.raises(Exception, match=r"[Tt]imeout|timed out"):
+        cache.get("session-key")
+    assert time.monotonic() - started < 10  # its socket timeout is 2 s (retries included), not TCP's minutes
