@@ -1,6 +1,6 @@
 /** The table chat: messages go out over the table's WebSocket; every message is shown as text, never HTML.
- * On a phone the chat is collapsed to the tools' Chat button (shown by the CSS on phones only), which counts
- * the messages come meanwhile and opens it over the page; Close or Escape folds it back. */
+ * The chat is a drawer behind the tools' Chat button, which counts the messages come meanwhile and opens it over
+ * the page; Close or Escape folds it back. */
 
 const KEEP_MESSAGES = 100;
 
@@ -12,7 +12,6 @@ export function setupChat(app, { send, me }) {
   const [panel, toggle, close, unread] = [$("[data-chat]"), $('[data-tool="chat"]'), $("[data-chat-close]"), $("[data-chat-unread]")];
   let unseen = 0;
   const isOpen = () => toggle.getAttribute("aria-expanded") === "true";
-  const collapsible = () => toggle.offsetParent !== null;
 
   function setOpen(open) {
     toggle.setAttribute("aria-expanded", String(open));
@@ -29,7 +28,7 @@ export function setupChat(app, { send, me }) {
   toggle.addEventListener("click", () => setOpen(!isOpen()));
   close.addEventListener("click", () => setOpen(false));
   panel.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && collapsible() && isOpen()) {
+    if (event.key === "Escape" && isOpen()) {
       event.preventDefault();
       setOpen(false);
     }
@@ -61,7 +60,7 @@ export function setupChat(app, { send, me }) {
       log.append(item);
       while (log.childElementCount > KEEP_MESSAGES) log.firstElementChild.remove();
       log.scrollTop = log.scrollHeight;
-      if (collapsible() && !isOpen()) {
+      if (!isOpen()) {
         unseen += 1;
         unread.textContent = unseen > 9 ? "9+" : String(unseen);
         unread.hidden = false;

@@ -148,12 +148,14 @@ class RoadsView {
 
 export class RoadsPanel {
   constructor(app) {
-    const narrowScreen = window.matchMedia("(max-width: 700px)");
     const roomyScreen = window.matchMedia("(min-width: 900px) and (min-height: 640px)");
     this.shoeNumbers = app.querySelectorAll("[data-shoe]");
-    this.panel = new RoadsView(app.querySelector("[data-roads-panel]"), () =>
-      narrowScreen.matches ? { main: 20, derived: 14 } : { main: 22, derived: 15 },
-    );
+    // The docked strip's cells: as large as the layout's --road-cell (table-screen.css) makes room for.
+    const panel = app.querySelector("[data-roads-panel]");
+    this.panel = new RoadsView(panel, () => {
+      const main = parseFloat(getComputedStyle(panel).getPropertyValue("--road-cell")) || 22;
+      return { main, derived: Math.round(main * 0.7) };
+    });
     this.dialog = app.querySelector('[data-dialog="roads"]');
     this.enlarged = new RoadsView(this.dialog, () =>
       roomyScreen.matches ? { main: 30, derived: 20 } : { main: 24, derived: 16 },
