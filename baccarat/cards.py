@@ -35,12 +35,12 @@ class Card:
 
     @classmethod
     def parse(cls, code: str) -> Card:
-        if not isinstance(code, str) or len(code) != 2:
+        """The card of a code, any case; one instance per card (a card is immutable): a shoe's order of 416
+        codes is parsed at each deal from it."""
+        card = _BY_CODE.get(code.upper()) if isinstance(code, str) and len(code) == 2 else None
+        if card is None:
             raise InvalidCardError(code)
-        rank, suit = code[0].upper(), code[1].upper()
-        if rank not in RANKS or suit not in SUITS:
-            raise InvalidCardError(code)
-        return cls(rank, suit)
+        return card
 
     @property
     def code(self) -> str:
@@ -52,6 +52,9 @@ class Card:
 
     def __str__(self) -> str:
         return self.code
+
+
+_BY_CODE = {rank + suit: Card(rank, suit) for rank in RANKS for suit in SUITS}
 
 
 def parse_cards(text: str) -> list[Card]:

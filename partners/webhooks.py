@@ -155,15 +155,16 @@ def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
     transaction that settled or refunded the bets; a second call for the same coup and kind adds nothing.
     """
     event_type = EVENT_TYPES[kind]
+    partners_bets = Bet.objects.filter(
+        coup_id=coup.pk, state=_CLOSED_BET_STATE[kind], user__partner_player__isnull=False
+    )
+    if not partners_bets.exists():  # no partner to tell: one probe (most coups of a table dealt on demand)
+        return []
     with transaction.atomic():
         if WebhookDelivery.objects.filter(coup_id=coup.pk, event_type=event_type).exists():
             return []
         coup = Coup.objects.select_related("table", "shoe").get(pk=coup.pk)  # as settlement left it
-        bets = (
-            Bet.objects.filter(coup=coup, state=_CLOSED_BET_STATE[kind], user__partner_player__isnull=False)
-            .select_related("settlement", "user__partner_player__partner")
-            .order_by("pk")
-        )
+        bets = partners_bets.select_related("settlement", "user__partner_player__partner").order_by("pk")
         bets_by_partner: dict[Partner, list[Bet]] = defaultdict(list)
         for bet in bets:
             bets_by_partner[bet.user.partner_player.partner].append(bet)

@@ -36,6 +36,13 @@ def shoe_locked(shoe_id: int) -> Shoe:
     return Shoe.objects.select_for_update(of=("self",)).select_related("table").get(pk=shoe_id)
 
 
+def private_shoe_locked(*, table_id: int, player_id: int) -> Shoe | None:
+    """The player's private shoe in play at the table (a table dealt on demand), found and locked FOR UPDATE in
+    one statement: PostgreSQL reads the row again under the lock, so a shoe that ended meanwhile is not it."""
+    in_play = Shoe.objects.select_for_update(of=("self",)).select_related("table")
+    return in_play.filter(table_id=table_id, player_id=player_id, state=Shoe.State.IN_PLAY).first()
+
+
 def coup_locked(coup: Coup) -> Coup:
     """The coup's table and shoe (FOR NO KEY UPDATE), then the coup (FOR UPDATE)."""
     Table.objects.select_for_update(no_key=True).filter(pk=coup.table_id).values_list("pk").get()

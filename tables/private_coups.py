@@ -9,6 +9,7 @@ shoe), the player's shoe, then the coup (``tables.locks``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -20,7 +21,7 @@ from django.utils import timezone
 from baccarat.coup import CoupDeal
 from kernel.errors import ErrorCode
 from tables.errors import TableError
-from tables.locks import shoe_locked, table_locked
+from tables.locks import private_shoe_locked, shoe_locked, table_locked
 from tables.models import Coup, DealtCard, Shoe, Table
 from tables.selectors import shoe_dealer, shoe_is_finished, table_coup_rules
 from tables.shoes import shoe_finish, shoe_prepare, shoe_start
@@ -40,16 +41,14 @@ def table_dealt_on_demand_check(table: Table) -> None:
         raise TableError(f"table {table.code} is closed", code=ErrorCode.TABLE_CLOSED)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # nested in a deal's transaction, which fails whole on an error
 def private_shoe_ready(*, table: Table, player: User) -> Shoe:
     """The player's private shoe in play at the table, locked: made (shuffled, committed, burned) if they have
     none, or if the cut card ended the last one (which is finished, and so revealed)."""
     table_dealt_on_demand_check(table)
-    shoe = private_shoe_in_play(table=table, player=player)
-    if shoe is not None:
-        shoe = shoe_locked(shoe.pk)
-        if shoe.state == Shoe.State.IN_PLAY and not shoe_is_finished(shoe=shoe):
-            return shoe
+    shoe = private_shoe_locked(table_id=table.pk, player_id=player.pk)
+    if shoe is not None and not shoe_is_finished(shoe=shoe):
+        return shoe
     table = table_locked(table.pk)  # the lock order: the table, then the shoe; two tabs make one shoe
     table_dealt_on_demand_check(table)
     shoe = private_shoe_in_play(table=table, player=player)
@@ -76,9 +75,29 @@ def private_coup_open(*, shoe: Shoe, player: User, round_id: str | None = None) 
     )
 
 
-def private_coup_deal(*, coup: Coup, shoe: Shoe) -> Coup:
+RESOLVED_FIELDS = (
+    "player_total",
+    "banker_total",
+    "winner",
+    "player_pair",
+    "banker_pair",
+    "natural",
+    "state",
+    "closed_at",
+    "resolved_at",
+)
+
+
+@dataclass(frozen=True)
+class PrivateCoupDealt:
+    coup: Coup  # resolved
+    cards: list[DealtCard]  # in the order dealt
+
+
+def private_coup_deal(*, coup: Coup, shoe: Shoe) -> PrivateCoupDealt:
     """No more bets, then the whole coup dealt from the shoe by the tableau and resolved; a shoe the cut card
-    ended is finished at once (its order and salt revealed). ``coup`` and ``shoe`` locked by the caller."""
+    ended is finished at once (its order and salt revealed). ``coup`` and ``shoe`` locked by the caller. The
+    coup with its cards as written (the answer needs no second read)."""
     if coup.state != Coup.State.BETTING or coup.shoe_id != shoe.pk:
         raise TableError(f"coup {coup.round_id} is {coup.state}: it cannot be dealt", code=ErrorCode.NOT_BETTING)
     dealer = shoe_dealer(shoe)
@@ -99,10 +118,10 @@ def private_coup_deal(*, coup: Coup, shoe: Shoe) -> Coup:
     coup.player_total, coup.banker_total, coup.winner = result.player_total, result.banker_total, result.winner
     coup.player_pair, coup.banker_pair, coup.natural = result.player_pair, result.banker_pair, result.natural
     coup.state, coup.closed_at, coup.resolved_at = Coup.State.RESOLVED, now, now
-    coup.save()
-    if shoe_is_finished(shoe=shoe):
+    coup.save(update_fields=RESOLVED_FIELDS)
+    if shoe_is_finished(shoe=shoe, dealer=dealer):
         shoe.state = shoe_finish(shoe=shoe).state
-    return coup
+    return PrivateCoupDealt(coup=coup, cards=cards)
 
 
 def private_shoes_idle(*, idle_for: timedelta) -> list[int]:

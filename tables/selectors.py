@@ -400,8 +400,9 @@ def shoe_dealer(shoe: Shoe, cards_in_coup: int = 0) -> ShoeDealer:
     )
 
 
-def shoe_is_finished(*, shoe: Shoe) -> bool:
-    """Whether the cut card rule (or, for an RNG shoe, the last card) has ended the shoe."""
+def shoe_is_finished(*, shoe: Shoe, dealer: ShoeDealer | None = None) -> bool:
+    """Whether the cut card rule (or, for an RNG shoe, the last card) has ended the shoe. ``dealer``: the
+    caller's over the shoe where it stands, if it has one (its order not decrypted again)."""
     if shoe.last_coup is not None and shoe.coups_started >= shoe.last_coup:
         return True
-    return shoe.has_card_order and shoe_dealer(shoe).finished
+    return shoe.has_card_order and (dealer or shoe_dealer(shoe)).finished

@@ -46,7 +46,7 @@ from wagering.placement import (
     bet_rebet,
     bet_rebet_stakes,
 )
-from wagering.selectors import wallet_balance, wallet_currency
+from wagering.selectors import wallet_balance
 
 User = AbstractBaseUser
 DEAL_KIND = "deal"
@@ -126,7 +126,7 @@ def _own_wallet_once(asked: RngDealAsked) -> dict:
 
 def _deal(asked: RngDealAsked) -> dict:
     user = asked.user
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # request_once's transaction: one savepoint fewer
         shoe = _shoe_checked(asked)
         coup = private_coup_open(shoe=shoe, player=user)
         if asked.bets is None:
@@ -134,7 +134,7 @@ def _deal(asked: RngDealAsked) -> dict:
         else:
             placed = bet_batch_place(user=user, coup=coup, bets=asked.bets)
         answer = _dealt(shoe=shoe, coup=coup, placed=placed)
-        return {**answer, "balance": str(wallet_balance(user=user)), "currency": wallet_currency(user=user)}
+        return {**answer, "balance": str(wallet_balance(user=user)), "currency": placed.currency}
 
 
 def _partner_wallet_once(asked: RngDealAsked) -> dict:
@@ -217,7 +217,7 @@ def _shoe_checked(asked: RngDealAsked) -> Shoe:
 
 def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> dict:
     """The coup, bets placed, dealt and settled in the caller's transaction: its answer but the balance."""
-    coup = private_coup_deal(coup=coup, shoe=shoe)
+    dealt = private_coup_deal(coup=coup, shoe=shoe)
     coup_settle(coup_id=coup.pk)
     settlements = list(
         BetSettlement.objects.filter(bet__coup=coup, bet__user_id=placed.batch.user_id).select_related("bet")
@@ -228,7 +228,7 @@ def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> dict:
         "round_id": coup.round_id,
         "number": coup.number,
         "shoe_number": shoe.number,
-        "cards": [{"hand": card.hand, "card": card.card} for card in coup.cards.order_by("position")],
+        "cards": [{"hand": card.hand, "card": card.card} for card in dealt.cards],
         "player_total": coup.player_total,
         "banker_total": coup.banker_total,
         "winner": coup.winner,

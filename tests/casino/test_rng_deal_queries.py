@@ -1,0 +1,47 @@
+"""A deal at a table dealt on demand runs a fixed number of statements (issue 30's benchmark: a player's coup
+costs ~1 ms of a socket bet's work, not a big coup's): the count does not grow with the coups dealt from the
+shoe nor with the player's history at the table, and stays under a bound, a regression guard."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_ready
+from tables.models import Table
+from tests.factories import TableFactory
+from tests.wagering.conftest import funded
+
+pytestmark = pytest.mark.django_db
+
+# Statements of one deal, the idempotency record, savepoints, BEGIN and COMMIT included (PostgreSQL: 36 for
+# Deal, 38 for Rebet and deal, 2026-11-28; 47 and 49 before; SQLite writes settlements row-wise: 45 and 47):
+# a few to spare, not a second settlement's worth.
+MOST_STATEMENTS = {"postgresql": 40, "sqlite": 50}
+
+
+def statements_of_a_deal(user, table, bets) -> int:
+    commitment = rng_shoe_ready(table=table, player=user).commitment
+    asked = RngDealAsked(user=user, table=table, bets=bets, commitment=commitment, request_id=uuid.uuid4().hex)
+    with CaptureQueriesContext(connection) as captured:
+        answer = rng_coup_deal(asked=asked)
+    assert answer["shoe_ended"] is None  # a shoe's last deal also reveals it and makes the next: not compared
+    return len(captured.captured_queries)
+
+
+@pytest.mark.parametrize("bets", [{"banker": "10.00", "player_pair": "1.00"}, None], ids=["deal", "rebet"])
+def test_a_deal_runs_the_same_statements_however_long_the_shoe_and_the_history(bets):
+    table = TableFactory(code="rng1", dealing_mode=Table.DealingMode.RNG, decks=4, side_bets=["player_pair"])
+    player, other = funded("100000.00"), funded("100000.00")
+    statements_of_a_deal(player, table, {"banker": "10.00", "player_pair": "1.00"})
+    early = statements_of_a_deal(player, table, bets)
+    for number in range(12):  # the player's history and the shoe's coups grow; so do another player's
+        statements_of_a_deal(player, table, {"player": "5.00"} if number % 2 else None)
+        statements_of_a_deal(other, table, {"tie": "1.00"})
+    later = statements_of_a_deal(player, table, bets)
+
+    assert later == early
+    assert later <= MOST_STATEMENTS[connection.vendor]
