@@ -10,13 +10,15 @@ from decimal import Decimal
 import pytest
 
 from casino.lifecycle import rng
-from partners.models import PartnerIdempotencyKey, WalletTransaction
+from partners.models import Partner, PartnerIdempotencyKey, WalletTransaction
 from partners.wallet_sending import wallet_transaction_attempt
 from partners.wallet_settings import partner_wallet_set
 from tables.models import Coup, Table
 from tests.factories import TableFactory
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
+from tests.wagering.conftest import postgres_only
+from tests.wagering.test_concurrency import all_at_once
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Account, Bet, BetRequest
 
@@ -170,3 +172,18 @@ def test_one_key_is_one_debit_and_one_coup(deal, seamless_api, wallet, commitmen
     assert Account.objects.get(kind=Account.Kind.PARTNER_FLOAT, partner_code="seam").balance == D(
         first.json()["total_returned"]
     ) - D("5.00")
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_the_same_request_at_once_is_one_debit(seamless_api, wallet, commitment):
+    clients = [client_for(Partner.objects.get(code="seam")) for _ in range(4)]
+    body = {"player_id": "s-1", "bets": {"banker": "5.00"}, "commitment": commitment}
+    answers = all_at_once(4, lambda n: clients[n].post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="same"))
+    dealt = [answer for answer in answers if answer.status_code == 201]
+    first = [answer for answer in dealt if "Idempotent-Replayed" not in answer]
+    assert len(first) == 1, [answer.content for answer in answers]
+    assert all(answer.json() == first[0].json() for answer in dealt)
+    assert all(error(answer) == (409, "request_in_progress") for answer in answers if answer.status_code != 201)
+    assert Coup.objects.count() == 1 and len(wallet.operations("debit")) == 1
+    assert WalletTransaction.objects.filter(kind="debit").count() == 1
