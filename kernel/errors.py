@@ -97,7 +97,6 @@ class ErrorCode(StrEnum):
     RESULT_RECORDED = "result_recorded"
     RNG_SHOE = "rng_shoe"
     SEAL_NUMBER_REQUIRED = "seal_number_required"
-    SEAMLESS_NOT_OFFERED = "seamless_not_offered"  # the partner API's deal, to a seamless wallet's player (for now)
     SEAT_EMPTY = "seat_empty"
     SEAT_TAKEN = "seat_taken"
     SHOE_CHANGED = "shoe_changed"

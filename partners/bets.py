@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry, group_commit_submit
@@ -20,12 +20,13 @@ from partners.services import (
     idempotency_conflict,
     idempotency_key_check,
     partner_request_once,
+    partner_request_once_claimed,
     player_of_partner_check,
 )
 from tables.models import Coup, Table
 from tables.selectors import table_with_live_coup
 from wagering.amounts import amount_checked
-from wagering.errors import BetConflict, BetRejected, IdempotencyConflict, WageringError
+from wagering.errors import BetConflict, BetRejected, WageringError
 from wagering.ledger import rows_insert
 from wagering.models import LedgerTransaction
 from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked
@@ -226,31 +227,16 @@ def _seamless_bet_batch_place(
     key: str,
     stakes: dict[str, str],
 ) -> PartnerRequestResult:
-    """A bet paid by the partner's seamless wallet, once per ``Idempotency-Key``: the key is claimed and
-    committed before the wallet is called (the call cannot sit in a transaction), given up if the bet is
-    refused (the key may be tried again), and a key whose request never finished answers 409."""
-    idempotency_key_check(key)
-    with transaction.atomic():
-        record, claimed = PartnerIdempotencyKey.objects.get_or_create(
-            partner=partner, key=key, defaults={"request": request}
-        )
-    if not claimed:
-        if record.request != request:
-            raise idempotency_conflict(key=key, record=record)
-        if record.transaction_id is None:
-            raise IdempotencyConflict(
-                f"the request with Idempotency-Key {key!r} is in progress, or did not finish (nothing was placed)",
-                code=ErrorCode.REQUEST_IN_PROGRESS,
-                details={"key": key},
-            )
-        return PartnerRequestResult(transaction=record.transaction, replayed=True)
+    """A bet paid by the partner's seamless wallet, once per ``Idempotency-Key`` (``partner_request_once_claimed``:
+    the key claimed and committed before the wallet is called)."""
+    placed: list[PlacedBatch] = []
 
-    def recorded(placed: PlacedBatch) -> None:
-        PartnerIdempotencyKey.objects.filter(pk=record.pk).update(transaction=placed.batch.placement)
+    def place(recorded: Callable[[LedgerTransaction], None]) -> LedgerTransaction:
+        def placed_record(batch: PlacedBatch) -> None:
+            recorded(batch.batch.placement)
 
-    try:
-        placed = seamless_bet_place(player=player, coup=coup_find(), bets=stakes, placed_record=recorded)
-    except WageringError:
-        PartnerIdempotencyKey.objects.filter(pk=record.pk, transaction__isnull=True).delete()
-        raise
-    return PartnerRequestResult(transaction=placed.batch.placement, replayed=False, placed=placed)
+        placed.append(seamless_bet_place(player=player, coup=coup_find(), bets=stakes, placed_record=placed_record))
+        return placed[0].batch.placement
+
+    result = partner_request_once_claimed(partner=partner, key=key, request=request, perform=place)
+    return replace(result, placed=placed[0]) if placed else result

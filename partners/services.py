@@ -34,7 +34,7 @@ from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, Partn
 from partners.selectors.accounts import partner_api_reads_forget
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
-from wagering.errors import IdempotencyConflict, WalletRejected
+from wagering.errors import IdempotencyConflict, WageringError, WalletRejected
 from wagering.idempotency import request_once
 from wagering.models import Account, LedgerTransaction
 from wagering.placement import PlacedBatch
@@ -266,6 +266,44 @@ def partner_request_once(
         conflict=lambda record: idempotency_conflict(key=key, record=record),
     )
     return PartnerRequestResult(transaction=outcome.result, replayed=outcome.replayed)
+
+
+def partner_request_once_claimed(
+    *,
+    partner: Partner,
+    key: str,
+    request: dict,
+    perform: Callable[[Callable[[LedgerTransaction], None]], LedgerTransaction],
+) -> PartnerRequestResult:
+    """``perform`` once per partner and ``Idempotency-Key``, for a request that calls a seamless wallet (which
+    cannot sit in a transaction): the key is claimed and committed first; ``perform`` gets the function that
+    records its transaction on the key, to call in the transaction that moves the money. A refusal
+    (``WageringError``: the wallet's, its silence, any check) gives the key up, to be tried again; a key whose
+    request never finished answers 409 ``request_in_progress``."""
+    idempotency_key_check(key)
+    with transaction.atomic():
+        record, claimed = PartnerIdempotencyKey.objects.get_or_create(
+            partner=partner, key=key, defaults={"request": request}
+        )
+    if not claimed:
+        if record.request != request:
+            raise idempotency_conflict(key=key, record=record)
+        if record.transaction_id is None:
+            raise IdempotencyConflict(
+                f"the request with Idempotency-Key {key!r} is in progress, or did not finish (nothing was placed)",
+                code=ErrorCode.REQUEST_IN_PROGRESS,
+                details={"key": key},
+            )
+        return PartnerRequestResult(transaction=record.transaction, replayed=True)
+
+    def recorded(moved: LedgerTransaction) -> None:
+        PartnerIdempotencyKey.objects.filter(pk=record.pk).update(transaction=moved)
+
+    try:
+        return PartnerRequestResult(transaction=perform(recorded), replayed=False)
+    except WageringError:
+        PartnerIdempotencyKey.objects.filter(pk=record.pk, transaction__isnull=True).delete()
+        raise
 
 
 def idempotency_key_check(key: str) -> None:

@@ -21,7 +21,7 @@ meanwhile (or after such a crash), ``request_in_progress``; one debit, one coup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -55,7 +55,8 @@ DEAL_KIND = "deal"
 @dataclass(frozen=True)
 class RngDealAsked:
     """A deal: ``bets`` (bet type -> stake), or ``None`` to repeat the last bets at the table; ``seamless``: the
-    partner's player, for a player whose money the partner's seamless wallet holds."""
+    partner's player, for a player whose money the partner's seamless wallet holds; ``placed_record``: run in the
+    seamless deal's transaction with its bets (the partner API's idempotency record)."""
 
     user: User
     table: Table
@@ -63,6 +64,7 @@ class RngDealAsked:
     commitment: str
     request_id: str
     seamless: PartnerPlayer | None = None
+    placed_record: Callable[[PlacedBatch], None] | None = None
 
 
 def rng_coup_deal(*, asked: RngDealAsked) -> dict:
@@ -181,6 +183,8 @@ def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
             coup = private_coup_open(shoe=shoe, player=user, round_id=round_id)
             placed = bet_batch_place(user=user, coup=coup, bets=stakes, from_partner=funds)
             WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch, coup=coup)
+            if asked.placed_record is not None:
+                asked.placed_record(placed)
             answer = _dealt(shoe=shoe, coup=coup, placed=placed)
             # The partner's balance once this round's credit (sent on commit) is in: the page has no socket.
             answer = {**answer, "balance": str(balance + Decimal(answer["total_returned"])), "currency": funds.currency}

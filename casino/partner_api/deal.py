@@ -14,13 +14,16 @@ Once per partner and key, as every money-moving request of the API (``partner_re
 claimed in the deal's transaction and recorded with the coup's placement; the coup's answer is the deal's own
 record (``rng_coup_deal``'s, under a request id derived from the key), so a replay answers it again while that
 record is kept (``BET_REQUEST_RETENTION_HOURS``), and refuses once it is not, never dealing twice. A refusal
-leaves neither. Transfer wallets only, for now (``deal_wallet_check``).
+leaves neither. A seamless wallet's player deals as on their page (one debit, then one credit, zero for a
+round lost), which commits its debit before the wallet is called: so the key is claimed and committed first
+(``partner_request_once_claimed``, as a seamless bet's), and recorded in the deal's transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -34,29 +37,22 @@ from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_public, r
 from casino.partner_api import serializers
 from kernel.errors import ErrorCode
 from partners.api.views import BODY_ERRORS, IDEMPOTENCY_KEY, REPLAYED, PartnerView, errors, replayed_headers
-from partners.identifiers import PartnerRejected
 from partners.models import Partner, PartnerPlayer
-from partners.services import PartnerRequestResult, idempotency_key_check, partner_request_once, player_of_partner_check
+from partners.services import (
+    PartnerRequestResult,
+    idempotency_key_check,
+    partner_request_once,
+    partner_request_once_claimed,
+    player_of_partner_check,
+)
 from tables.models import Table
 from wagering.errors import IdempotencyConflict
-from wagering.models import BetBatch, BetRequest
-
-
-def deal_wallet_check(*, partner: Partner, table: Table) -> None:
-    """The one place that keeps a seamless wallet's players from dealing: one debit and one credit per round
-    there is not built for a deal yet."""
-    if partner.is_seamless:
-        raise PartnerRejected(
-            f"{table.name} is not yet open to players whose partner holds their wallet (seamless)",
-            code=ErrorCode.SEAMLESS_NOT_OFFERED,
-            details={"table": table.code},
-        )
+from wagering.models import BetBatch, BetRequest, LedgerTransaction
 
 
 def partner_shoe_ready(*, partner: Partner, player: PartnerPlayer, table: Table) -> dict:
     """The player's private shoe in play at the table (made and committed if they have none), as published."""
     player_of_partner_check(partner=partner, player=player)
-    deal_wallet_check(partner=partner, table=table)
     return rng_shoe_public(shoe=rng_shoe_ready(table=table, player=player.user))
 
 
@@ -72,7 +68,6 @@ def partner_coup_deal(
     """Deal one private coup for the player (``bets``; ``None``: their last bets again), once per partner and
     key: the coup's answer, and the request's result (a replay or not)."""
     player_of_partner_check(partner=partner, player=player)
-    deal_wallet_check(partner=partner, table=table)
     idempotency_key_check(idempotency_key)
     stakes = None if bets is None else {bet_type: str(stake) for bet_type, stake in sorted(bets.items())}
     request = {
@@ -89,14 +84,26 @@ def partner_coup_deal(
         commitment=commitment,
         # The deal's own record is per player: a key of the partner's, named apart from a page's request ids.
         request_id="api-" + hashlib.sha256(f"{partner.pk}:{idempotency_key}".encode()).hexdigest()[:60],
+        seamless=player if partner.is_seamless else None,
     )
     dealt: list[dict] = []
 
-    def deal():
+    def deal(asked: RngDealAsked) -> LedgerTransaction:
         dealt.append(rng_coup_deal(asked=asked))
         return BetBatch.objects.get(coup__round_id=dealt[0]["round_id"], user=player.user).placement
 
-    result = partner_request_once(partner=partner, key=idempotency_key, request=request, perform=deal)
+    if partner.is_seamless:
+
+        def deal_recorded(recorded: Callable[[LedgerTransaction], None]) -> LedgerTransaction:
+            return deal(replace(asked, placed_record=lambda placed: recorded(placed.batch.placement)))
+
+        result = partner_request_once_claimed(
+            partner=partner, key=idempotency_key, request=request, perform=deal_recorded
+        )
+    else:
+        result = partner_request_once(
+            partner=partner, key=idempotency_key, request=request, perform=lambda: deal(asked)
+        )
     answer = dealt[0] if dealt else _deal_replayed(asked, result)
     answer = {name: value for name, value in answer.items() if name != "replayed"}  # Idempotent-Replayed says it
     return {"table": table.code, "player_id": player.external_id, **answer}, result

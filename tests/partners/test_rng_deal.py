@@ -13,11 +13,9 @@ from rest_framework.test import APIClient
 
 from partners import webhooks
 from partners.models import PartnerIdempotencyKey, WebhookDelivery
-from partners.wallet_settings import partner_wallet_set
 from tables.models import Coup, Shoe, Table
 from tests.factories import TableFactory
-from tests.partners.conftest import client_for, partner_make, player_make
-from tests.partners.fake_wallet import SECRET, FakeWallet
+from tests.partners.conftest import player_make
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetRequest, LedgerTransaction
 from wagering.selectors import wallet_balance
@@ -219,20 +217,6 @@ def test_not_json_and_other_tables_are_refused(api, player, commitment, table, r
     Table.objects.filter(pk=rng_table.pk).update(is_open=False)
     assert deal(api, body, "n").json()["error"]["code"] == "table_closed"
     assert world() == before
-
-
-def test_a_seamless_wallets_player_cannot_deal_yet(rng_table):
-    with FakeWallet({"s-1": "100.00"}) as wallet:
-        partner = partner_wallet_set(
-            partner=partner_make("seam"), mode="seamless", wallet_url=wallet.url, wallet_secret=SECRET
-        )
-        api = client_for(partner)
-        player_make(partner, "s-1", balance="0")
-        before = world()
-        refused = deal(api, {"player_id": "s-1", "bets": {"player": "10"}, "commitment": "0" * 64}, "s")
-        assert refused.status_code == 400 and refused.json()["error"]["code"] == "seamless_not_offered"
-        assert api.get(f"{URL}?player_id=s-1").json()["error"]["code"] == "seamless_not_offered"
-        assert world() == before and not Shoe.objects.exists() and wallet.requests == []
 
 
 def test_a_deal_the_wallet_cannot_pay_is_refused(api, partner, rng_table):

@@ -33,7 +33,7 @@ NOT_FOR_PLAYERS = """
     not_dealing not_enough_chips not_failed not_held not_in_pit not_live not_prepared not_resolved not_seated
     not_showing not_your_shoe nothing_to_correct page_out_of_date patron_required permission_needed pit_exists
     player_id_unavailable player_not_found player_unavailable rate_limited reason_required result_recorded rng_shoe
-    round_not_found seal_number_required seamless_not_offered seat_empty seat_taken shoe_finished shoe_in_play
+    round_not_found seal_number_required seat_empty seat_taken shoe_finished shoe_in_play
     shoe_not_found shoe_over
     shuffle_not_recorded shuffle_record_invalid stricter_only table_not_found too_many_copies too_many_webhooks
     unknown_dealing_error unknown_player unknown_rule void_request_open wallet_incomplete webhook_disabled
