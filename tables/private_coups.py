@@ -41,11 +41,17 @@ def table_dealt_on_demand_check(table: Table) -> None:
         raise TableError(f"table {table.code} is closed", code=ErrorCode.TABLE_CLOSED)
 
 
-@transaction.atomic(savepoint=False)  # nested in a deal's transaction, which fails whole on an error
 def private_shoe_ready(*, table: Table, player: User) -> Shoe:
     """The player's private shoe in play at the table, locked: made (shuffled, committed, burned) if they have
-    none, or if the cut card ended the last one (which is finished, and so revealed)."""
+    none, or if the cut card ended the last one (which is finished, and so revealed). The table as read is
+    checked before any transaction: a refusal then leaves the caller's transaction usable (the one below has no
+    savepoint of its own, so an error inside it fails the caller's whole, as a deal does anyway)."""
     table_dealt_on_demand_check(table)
+    return _private_shoe_ready(table=table, player=player)
+
+
+@transaction.atomic(savepoint=False)  # nested in a deal's transaction, which fails whole on an error
+def _private_shoe_ready(*, table: Table, player: User) -> Shoe:
     shoe = private_shoe_locked(table_id=table.pk, player_id=player.pk)
     if shoe is not None and not shoe_is_finished(shoe=shoe):
         return shoe
