@@ -1,8 +1,9 @@
 """The demo's live video (issue 32): ``manage.py serve --demo-video``, scripts/run.sh's server, gives live3 a live
 test stream (ffmpeg: the felt, the table's name, a running clock, low-latency HLS) on the site's own origin. A
 second server of that kind on the browser tests' database (the session's server runs none: its encoders would cost
-CPU through every test): live3's page plays the stream at 1440 x 900 and 390 x 844 (the video advances, no console
-error, no CSP violation); stopped, the server takes its encoders, the table's video and the files with it."""
+CPU through every test): live3's page plays the stream at 1440 x 900 and 390 x 844 (the video advances and fills
+the stage, the page no taller than the window, no console error, no CSP violation); stopped, the server takes its
+encoders, the table's video and the files with it."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ VIDEO_URL = "from tables.models import Table; print(repr(Table.objects.get(code=
 VIDEO_SET_EMPTY = (
     "from tables.models import Table; Table.objects.filter(code__in=['live3', 'live4']).update(video_url='')"
 )
+
+# The share of the stage's box the video's box covers, and the page's height against the window's.
+STAGE_FILL = """() => {
+  const stage = document.querySelector(".stage").getBoundingClientRect();
+  const video = document.querySelector("[data-video] video").getBoundingClientRect();
+  const overlap = (a0, a1, b0, b1) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+  const area = overlap(stage.left, stage.right, video.left, video.right)
+    * overlap(stage.top, stage.bottom, video.top, video.bottom);
+  return {covered: area / (stage.width * stage.height), scrollHeight: document.documentElement.scrollHeight,
+          innerHeight: window.innerHeight};
+}"""
 
 
 @dataclass
@@ -120,6 +132,10 @@ def test_the_demo_dealer_table_plays_its_live_test_stream_and_the_server_takes_i
         page.wait_for_timeout(2000)
         assert video_state(page)["currentTime"] > start + 1, "the live video does not advance"
         expect(page.locator("[data-video-status]")).to_be_hidden()
+        # The video fills the stage (the hands and the result over it) and the page stays one screen.
+        fill = page.evaluate(STAGE_FILL)
+        assert fill["covered"] >= 0.97, f"the video covers {fill['covered']:.0%} of the stage at {size}"
+        assert fill["scrollHeight"] <= fill["innerHeight"], f"the page is taller than the window at {size}: {fill}"
         screenshot(page, f"demo-video-live3-{page.viewport_size['width']}x{page.viewport_size['height']}")
         assert no_console_errors(page) == []
         context.close()
