@@ -41,14 +41,17 @@ VIDEO_SET_EMPTY = (
     "from tables.models import Table; Table.objects.filter(code__in=['live3', 'live4']).update(video_url='')"
 )
 
-# The share of the stage's box the video's box covers, and the page's height against the window's.
+# The share of the stage's inside (within its border) the video's box covers, and the page's height against the
+# window's.
 STAGE_FILL = """() => {
-  const stage = document.querySelector(".stage").getBoundingClientRect();
+  const element = document.querySelector(".stage"), box = element.getBoundingClientRect();
+  const [left, top] = [box.left + element.clientLeft, box.top + element.clientTop];
+  const [width, height] = [element.clientWidth, element.clientHeight];
   const video = document.querySelector("[data-video] video").getBoundingClientRect();
   const overlap = (a0, a1, b0, b1) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
-  const area = overlap(stage.left, stage.right, video.left, video.right)
-    * overlap(stage.top, stage.bottom, video.top, video.bottom);
-  return {covered: area / (stage.width * stage.height), scrollHeight: document.documentElement.scrollHeight,
+  const area = overlap(left, left + width, video.left, video.right)
+    * overlap(top, top + height, video.top, video.bottom);
+  return {covered: area / (width * height), scrollHeight: document.documentElement.scrollHeight,
           innerHeight: window.innerHeight};
 }"""
 
