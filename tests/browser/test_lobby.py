@@ -72,8 +72,8 @@ def test_a_phone_sees_the_first_tables_on_one_screen_with_the_balance_in_the_hea
     first_three = page.locator("[data-lobby-table]").evaluate_all(
         "cards => cards.slice(0, 3).map(card => card.getBoundingClientRect().bottom)"
     )
-    assert len(first_three) == 3 and max(first_three) <= height, (first_three, height)
     screenshot(page, "lobby-phone")
+    assert len(first_three) == 3 and max(first_three) <= height, (first_three, height)
     assert errors == []
 
 

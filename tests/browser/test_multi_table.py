@@ -71,7 +71,7 @@ def test_two_tables_bet_on_one_page_at_both_sizes(server, browser: Browser, serv
         assert first["y"] + first["height"] <= PHONE["height"]
         phone.locator(".multi-nav").get_by_role("link", name="Punto Banco 1").click()  # its name brings its tile
         expect(tile(phone, "pb1")).to_be_in_viewport(ratio=0.9)
-        bet_at(phone, "pb1", "banker")
+        bet_at(phone, "pb1", "player")  # the side the desktop took: the same coup or the next, never both sides
         assert tile(phone, "pb1").bounding_box()["x"] >= 0
         screenshot(phone, "multi-table-phone-second-tile")
         assert no_console_errors(phone) == []
