@@ -84,8 +84,11 @@ def test_two_players_follow_one_coup_one_bets_chats_and_is_paid(new_context):
     crowd = bob.locator('[data-bet="player"] .spot-crowd')
     expect(crowd.locator("> span:not(.spot-crowd-bar)")).to_have_text(["10", "100%", "1"])  # total, share, bettors
 
+    chat = bob.get_by_role("toolbar", name="Table tools").get_by_role("button", name=re.compile("^Chat"))
+    chat.click()  # the chat is a drawer at every size (issue 32: the table on one screen)
     bob.get_by_label("Message to the table").fill("<b>good luck</b>")
     bob.get_by_role("button", name="Send", exact=True).click()
+    bob.get_by_role("button", name="Close the chat").click()
     message = alice.locator("[data-chat-log] li").last
     expect(message).to_contain_text("bo***")  # a display name: never the username
     expect(message.locator(".chat-text")).to_have_text("<b>good luck</b>")
