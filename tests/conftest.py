@@ -11,9 +11,10 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.plugin import blocking_manager_key
 
 from kernel import database_roles, live
+from tables.models import Table
 from tables.roles import DEALER
 from tables.services import dealer_login, table_create, table_open
-from tests.factories import staff_client
+from tests.factories import TableFactory, staff_client
 
 
 @pytest.fixture(autouse=True)
@@ -175,6 +176,12 @@ def auto_table(db, pit_boss):
 def dealer_table(db, pit_boss):
     table = table_create(code="d1", name="Dealer 1", actor=pit_boss, dealing_mode="dealer")
     return table_open(table=table, actor=pit_boss)
+
+
+@pytest.fixture
+def rng_table(db):
+    """The demo's table dealt on demand (seed 004: four decks), open."""
+    return TableFactory(code="rng5", name="Deal Your Own 5", dealing_mode=Table.DealingMode.RNG, decks=4)
 
 
 @pytest.fixture

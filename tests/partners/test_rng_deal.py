@@ -14,7 +14,6 @@ from rest_framework.test import APIClient
 from partners import webhooks
 from partners.models import PartnerIdempotencyKey, WebhookDelivery
 from tables.models import Coup, Shoe, Table
-from tests.factories import TableFactory
 from tests.partners.conftest import player_make
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetRequest, LedgerTransaction
@@ -22,11 +21,6 @@ from wagering.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/tables/rng5/deal/"
-
-
-@pytest.fixture
-def rng_table(db) -> Table:
-    return TableFactory(code="rng5", name="Deal Your Own 5", dealing_mode=Table.DealingMode.RNG, decks=4)
 
 
 @pytest.fixture

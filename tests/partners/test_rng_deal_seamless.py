@@ -13,8 +13,7 @@ from casino.lifecycle import rng
 from partners.models import Partner, PartnerIdempotencyKey, WalletTransaction
 from partners.wallet_sending import wallet_transaction_attempt
 from partners.wallet_settings import partner_wallet_set
-from tables.models import Coup, Table
-from tests.factories import TableFactory
+from tables.models import Coup
 from tests.partners.conftest import client_for, partner_make, player_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
 from tests.wagering.conftest import postgres_only
@@ -34,8 +33,7 @@ def wallet():
 
 
 @pytest.fixture
-def seamless_api(db, wallet):
-    TableFactory(code="rng5", name="Deal Your Own 5", dealing_mode=Table.DealingMode.RNG, decks=4)
+def seamless_api(rng_table, wallet):
     partner = partner_wallet_set(
         partner=partner_make("seam"), mode="seamless", wallet_url=wallet.url, wallet_secret=SECRET
     )

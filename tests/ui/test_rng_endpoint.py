@@ -11,18 +11,13 @@ from django.test import Client
 
 from casino.lifecycle.rng import rng_shoe_ready
 from tables.models import Coup, Shoe, Table
-from tests.factories import TableFactory, UserFactory, staff_login
+from tests.factories import UserFactory, staff_login
 from tests.ui.conftest import fund
 from tests.ui.test_bet_endpoints import post, refusal
 from wagering.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
 URL = "/tables/rng5/deal/"
-
-
-@pytest.fixture
-def rng_table(db) -> Table:
-    return TableFactory(code="rng5", name="Deal Your Own 5", dealing_mode=Table.DealingMode.RNG, decks=4)
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ from partners.models import WalletTransaction
 from partners.services import partner_player_create
 from partners.wallet_sending import wallet_transaction_attempt
 from partners.wallet_settings import partner_wallet_set
-from tables.models import Coup, Shoe, Table
+from tables.models import Coup, Shoe
 from tables.private_coups import private_shoe_idle_close
-from tests.factories import TableFactory
 from tests.partners.conftest import client_for, launch_open, partner_make
 from tests.partners.fake_wallet import SECRET, FakeWallet
 from tests.ui.test_bet_endpoints import post, refusal
@@ -34,11 +33,6 @@ URL = "/tables/rng5/deal/"
 def wallet():
     with FakeWallet({"p-1": "100.00"}) as fake:
         yield fake
-
-
-@pytest.fixture
-def rng_table(db) -> Table:
-    return TableFactory(code="rng5", name="Deal Your Own 5", dealing_mode=Table.DealingMode.RNG, decks=4)
 
 
 @pytest.fixture
