@@ -91,7 +91,7 @@ def table_chips(*, table: Table, currency: str) -> list[int]:
 
 def table_live_coup(*, table: Table) -> Coup | None:
     """The table's coup in progress (a private coup of a table dealt on demand is never one)."""
-    return table.coups.filter(state__in=Coup.LIVE_STATES, player__isnull=True).first()
+    return table.coups.table_wide().filter(state__in=Coup.LIVE_STATES).first()
 
 
 def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
@@ -156,12 +156,12 @@ def _db_value(field, value: object) -> object:
 
 def table_current_coup(*, table: Table) -> Coup | None:
     """The live coup, else the latest one."""
-    return table_live_coup(table=table) or table.coups.filter(player__isnull=True).order_by("-id").first()
+    return table_live_coup(table=table) or table.coups.table_wide().order_by("-id").first()
 
 
 def table_shoe_in_play(*, table: Table) -> Shoe | None:
     """The table's shoe in play (a player's private shoe at a table dealt on demand is never the table's)."""
-    return table.shoes.filter(state=Shoe.State.IN_PLAY, player__isnull=True).first()
+    return table.shoes.table_wide().filter(state=Shoe.State.IN_PLAY).first()
 
 
 def table_shoe_shuffled(*, table: Table) -> Shoe | None:

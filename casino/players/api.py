@@ -197,7 +197,7 @@ def _amount(amount: Decimal | None) -> str | None:
 def history(request: HttpRequest, table: Table, live: Coup | None, body: dict) -> JsonResponse:
     """Game history: the table's latest results and the player's own latest rounds there (the coup, the bets
     and the balance after, amounts in ``currency``; no balance where a partner's seamless wallet holds it)."""
-    played = table.coups.filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED), player__isnull=True)
+    played = table.coups.table_wide().filter(state__in=(Coup.State.RESOLVED, Coup.State.SETTLED))
     latest = played.select_related("shoe").prefetch_related("cards").order_by("-id")[:HISTORY_ROUNDS]
     rounds = player_round_history(user=request.user, table=table, limit=HISTORY_ROUNDS)
     return JsonResponse(

@@ -11,7 +11,7 @@ from django.db.models import Q
 from baccarat.cards import Card
 from baccarat.coup import BANKER, PLAYER, CoupResult, resolve_hands
 from tables.models.floor import HAND_CHOICES, WINNER_CHOICES, Table
-from tables.models.shoes import Shoe
+from tables.models.shoes import Shoe, TableWideQuerySet
 
 
 class Coup(models.Model):
@@ -76,6 +76,8 @@ class Coup(models.Model):
     corrected_at = models.DateTimeField(
         null=True, blank=True, help_text="when a result correction was last approved: the result is its cards"
     )
+
+    objects = TableWideQuerySet.as_manager()
 
     class Meta:
         constraints = [

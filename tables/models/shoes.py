@@ -15,6 +15,13 @@ from kernel.encryption import decrypt
 from tables.models.floor import CUT_CARD_RULES, Table
 
 
+class TableWideQuerySet(models.QuerySet):
+    """A table's coups or shoes: one dealt on demand also holds each player's private ones (``player`` set)."""
+
+    def table_wide(self) -> TableWideQuerySet:
+        return self.filter(player__isnull=True)
+
+
 class Shoe(models.Model):
     class State(models.TextChoices):
         PREPARED = "prepared"
@@ -70,6 +77,8 @@ class Shoe(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = TableWideQuerySet.as_manager()
 
     class Meta:
         constraints = [
