@@ -59,6 +59,7 @@ def seamless_bet_place(
     )
     try:
         with transaction.atomic():
+            debit_claimed(debit=debit)
             placed = bet_batch_place(user=player.user, coup=coup, bets=stakes, from_partner=funds)
             WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch)
             if placed_record is not None:
@@ -90,6 +91,19 @@ def seamless_debit(
             details={"transaction_id": str(debit.transaction_id)},
         )
     return debit, answer.balance
+
+
+def debit_claimed(*, debit: WalletTransaction) -> None:
+    """Lock an acknowledged debit for the bets it pays, in their transaction, before they are placed; refused
+    (``WalletUnavailable``) if the sweep rolled it back meanwhile: a placement slower than
+    ``DEBIT_ORPHANED_SECONDS`` must not be paid by a debit already given back. The sweep locks the debit too and
+    skips it while it is held (``partners.wallet_sending``), so one of the two wins, never both."""
+    WalletTransaction.objects.select_for_update().filter(pk=debit.pk).values_list("pk").get()
+    if WalletTransaction.objects.filter(rolls_back=debit.pk).exists():  # read after the lock: the sweep's, if any
+        raise WalletUnavailable(
+            "the bet took too long and its debit was given back: nothing was taken, try again",
+            details={"transaction_id": str(debit.transaction_id)},
+        )
 
 
 def _refusal(*, partner: Partner, code: str, balance: Decimal | None) -> BetRejected:

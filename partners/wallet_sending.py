@@ -117,6 +117,11 @@ def wallet_transactions_due(*, now: datetime | None = None) -> list[int]:
     rollbacks = []
     for debit in orphaned.select_related("player__partner", "coup")[:SWEEP_BATCH]:
         with transaction.atomic():
+            # Under the debit's lock, still with no bets: a placement that holds it (``seamless.debit_claimed``)
+            # is skipped, and one that comes after finds the rollback and is refused.
+            unplaced = WalletTransaction.objects.filter(pk=debit.pk, batch__isnull=True)
+            if unplaced.select_for_update(skip_locked=True).values_list("pk").first() is None:
+                continue
             WalletTransaction.objects.filter(pk=debit.pk, state=WalletTransaction.State.PENDING).update(
                 state=WalletTransaction.State.FAILED, finished_at=now, last_error="no answer recorded: rolled back"
             )

@@ -31,7 +31,7 @@ from django.db import transaction
 from casino.lifecycle.settlement import coup_settle
 from kernel.errors import ErrorCode
 from partners.models import PartnerPlayer, WalletTransaction
-from partners.seamless import rollback_send, seamless_debit
+from partners.seamless import debit_claimed, rollback_send, seamless_debit
 from tables.errors import TableError
 from tables.models import Coup, Shoe, Table
 from tables.private_coups import private_coup_deal, private_coup_open, private_shoe_in_play, private_shoe_ready
@@ -179,6 +179,7 @@ def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
     )
     try:
         with transaction.atomic():
+            debit_claimed(debit=debit)
             shoe = _shoe_checked(asked)
             coup = private_coup_open(shoe=shoe, player=user, round_id=round_id)
             placed = bet_batch_place(user=user, coup=coup, bets=stakes, from_partner=funds)

@@ -5,13 +5,15 @@ first deal, another body is a conflict, the same request while the wallet is ask
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from casino.lifecycle import rng
 from partners.models import Partner, PartnerIdempotencyKey, WalletTransaction
-from partners.wallet_sending import wallet_transaction_attempt
+from partners.wallet_sending import DEBIT_ORPHANED_SECONDS, wallet_transaction_attempt, wallet_transactions_due
 from partners.wallet_settings import partner_wallet_set
 from tables.models import Coup
 from tests.partners.conftest import client_for, partner_make, player_make
@@ -139,6 +141,24 @@ def test_no_answer_in_time_rolls_the_debit_back_and_frees_the_key(deal, wallet, 
     assert again.status_code == 201, again.content
     assert Coup.objects.count() == 1
     assert WalletTransaction.objects.filter(kind="debit", state="acknowledged").count() == 1
+
+
+def test_a_deal_slower_than_the_orphan_sweep_is_refused_not_paid_twice(deal, wallet, commitment, monkeypatch):
+    """The sweep gives back a debit with no bets after DEBIT_ORPHANED_SECONDS; a deal still on its way then (its
+    shoe's lock waited on under load) must not be dealt on that debit: refused, the player's money whole."""
+    debit_asked = rng.seamless_debit
+
+    def sweep_meanwhile(**kwargs):
+        answer = debit_asked(**kwargs)
+        later = timezone.now() + timedelta(seconds=DEBIT_ORPHANED_SECONDS + 1)
+        for pk in wallet_transactions_due(now=later):
+            assert wallet_transaction_attempt(pk=pk)
+        return answer
+
+    monkeypatch.setattr(rng, "seamless_debit", sweep_meanwhile)
+    assert error(deal({"bets": {"banker": "5.00"}, "commitment": commitment}, "slow")) == (503, "wallet_unavailable")
+    assert kinds() == [("debit", "acknowledged"), ("rollback", "acknowledged")]
+    nothing_dealt(wallet)
 
 
 def test_one_key_is_one_debit_and_one_coup(deal, seamless_api, wallet, commitment, monkeypatch):

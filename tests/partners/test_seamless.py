@@ -194,6 +194,25 @@ def test_a_debit_orphaned_by_a_dead_process_is_rolled_back_by_the_sweep(wallet, 
     assert due == [rollback.pk] and rollback.rolls_back_id == debit.pk
 
 
+def test_a_bet_slower_than_the_orphan_sweep_is_refused_not_placed_on_a_debit_given_back(wallet, ann, coup, monkeypatch):
+    debit_asked = seamless.seamless_debit
+
+    def sweep_meanwhile(**kwargs):
+        answer = debit_asked(**kwargs)
+        later = timezone.now() + timedelta(seconds=wallet_sending.DEBIT_ORPHANED_SECONDS + 1)
+        for pk in wallet_sending.wallet_transactions_due(now=later):
+            assert wallet_sending.wallet_transaction_attempt(pk=pk)
+        return answer
+
+    monkeypatch.setattr(seamless, "seamless_debit", sweep_meanwhile)
+    with pytest.raises(BetRejected) as refused:
+        seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
+    assert refused.value.code == "wallet_unavailable"
+    assert [(t.kind, t.state) for t in transactions()] == [("debit", "acknowledged"), ("rollback", "acknowledged")]
+    assert wallet.balances["p-1"] == D("100.00") and not Bet.objects.exists()
+    assert ledger_check().ok
+
+
 def test_the_api_places_a_seamless_bet_once_per_idempotency_key(wallet, seamless_partner, ann, coup):
     api = client_for(seamless_partner)
     headers = idempotency_key()
