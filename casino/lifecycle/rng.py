@@ -33,8 +33,16 @@ from kernel.errors import ErrorCode
 from partners.models import PartnerPlayer, WalletTransaction
 from partners.seamless import debit_claimed, rollback_send, seamless_debit
 from tables.errors import TableError
+from tables.locks import private_shoe_locked
 from tables.models import Coup, Shoe, Table
-from tables.private_coups import private_coup_deal, private_coup_open, private_shoe_in_play, private_shoe_ready
+from tables.private_coups import (
+    private_coup_deal,
+    private_coup_open,
+    private_shoe_in_play,
+    private_shoe_ready,
+    table_dealt_on_demand_check,
+)
+from tables.selectors import shoe_is_finished
 from wagering.errors import IdempotencyConflict
 from wagering.idempotency import refusal_record, request_once
 from wagering.models import BetRequest, BetSettlement
@@ -73,7 +81,10 @@ def rng_coup_deal(*, asked: RngDealAsked) -> dict:
     (revealed) and the player's shoe now (a new one, committed, ready for the next deal)."""
     answer = _own_wallet_once(asked) if asked.seamless is None else _partner_wallet_once(asked)
     if answer["shoe_ended"] is not None:
-        rng_shoe_ready(table=asked.table, player=asked.user)  # the next shoe's commitment, before its first deal
+        try:
+            rng_shoe_ready(table=asked.table, player=asked.user)  # the next shoe's commitment, before its first deal
+        except TableError:  # the table closed meanwhile: the round dealt stands, with no next shoe to show
+            pass
     return {**answer, "shoe": rng_shoe_public(shoe=private_shoe_in_play(table=asked.table, player=asked.user))}
 
 
@@ -209,13 +220,17 @@ def _partner_stakes_checked(asked: RngDealAsked, *, funds: PartnerFunds, round_i
 
 
 def _shoe_checked(asked: RngDealAsked) -> Shoe:
-    """The player's shoe in play, locked, which must be the one whose commitment their page showed."""
-    shoe = private_shoe_ready(table=asked.table, player=asked.user)
-    if shoe.commitment != asked.commitment:
+    """The player's shoe in play, locked, which must be the one whose commitment their page showed. A deal
+    never makes a shoe (the page or the partner's GET does, and the deal that ends one): a refused deal would
+    shuffle one under the table's lock, only to roll it back, on every request."""
+    table_dealt_on_demand_check(asked.table)
+    shoe = private_shoe_locked(table_id=asked.table.pk, player_id=asked.user.pk)
+    if shoe is None or shoe.commitment != asked.commitment or shoe_is_finished(shoe=shoe):
+        now = f"your shoe is now shoe {shoe.number}" if shoe is not None else "your shoe has ended"
         raise TableError(
-            f"your shoe is now shoe {shoe.number}: reload the page to see its commitment before you deal",
+            f"{now}: reload the page to see its commitment before you deal",
             code=ErrorCode.SHOE_CHANGED,
-            details={"shoe": shoe.number},
+            details={"shoe": shoe.number if shoe is not None else None},
         )
     return shoe
 

@@ -124,3 +124,19 @@ def test_posts_need_the_csrf_token(player, commitment):
     client.get("/tables/rng5/")
     token = client.cookies["csrftoken"].value
     assert client.post(URL, body, content_type="application/json", HTTP_X_CSRFTOKEN=token).status_code == 200
+
+
+def test_a_deal_never_shuffles_a_shoe(player_client, player, rng_table, monkeypatch):
+    """A player with no shoe in play (page never opened, or their shoe closed as idle) who posts Deal is refused
+    without a shoe being made: a refused deal that shuffled one under the table's lock, only to roll it back,
+    would let anyone shuffle shoes at the request rate."""
+    from tables import private_coups
+
+    made = []
+    prepare = private_coups.shoe_prepare
+    monkeypatch.setattr(private_coups, "shoe_prepare", lambda **kw: made.append(1) or prepare(**kw))
+    for n in range(3):
+        body = {"bets": {"banker": "10"}, "commitment": "ab" * 32, "request_id": f"x-{n}"}
+        refusal(post(player_client, URL, body), 400, "shoe_changed")
+    assert made == [] and not Shoe.objects.filter(player=player).exists()
+    nothing_dealt(player)
