@@ -31,7 +31,7 @@ from partners.tasks import wallet_transaction_send
 from partners.wallet_calls import Outcome, wallet_deadline_seconds, wallet_post, wallet_transaction_call
 from partners.wallet_sending import pending_to_send, rollback_record, wallet_transaction_record
 from tables.models import Coup, ResultCorrection
-from wagering.errors import BetRejected, WageringError
+from wagering.errors import BetRejected
 from wagering.models import Account, Bet, BetAdjustment, BetBatch, BetSettlement
 from wagering.placement import PartnerFunds, PlacedBatch, bet_batch_check, bet_batch_place
 from wagering.wallets import wallet_event_send
@@ -64,7 +64,7 @@ def seamless_bet_place(
             WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch)
             if placed_record is not None:
                 placed_record(placed)
-    except WageringError:  # e.g. betting closed while the partner answered: the debit is given back
+    except Exception:  # e.g. betting closed while the partner answered: the debit is given back
         rollback_send(debit=debit)
         raise
     wallet_event_send(user_id=player.user_id, balance=balance, round_id=coup.round_id, bets=placed.own_totals)

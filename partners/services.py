@@ -34,7 +34,7 @@ from partners.models import Partner, PartnerApiKey, PartnerIdempotencyKey, Partn
 from partners.selectors.accounts import partner_api_reads_forget
 from tables.audit import audit_record
 from wagering.amounts import amount_checked
-from wagering.errors import IdempotencyConflict, WageringError, WalletRejected
+from wagering.errors import IdempotencyConflict, WalletRejected
 from wagering.idempotency import request_once
 from wagering.models import Account, LedgerTransaction
 from wagering.placement import PlacedBatch
@@ -277,9 +277,9 @@ def partner_request_once_claimed(
 ) -> PartnerRequestResult:
     """``perform`` once per partner and ``Idempotency-Key``, for a request that calls a seamless wallet (which
     cannot sit in a transaction): the key is claimed and committed first; ``perform`` gets the function that
-    records its transaction on the key, to call in the transaction that moves the money. A refusal
-    (``WageringError``: the wallet's, its silence, any check) gives the key up, to be tried again; a key whose
-    request never finished answers 409 ``request_in_progress``."""
+    records its transaction on the key, to call in the transaction that moves the money. A refusal (the
+    wallet's, its silence, any check of the wagering or the table) gives the key up, to be tried again: no
+    transaction was recorded on it; a key whose request never finished answers 409 ``request_in_progress``."""
     idempotency_key_check(key)
     with transaction.atomic():
         record, claimed = PartnerIdempotencyKey.objects.get_or_create(
@@ -301,7 +301,7 @@ def partner_request_once_claimed(
 
     try:
         return PartnerRequestResult(transaction=perform(recorded), replayed=False)
-    except WageringError:
+    except Exception:  # a refusal of any kind (a table's too: shoe_changed, table_closed) moved no money
         PartnerIdempotencyKey.objects.filter(pk=record.pk, transaction__isnull=True).delete()
         raise
 

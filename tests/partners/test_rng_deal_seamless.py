@@ -205,3 +205,12 @@ def test_the_same_request_at_once_is_one_debit(seamless_api, wallet, commitment)
     assert all(error(answer) == (409, "request_in_progress") for answer in answers if answer.status_code != 201)
     assert Coup.objects.count() == 1 and len(wallet.operations("debit")) == 1
     assert WalletTransaction.objects.filter(kind="debit").count() == 1
+
+
+def test_a_deal_refused_by_the_table_frees_its_key(deal, wallet, commitment):
+    """shoe_changed is the table's refusal, not the wagering's: the key is given up all the same (docs/api.md)."""
+    stale = {"bets": {"banker": "5.00"}, "commitment": "0" * 64}
+    assert error(deal(stale, "k1")) == (400, "shoe_changed")
+    nothing_dealt(wallet)
+    again = deal({**stale, "commitment": commitment}, "k1")
+    assert again.status_code == 201, again.content
