@@ -88,7 +88,9 @@ class TableRoundsView(PartnerView):
     def get(self, request: Request, code: str) -> Response:
         table = self.table_or_404(code)
         filters = self.validated(DatesQuerySerializer, request.query_params.dict())
-        coups = table_rounds(table=table, date_from=filters.get("date_from"), date_to=filters.get("date_to"))
+        coups = table_rounds(
+            partner=self.partner, table=table, date_from=filters.get("date_from"), date_to=filters.get("date_to")
+        )
         page = self.paginate_queryset(coups)
         records = [table_round_record(coup=coup) for coup in page]
         return self.get_paginated_response(TableRoundSerializer(records, many=True).data)

@@ -171,7 +171,7 @@ class ShoeView(PartnerView):
         responses={200: serializers.ShoeSerializer, **errors(404)},
     )
     def get(self, request: Request, code: str, number: int) -> Response:
-        shoe = table_shoe_find(table=self.table_or_404(code), number=number)
+        shoe = table_shoe_find(partner=self.partner, table=self.table_or_404(code), number=number)
         if shoe is None:
             raise NotFound(f"no shoe {number} at table {code!r}", code=ErrorCode.SHOE_NOT_FOUND)
         return Response(serializers.ShoeSerializer(shoe_fairness(shoe=shoe)).data)
@@ -340,7 +340,7 @@ class RoundView(PartnerView):
         responses={200: serializers.RoundSerializer, **errors(404)},
     )
     def get(self, request: Request, round_id: str) -> Response:
-        coup = round_find(round_id=round_id)
+        coup = round_find(partner=self.partner, round_id=round_id)
         if coup is None:
             raise NotFound(f"no round {round_id!r}", code=ErrorCode.ROUND_NOT_FOUND)
         return Response(serializers.RoundSerializer(round_record(partner=self.partner, coup=coup)).data)

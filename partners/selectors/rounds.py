@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from partners.models import Partner, PartnerPlayer
 from tables.models import Coup, DealtCard, Table
@@ -24,8 +24,14 @@ def coup_record(*, coup: Coup) -> dict:
 # --- A partner's players' bets and rounds --------------------------------------------------------
 
 
-def round_find(*, round_id: str) -> Coup | None:
-    return Coup.objects.select_related("table", "shoe").filter(round_id=round_id).first()
+def seen_by(partner: Partner) -> Q:
+    """A table's own coups or shoes, and the private ones of this partner's players (a table dealt on demand):
+    never another partner's players' private games."""
+    return Q(player__isnull=True) | Q(player__partner_player__partner=partner)
+
+
+def round_find(*, partner: Partner, round_id: str) -> Coup | None:
+    return Coup.objects.select_related("table", "shoe").filter(seen_by(partner), round_id=round_id).first()
 
 
 def round_record(*, partner: Partner, coup: Coup) -> dict:
@@ -107,9 +113,11 @@ def player_round_records(*, player: PartnerPlayer, coups: list[Coup]) -> list[di
 # --- A table's rounds ----------------------------------------------------------------------------
 
 
-def table_rounds(*, table: Table, date_from: date | None = None, date_to: date | None = None) -> QuerySet[Coup]:
+def table_rounds(
+    *, partner: Partner, table: Table, date_from: date | None = None, date_to: date | None = None
+) -> QuerySet[Coup]:
     """The table's coups, newest first (UTC days they opened, both included): public, no bets."""
-    coups = table.coups.all()
+    coups = table.coups.filter(seen_by(partner))
     return _rounds_listed(coups, date_from=date_from, date_to=date_to)
 
 

@@ -15,7 +15,8 @@ from django.db.models import QuerySet
 
 from baccarat.odds import ShoeComposition, analyze
 from baccarat.rules import CoupRules, TableRules
-from partners.selectors.rounds import coup_record
+from partners.models import Partner
+from partners.selectors.rounds import coup_record, seen_by
 from roadmaps.selectors import shoe_roadmap
 from tables.models import Coup, Shoe, Table
 from tables.players import dealer_display_name
@@ -135,8 +136,8 @@ def _table_overview(table: Table, coup_rules: CoupRules, currency: str) -> dict:
 # --- Shoes ---------------------------------------------------------------------------------------
 
 
-def table_shoe_find(*, table: Table, number: int) -> Shoe | None:
-    return table.shoes.filter(number=number).first()
+def table_shoe_find(*, partner: Partner, table: Table, number: int) -> Shoe | None:
+    return table.shoes.filter(seen_by(partner), number=number).first()
 
 
 def shoe_fairness(*, shoe: Shoe) -> dict:

@@ -278,3 +278,14 @@ def test_the_schema_describes_deal(db):
     assert set(body["required"]) == {"player_id", "commitment"} and body["properties"]["rebet"]["type"] == "boolean"
     answer = document["components"]["schemas"]["DealResult"]["properties"]
     assert {"round_id", "cards", "winner", "bets", "returned", "balance", "shoe"} <= set(answer)
+
+
+def test_a_partner_sees_its_own_players_private_rounds_and_shoes_never_anothers(api, other_api, commitment):
+    dealt = deal(api, {"player_id": "p-1", "bets": {"banker": "10"}, "commitment": commitment}, "d-1")
+    assert dealt.status_code == 201, dealt.content
+    round_id, shoe_number = dealt.json()["round_id"], dealt.json()["shoe_number"]
+    for client, seen in ((api, True), (other_api, False)):
+        listed = [record["round_id"] for record in client.get("/api/v1/tables/rng5/rounds/").json()["results"]]
+        assert (round_id in listed) is seen
+        assert client.get(f"/api/v1/rounds/{round_id}/").status_code == (200 if seen else 404)
+        assert client.get(f"/api/v1/tables/rng5/shoes/{shoe_number}/").status_code == (200 if seen else 404)
