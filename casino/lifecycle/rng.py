@@ -22,6 +22,7 @@ meanwhile (or after such a crash), ``request_in_progress``; one debit, one coup.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -81,10 +82,9 @@ def rng_coup_deal(*, asked: RngDealAsked) -> dict:
     (revealed) and the player's shoe now (a new one, committed, ready for the next deal)."""
     answer = _own_wallet_once(asked) if asked.seamless is None else _partner_wallet_once(asked)
     if answer["shoe_ended"] is not None:
-        try:
-            rng_shoe_ready(table=asked.table, player=asked.user)  # the next shoe's commitment, before its first deal
-        except TableError:  # the table closed meanwhile: the round dealt stands, with no next shoe to show
-            pass
+        # The next shoe's commitment, before its first deal; none if the table closed meanwhile (the round stands).
+        with suppress(TableError):
+            rng_shoe_ready(table=asked.table, player=asked.user)
     return {**answer, "shoe": rng_shoe_public(shoe=private_shoe_in_play(table=asked.table, player=asked.user))}
 
 

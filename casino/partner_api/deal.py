@@ -35,6 +35,7 @@ from rest_framework.response import Response
 
 from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_public, rng_shoe_ready
 from casino.partner_api import serializers
+from casino.players.bet_requests import PARTNER_REQUEST_ID_PREFIX
 from kernel.errors import ErrorCode
 from partners.api.views import BODY_ERRORS, IDEMPOTENCY_KEY, REPLAYED, PartnerView, errors, replayed_headers
 from partners.models import Partner, PartnerPlayer
@@ -83,7 +84,8 @@ def partner_coup_deal(
         bets=stakes,
         commitment=commitment,
         # The deal's own record is per player: a key of the partner's, named apart from a page's request ids.
-        request_id="api-" + hashlib.sha256(f"{partner.pk}:{idempotency_key}".encode()).hexdigest()[:60],
+        request_id=PARTNER_REQUEST_ID_PREFIX
+        + hashlib.sha256(f"{partner.pk}:{idempotency_key}".encode()).hexdigest()[:60],
         seamless=player if partner.is_seamless else None,
     )
     dealt: list[dict] = []
@@ -167,3 +169,7 @@ class TableDealView(PartnerView):
             status=status.HTTP_201_CREATED,
             headers=replayed_headers(result),
         )
+
+
+def _request_id(partner_id: int, idempotency_key: str) -> str:
+    return PARTNER_REQUEST_ID_PREFIX + hashlib.sha256(f"{partner_id}:{idempotency_key}".encode()).hexdigest()[:60]

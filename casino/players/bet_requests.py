@@ -37,6 +37,9 @@ from wagering.selectors import coup_bet_totals, wallet_balance, wallet_currency
 User = AbstractBaseUser
 KINDS = ("bet", "undo", "remove", "rebet")
 MAX_REQUEST_ID_LENGTH = 64
+# The request ids the partner API derives from a partner's Idempotency-Key (``casino.partner_api.deal``): a page
+# never sends one, so a player cannot claim a partner's request before it comes.
+PARTNER_REQUEST_ID_PREFIX = "api-"
 
 
 @dataclass(frozen=True)
@@ -270,9 +273,11 @@ def request_id_checked(request_id: object) -> str:
         not isinstance(request_id, str)
         or not 0 < len(request_id) <= MAX_REQUEST_ID_LENGTH
         or not request_id.isprintable()
+        or request_id.startswith(PARTNER_REQUEST_ID_PREFIX)
     ):
         raise BetRejected(
-            f"a request_id is 1 to {MAX_REQUEST_ID_LENGTH} printable characters (a UUID)",
+            f"a request_id is 1 to {MAX_REQUEST_ID_LENGTH} printable characters (a UUID), "
+            f"not starting {PARTNER_REQUEST_ID_PREFIX!r}",
             code=ErrorCode.INVALID_REQUEST_ID,
         )
     return request_id

@@ -60,6 +60,7 @@ def test_deal_and_rebet_and_deal(player_client, player, commitment):
         ({"bets": {"player": "10"}, "commitment": "COMMIT", "request_id": ""}, 400, "invalid_request_id"),
         ({"bets": {"player": "10"}, "commitment": "COMMIT", "request_id": "x" * 65}, 400, "invalid_request_id"),
         ({"bets": {"player": "10"}, "commitment": "COMMIT", "request_id": 7}, 400, "invalid_request_id"),
+        ({"bets": {"player": "10"}, "commitment": "COMMIT", "request_id": "api-1"}, 400, "invalid_request_id"),
         ({"commitment": "COMMIT", "request_id": "x"}, 400, "bad_json"),  # neither bets nor rebet
         ({"bets": {"player": "10"}, "rebet": True, "commitment": "COMMIT", "request_id": "x"}, 400, "bad_json"),
         ({"bets": ["player", 10], "commitment": "COMMIT", "request_id": "x"}, 400, "bad_json"),
