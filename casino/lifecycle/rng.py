@@ -21,6 +21,7 @@ meanwhile (or after such a crash), ``request_in_progress``; one debit, one coup.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -59,6 +60,9 @@ from wagering.selectors import wallet_balance
 
 User = AbstractBaseUser
 DEAL_KIND = "deal"
+# The request ids of the partner API's deals, derived from a partner's Idempotency-Key: a page never sends one
+# (``casino.players.bet_requests``), so a player cannot claim a partner's request before it comes.
+PARTNER_REQUEST_ID_PREFIX = "api-"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,11 @@ def rng_coup_deal(*, asked: RngDealAsked) -> dict:
         with suppress(TableError):
             rng_shoe_ready(table=asked.table, player=asked.user)
     return {**answer, "shoe": rng_shoe_public(shoe=private_shoe_in_play(table=asked.table, player=asked.user))}
+
+
+def partner_deal_request_id(*, partner_id: int, idempotency_key: str) -> str:
+    """The deal's own record is per player: a partner's key, named apart from a page's request ids."""
+    return PARTNER_REQUEST_ID_PREFIX + hashlib.sha256(f"{partner_id}:{idempotency_key}".encode()).hexdigest()[:60]
 
 
 def rng_shoe_ready(*, table: Table, player: User) -> Shoe:

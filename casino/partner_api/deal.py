@@ -21,7 +21,6 @@ round lost), which commits its debit before the wallet is called: so the key is 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from decimal import Decimal
@@ -33,9 +32,8 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_public, rng_shoe_ready
+from casino.lifecycle.rng import RngDealAsked, partner_deal_request_id, rng_coup_deal, rng_shoe_public, rng_shoe_ready
 from casino.partner_api import serializers
-from casino.players.bet_requests import PARTNER_REQUEST_ID_PREFIX
 from kernel.errors import ErrorCode
 from partners.api.views import BODY_ERRORS, IDEMPOTENCY_KEY, REPLAYED, PartnerView, errors, replayed_headers
 from partners.models import Partner, PartnerPlayer
@@ -83,9 +81,7 @@ def partner_coup_deal(
         table=table,
         bets=stakes,
         commitment=commitment,
-        # The deal's own record is per player: a key of the partner's, named apart from a page's request ids.
-        request_id=PARTNER_REQUEST_ID_PREFIX
-        + hashlib.sha256(f"{partner.pk}:{idempotency_key}".encode()).hexdigest()[:60],
+        request_id=partner_deal_request_id(partner_id=partner.pk, idempotency_key=idempotency_key),
         seamless=player if partner.is_seamless else None,
     )
     dealt: list[dict] = []
@@ -169,7 +165,3 @@ class TableDealView(PartnerView):
             status=status.HTTP_201_CREATED,
             headers=replayed_headers(result),
         )
-
-
-def _request_id(partner_id: int, idempotency_key: str) -> str:
-    return PARTNER_REQUEST_ID_PREFIX + hashlib.sha256(f"{partner_id}:{idempotency_key}".encode()).hexdigest()[:60]

@@ -19,6 +19,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 
+from casino.lifecycle.rng import PARTNER_REQUEST_ID_PREFIX
 from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry
 from partners.identifiers import WalletUnavailable
@@ -37,9 +38,6 @@ from wagering.selectors import coup_bet_totals, wallet_balance, wallet_currency
 User = AbstractBaseUser
 KINDS = ("bet", "undo", "remove", "rebet")
 MAX_REQUEST_ID_LENGTH = 64
-# The request ids the partner API derives from a partner's Idempotency-Key (``casino.partner_api.deal``): a page
-# never sends one, so a player cannot claim a partner's request before it comes.
-PARTNER_REQUEST_ID_PREFIX = "api-"
 
 
 @dataclass(frozen=True)
