@@ -1,7 +1,8 @@
 """The demo's live video (``manage.py serve --demo-video``, which scripts/run.sh runs; docs/live.md, Live video).
 
 For each demo dealer table ffmpeg encodes a test picture in real time (the felt's green, the table's name, a
-running clock) to low-latency HLS under ``DEMO_VIDEO_ROOT/<code>/``, which the site serves on its own origin
+running clock) to low-latency HLS under ``DEMO_VIDEO_ROOT/<code>/``, with a JPEG still of it every few seconds beside
+it (the lobby's card shows it), which the site serves on its own origin
 (``casino.players.video``), and the table's ``video_url`` points at it while the server runs. The encoders are the
 server's children: stopped with it, and sent SIGTERM by the kernel should it die without stopping them (``setpriv
 --pdeathsig``, Linux). Cheap on purpose: 640 x 360 at 10 frames a second of a mostly flat picture, ultrafast, no
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from casino.players.video import PLAYLIST, SEGMENTS, demo_video_path
+from casino.players.video import PLAYLIST, SEGMENTS, STILL, demo_video_path
 from tables.models import Table
 from tables.services import table_rules_update
 
@@ -51,20 +52,24 @@ ENCODE = [
     *("-f", "hls", "-hls_time", "1", "-hls_list_size", "6", "-hls_start_number_source", "epoch"),
     *("-hls_flags", "delete_segments+omit_endlist+independent_segments+temp_file"),
 ]
+STILL_SECONDS = 3
+# The still: one JPEG overwritten in place, written as .tmp then renamed (never served half-written).
+STILL_ENCODE = ["-q:v", "6", "-update", "1", "-atomic_writing", "1"]
 
 
-def _source(ffmpeg: str) -> list[str]:
-    """The picture's input and filters: the captioned felt where drawtext works here (tried on one frame)."""
-    captioned = ["-f", "lavfi", "-i", PICTURE, "-vf", CAPTIONED]
+def _source(ffmpeg: str) -> tuple[list[str], str]:
+    """The picture's input and its filters: the captioned felt where drawtext works here (tried on one frame)."""
+    felt = ["-f", "lavfi", "-i", PICTURE]
+    one_frame = [*felt, "-vf", CAPTIONED, "-frames:v", "1", "-f", "null", "-"]
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / CAPTION).write_text("Punto")
         tried = subprocess.run(  # noqa: S603 (ffmpeg, our own arguments)
-            [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", *captioned, "-frames:v", "1", "-f", "null", "-"],
+            [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", *one_frame],
             cwd=folder,
             capture_output=True,
             timeout=30,
         )
-    return captioned if tried.returncode == 0 else ["-f", "lavfi", "-i", PATTERN]
+    return (felt, CAPTIONED) if tried.returncode == 0 else (["-f", "lavfi", "-i", PATTERN], "null")
 
 
 class DemoVideo:
@@ -76,7 +81,7 @@ class DemoVideo:
         self.ffmpeg = ffmpeg
         self.tables = tables
         self.say = say
-        self.source = _source(ffmpeg)
+        self.source, self.filters = _source(ffmpeg)
         self.encoders: dict[str, subprocess.Popen] = {}
         self.stopping = threading.Event()
         self.lock = threading.Lock()
@@ -97,10 +102,23 @@ class DemoVideo:
 
     def encoder(self, table: Table) -> subprocess.Popen:
         folder = self.folder(table)
-        command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-re", *self.source, *ENCODE]
+        # One picture, two outputs: the stream, and a frame of it every STILL_SECONDS as the still.
+        pictures = f"[0:v]{self.filters},split=2[live][picture];[picture]fps=1/{STILL_SECONDS}[still]"
+        command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-re", *self.source]
+        outputs = ["-map", "[live]", *ENCODE, "-hls_segment_filename", SEGMENTS, PLAYLIST]
         with (folder / "encoder.log").open("ab") as log:
             return subprocess.Popen(  # noqa: S603 (ffmpeg, our own arguments; the name goes in a file)
-                [*self.prefix, *command, "-hls_segment_filename", SEGMENTS, PLAYLIST],
+                [
+                    *self.prefix,
+                    *command,
+                    "-filter_complex",
+                    pictures,
+                    *outputs,
+                    "-map",
+                    "[still]",
+                    *STILL_ENCODE,
+                    STILL,
+                ],
                 cwd=folder,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -35,7 +35,7 @@ class TooFast(RequestRefused):
 
 
 class TablesRefused(RequestRefused):
-    """The multi-table view's choice of tables: more than four, or one it cannot show (unknown, closed, dealt on
+    """The multi-table view's choice of tables: none or more than four, or one it cannot show (unknown, dealt on
     demand)."""
 
     http_status = 400

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch
 
 from baccarat.rules import MAIN_BETS
+from casino.players.video import video_still_path
 from tables.models import BetLimit, DealerSession, Table
 from tables.players import dealer_display_name
 from wagering.selectors import live_coup_bettor_counts
@@ -20,6 +21,7 @@ class LobbyCard:
     limits: list[BetLimit]  # the main bets' limits in the player's currency
     offered: bool  # whether the table takes bets in the player's currency
     currencies: list[str]  # those it takes bets in
+    still: str | None  # a recent still of its video, where the site serves one (the demo's test stream)
 
 
 def lobby_cards(*, currency: str) -> list[LobbyCard]:
@@ -45,4 +47,5 @@ def _lobby_card(table: Table, *, currency: str, bettors: int) -> LobbyCard:
         limits=[limit for limit in limit_set.limits.all() if limit.bet_type in MAIN_BETS] if limit_set else [],
         offered=limit_set is not None,
         currencies=[each.currency for each in limit_sets],
+        still=video_still_path(code=table.code, video_url=table.video_url) if table.is_open else None,
     )

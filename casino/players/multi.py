@@ -2,12 +2,15 @@
 dealing scene, timer, compact board, chips and result, over one socket (``casino.players.multi_socket``); the
 player's bets go through the same intake as the table page's (docs/ui.md, Several tables).
 
-The tables are the live ones a player bets on in a betting window: an unknown table, a closed one and a table dealt
-on demand (one player's own shoe, no window to share a screen with) are refused, as are more than four.
+The tables are the live ones a player bets on in a betting window. A closed one is a tile saying so (its socket
+follows it: it comes back when it reopens). An unknown table and a table dealt on demand (one player's own shoe, no
+window to share a screen with) are set aside, the page saying which and why above the others; with nothing left to
+show, or more than four asked for, the page is refused.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from django.conf import settings
@@ -41,9 +44,15 @@ def scope_tables_asked(scope: dict) -> list[str]:
     return tables_asked(query.get("tables", []))
 
 
-def multi_tables(*, codes: list[str]) -> list[Table]:
-    """The tables of ``codes``, in their order: one to four open tables with a betting window; ``TablesRefused``
-    naming the first that is not (``details["table"]``)."""
+@dataclass(frozen=True)
+class MultiChoice:
+    tables: list[Table]  # those shown, in the order asked: open or closed, each with a betting window
+    set_aside: list[TablesRefused]  # those that cannot be, each saying why (``details["table"]``)
+
+
+def multi_choice(*, codes: list[str]) -> MultiChoice:
+    """The tables of ``codes`` that can be shown and those set aside; ``TablesRefused`` for none or more than four
+    asked, or none to show (the first set aside's reason)."""
     if not codes:
         raise TablesRefused("choose one to four tables", code=ErrorCode.BAD_REQUEST)
     if len(codes) > MAX_TABLES:
@@ -53,20 +62,27 @@ def multi_tables(*, codes: list[str]) -> list[Table]:
             details={"maximum": str(MAX_TABLES)},
         )
     found = Table.objects.in_bulk(codes, field_name="code")
+    tables, set_aside = [], []
     for code in codes:
         table = found.get(code)
         if table is None:
             name = code[:40]
-            raise TablesRefused(f"there is no table {name!r}", code=ErrorCode.NO_SUCH_TABLE, details={"table": name})
-        if not table.is_open:
-            raise TablesRefused(f"{table.name} is closed", code=ErrorCode.TABLE_CLOSED, details={"table": table.name})
-        if table.dealt_on_demand:
-            raise TablesRefused(
-                f"{table.name} is dealt on demand: play it on its own page",
-                code=ErrorCode.DEALT_ON_DEMAND,
-                details={"table": table.name},
+            set_aside.append(
+                TablesRefused(f"there is no table {name!r}", code=ErrorCode.NO_SUCH_TABLE, details={"table": name})
             )
-    return [found[code] for code in codes]
+        elif table.dealt_on_demand:
+            set_aside.append(
+                TablesRefused(
+                    f"{table.name} is dealt on demand: play it on its own page",
+                    code=ErrorCode.DEALT_ON_DEMAND,
+                    details={"table": table.name},
+                )
+            )
+        else:
+            tables.append(table)
+    if not tables:
+        raise set_aside[0]
+    return MultiChoice(tables=tables, set_aside=set_aside)
 
 
 def refusal_text(error: TablesRefused) -> str:
@@ -75,7 +91,6 @@ def refusal_text(error: TablesRefused) -> str:
     return {
         ErrorCode.TOO_MANY_TABLES: _("Choose at most four tables."),
         ErrorCode.NO_SUCH_TABLE: _("There is no table “%(table)s”.") % {"table": table},
-        ErrorCode.TABLE_CLOSED: _("%(table)s is closed right now: choose an open table.") % {"table": table},
         ErrorCode.DEALT_ON_DEMAND: _("%(table)s deals on demand: play it on its own page.") % {"table": table},
     }.get(error.code, _("Choose one to four tables in the lobby."))
 
@@ -84,9 +99,10 @@ def refusal_text(error: TablesRefused) -> str:
 @login_required
 def multi_page(request: HttpRequest) -> HttpResponse:
     try:
-        tables = multi_tables(codes=tables_asked(request.GET.getlist("tables")))
+        choice = multi_choice(codes=tables_asked(request.GET.getlist("tables")))
     except TablesRefused as error:
         return render(request, "multi.html", {"refusal": refusal_text(error)}, status=error.http_status)
+    tables = choice.tables
     currency = player_currency(user=request.user)
     streams = {table.code: table.video_url for table in tables if table.dealing_mode == Table.DealingMode.DEALER}
     origins = {code: url_origin(request.build_absolute_uri(url)) for code, url in streams.items() if url}
@@ -101,6 +117,7 @@ def multi_page(request: HttpRequest) -> HttpResponse:
     ]
     context = {
         "tiles": tiles,
+        "set_aside": [refusal_text(error) for error in choice.set_aside],
         "codes": ",".join(table.code for table in tables),
         "currency": currency,
         "balance": player_balance(request),  # as the table page's: ours, or the partner's wallet's

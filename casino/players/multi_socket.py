@@ -7,10 +7,11 @@ A socket of its own rather than the lobby's: the lobby's is anyone's (anonymous 
 and forwards a dozen public events of each; this one is a player's, follows the four tables chosen with all their
 events, and takes bets. Both count once in the user's socket allowance.
 
-On connect: an anonymous viewer, more than four tables, or one that is unknown, closed or dealt on demand gets one
-``error`` (``not_signed_in``, ``too_many_tables``, ``no_such_table``, ``table_closed``, ``dealt_on_demand``, with
-the table in ``details``) and the socket is closed with 4403 (``live.js`` does not retry). Then a ``snapshot`` of
-each table (``{"type": "snapshot", "table": code, ...}``, the table socket's snapshot for this player).
+On connect: an anonymous viewer, more than four tables, or one that is unknown or dealt on demand gets one ``error``
+(``not_signed_in``, ``too_many_tables``, ``no_such_table``, ``dealt_on_demand``, with the table in ``details``) and
+the socket is closed with 4403 (``live.js`` does not retry): the page asks only for those it shows, so the socket
+sets none aside. A closed table is followed (its snapshot says so; ``table_opened`` when it reopens). Then a
+``snapshot`` of each table (``{"type": "snapshot", "table": code, ...}``, the table socket's snapshot for this player).
 
 Client messages: ``{"type": "snapshot", "table": code}`` (one a second past one per table at once), ``ping``, and
 ``bet``, ``undo``, ``remove``, ``rebet`` as on the table socket with a ``table``: answered ``bet_accepted`` or
@@ -26,7 +27,7 @@ from channels.db import database_sync_to_async
 
 from casino.players.bet_requests import KINDS
 from casino.players.errors import NoSuchTable, NotSignedIn
-from casino.players.multi import multi_tables, scope_tables_asked
+from casino.players.multi import multi_choice, scope_tables_asked
 from casino.players.player_socket import PlayerSocket
 from kernel.errors import ErrorCode, PuntoError
 from kernel.sockets import REFUSED, SNAPSHOTS_PER_SECOND, TokenBucket
@@ -41,7 +42,9 @@ class MultiTableConsumer(PlayerSocket):
             user = self.scope.get("user")
             if user is None or not user.is_authenticated:
                 raise NotSignedIn("sign in to play several tables")
-            tables = await database_sync_to_async(multi_tables)(codes=scope_tables_asked(self.scope))
+            choice = await database_sync_to_async(multi_choice)(codes=scope_tables_asked(self.scope))
+            if choice.set_aside:
+                raise choice.set_aside[0]
         except PuntoError as error:
             await self.accept()  # so that the browser hears why, and sees the close code
             await self.send_event("error", error.as_dict())
@@ -49,7 +52,7 @@ class MultiTableConsumer(PlayerSocket):
             return
         if not await self.connection_slot_taken():
             return
-        self.table_codes = [table.code for table in tables]
+        self.table_codes = [table.code for table in choice.tables]
         self.bet_requests_allow()
         self.snapshots = TokenBucket(burst=len(self.table_codes), per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()

@@ -18,6 +18,7 @@ const SNAPSHOT_RETRY_MS = 1100; // the lobby's socket serves one snapshot a seco
 const ROAD_CELL = 12;
 const PHONE_ROAD_CELL = 10; // lobby.css's compact cards, below 40rem
 const PHONE = "(max-width: 40rem)";
+const STILL_EVERY_MS = 5000; // the demo encoder writes a still every 3 s (casino/management/demo_video.py)
 const RESULT_NAMES = { B: pgettext("result", "Banker"), P: pgettext("result", "Player"), T: pgettext("result", "Tie") };
 
 /** The page's parameters (templates/lobby.html): the list of tables, absent when there is none, and its data. */
@@ -197,8 +198,25 @@ export function setupMultiPick(root, maximum = 4) {
   limit();
 }
 
+/** The dealer tables' stills (a video's frame a few seconds old) taken again every few seconds; one that fails (no
+ * stream at the moment) is hidden, the card's cards and road left, until one loads. */
+export function refreshStills(root, every = STILL_EVERY_MS) {
+  const stills = [...root.querySelectorAll("[data-still]")];
+  for (const still of stills) {
+    still.addEventListener("error", () => (still.hidden = true));
+    still.addEventListener("load", () => (still.hidden = false));
+    if (still.complete && still.naturalWidth === 0) still.hidden = true; // failed before this script ran
+  }
+  if (!stills.length) return;
+  setInterval(() => {
+    if (document.hidden) return;
+    for (const still of stills) still.src = `${still.dataset.still}?at=${Date.now()}`;
+  }, every);
+}
+
 // Run by the page that loads it (templates/lobby.html); imported without a page (the unit tests), it waits.
 if (globalThis.document) {
   init(readParams(document));
   setupMultiPick(document);
+  refreshStills(document);
 }

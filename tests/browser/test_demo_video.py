@@ -2,11 +2,13 @@
 test stream (ffmpeg: the felt, the table's name, a running clock, low-latency HLS) on the site's own origin. A
 second server of that kind on the browser tests' database (the session's server runs none: its encoders would cost
 CPU through every test): live3's page plays the stream at 1440 x 900 and 390 x 844 (the video advances and fills
-the stage, the page no taller than the window, no console error, no CSP violation); stopped, the server takes its
-encoders, the table's video and the files with it."""
+the stage, the page no taller than the window, no console error, no CSP violation); the lobby's card of live3 shows
+a still of the stream, taken again every few seconds; stopped, the server takes its encoders, the table's video and
+the files with it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +56,8 @@ STAGE_FILL = """() => {
   return {covered: area / (width * height), scrollHeight: document.documentElement.scrollHeight,
           innerHeight: window.innerHeight};
 }"""
+
+STILL_SHOWN = "(still) => still.complete && still.naturalWidth === 640 && !still.hidden"
 
 
 @dataclass
@@ -142,6 +146,21 @@ def test_the_demo_dealer_table_plays_its_live_test_stream_and_the_server_takes_i
         screenshot(page, f"demo-video-live3-{page.viewport_size['width']}x{page.viewport_size['height']}")
         assert no_console_errors(page) == []
         context.close()
+
+    # The lobby: live3's card shows a still of its stream a few seconds old (the site's own, under the lobby's CSP),
+    # taken again every few seconds; pb1's card, no video, its cards and road alone.
+    context = browser.new_context(base_url=demo_server.url, **SIZES["phone-portrait"])
+    lobby = context.new_page()
+    lobby.goto("/")
+    still = lobby.locator('[data-lobby-table="live3"] [data-still]')
+    expect(still).to_be_visible()
+    lobby.wait_for_function(STILL_SHOWN, arg=still.element_handle())
+    expect(still).to_have_attribute("src", re.compile(r"^/video/live3/still\.jpg\?at=\d+$"), timeout=10_000)
+    lobby.wait_for_function(STILL_SHOWN, arg=still.element_handle())
+    assert lobby.locator('[data-lobby-table="pb1"] [data-still]').count() == 0
+    screenshot(lobby, "demo-video-lobby-still")
+    assert no_console_errors(lobby) == []
+    context.close()
 
     # Stopped as scripts/run.sh's server is (Ctrl-C, or SIGTERM from whatever runs it): its encoders with it, the
     # table back to no video (the page's "no video" stage), the stream's files gone.

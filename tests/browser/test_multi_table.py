@@ -1,5 +1,6 @@
 """Several tables at once (issue 32, docs/ui.md): a player picks tables in the lobby and plays them on one page, one
-socket; a bet on each of two tables is accepted; a 2×2 grid on a desktop, one tile a screen swiped on a phone."""
+socket; a bet on each of two tables is accepted; a 2×2 grid on a desktop, one tile a screen swiped on a phone; a table
+dealt on demand set aside, saying why."""
 
 from __future__ import annotations
 
@@ -76,8 +77,11 @@ def test_two_tables_bet_on_one_page_at_both_sizes(server, browser: Browser, serv
         screenshot(phone, "multi-table-phone-second-tile")
         assert no_console_errors(phone) == []
 
-        phone.goto("/multi/?tables=pb1,rng5")  # a table dealt on demand is refused, saying why
+        phone.goto("/multi/?tables=pb1,rng5")  # a table dealt on demand is set aside, saying why
         refusal = "Deal Your Own 5 deals on demand: play it on its own page."
+        expect(phone.locator(".multi-set-aside")).to_have_text(refusal)
+        expect(phone.locator("[data-tile]")).to_have_count(1)
+        phone.goto("/multi/?tables=rng5")  # and alone, refused
         expect(phone.locator(".multi-refusal")).to_have_text(refusal)
     finally:
         desktop_context.close()

@@ -1,7 +1,8 @@
-"""The demo's live test streams (issue 32; docs/live.md, Live video): ``/video/<table>/`` serves a stream's playlist
-and segments with their types (the playlist never cached) and nothing else, inside the folder or out of it; ``manage.py
-serve --demo-video`` starts an encoder per demo dealer table and points the table at it, and never in a deployment,
-never over a studio's stream; without ffmpeg the tables show no video."""
+"""The demo's live test streams (issue 32; docs/live.md, Live video): ``/video/<table>/`` serves a stream's playlist,
+segments and still with their types (the playlist and the still never cached) and nothing else, inside the folder or
+out of it; ``manage.py serve --demo-video`` starts an encoder per demo dealer table (the stream and a still of it) and
+points the table at it, and never in a deployment, never over a studio's stream; without ffmpeg the tables show no
+video."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.django_db
 PLAYLIST = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.000000,\nsegment-1795870552.ts\n"
 SECRET = "SECRET: not a file of the stream"
 STUDIO = "https://cdn.example.com/studio/live.m3u8"
+JPEG = b"\xff\xd8\xff\xe0" + bytes(16)  # a JPEG's start
 
 
 @pytest.fixture
@@ -34,14 +36,15 @@ def stream(settings, tmp_path: Path) -> Path:
     folder.mkdir(parents=True)
     (folder / "live.m3u8").write_text(PLAYLIST)
     (folder / "segment-1795870552.ts").write_bytes(b"\x47" + bytes(187))  # an MPEG-TS packet
-    for name in ("caption.txt", "encoder.log", "live.m3u8.tmp", "segment-1795870553.ts.tmp"):
+    (folder / "still.jpg").write_bytes(JPEG)
+    for name in ("caption.txt", "encoder.log", "live.m3u8.tmp", "segment-1795870553.ts.tmp", "still.jpg.tmp"):
         (folder / name).write_text(SECRET)
     (settings.DEMO_VIDEO_ROOT / "live.m3u8").write_text(SECRET)  # in the root, no table's
     (tmp_path / "live.m3u8").write_text(SECRET)  # outside the root
     return folder
 
 
-def test_the_playlist_and_its_segments_are_served_with_their_types_the_playlist_never_cached(client, stream):
+def test_the_playlist_segments_and_still_are_served_with_their_types_the_changing_ones_never_cached(client, stream):
     playlist = client.get("/video/live3/live.m3u8")
     assert playlist.status_code == 200
     assert playlist["Content-Type"] == "application/vnd.apple.mpegurl"
@@ -52,6 +55,9 @@ def test_the_playlist_and_its_segments_are_served_with_their_types_the_playlist_
     assert (segment["Content-Type"], segment["Cache-Control"]) == ("video/mp2t", "max-age=60")
     assert segment["X-Content-Type-Options"] == "nosniff"
     assert segment.content == b"\x47" + bytes(187)
+    still = client.get("/video/live3/still.jpg")
+    assert (still.status_code, still["Content-Type"], still["Cache-Control"]) == (200, "image/jpeg", "no-store")
+    assert still["X-Content-Type-Options"] == "nosniff" and still.content == JPEG
     head = client.head("/video/live3/live.m3u8")  # a player or a CDN asking what is there
     assert (head.status_code, head["Content-Type"], head.content) == (200, "application/vnd.apple.mpegurl", b"")
 
@@ -63,6 +69,9 @@ def test_the_playlist_and_its_segments_are_served_with_their_types_the_playlist_
         "/video/live3/encoder.log",
         "/video/live3/live.m3u8.tmp",
         "/video/live3/segment-1795870553.ts.tmp",
+        "/video/live3/still.jpg.tmp",
+        "/video/live3/still.jpeg",
+        "/video/live3/../still.jpg",
         "/video/live3/../live.m3u8",
         "/video/live3/..%2Flive.m3u8",
         "/video/live3/%2e%2e%2flive.m3u8",
@@ -168,6 +177,10 @@ def test_the_test_stream_plays_while_the_server_runs_and_goes_with_it(tables, pi
             time.sleep(0.2)
         segment = next(line for line in playlist.content.decode().splitlines() if line.endswith(".ts"))
         assert client.get(f"/video/a/{segment}")["Content-Type"] == "video/mp2t"
+        while (still := client.get("/video/a/still.jpg")).status_code != 200:  # the first within a second or so
+            assert time.monotonic() < deadline, "no still in 20 s"
+            time.sleep(0.2)
+        assert still["Content-Type"] == "image/jpeg" and still.content.startswith(b"\xff\xd8")
         # Meanwhile a pit boss points c at its studio's camera: the server's end leaves it there.
         table_rules_update(table=tables["c"], actor=pit_boss, changes={"video_url": STUDIO}, reason="camera")
     finally:

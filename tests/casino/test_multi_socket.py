@@ -1,6 +1,7 @@
-"""The multi-table socket (``/ws/multi/?tables=a,b``, docs/live.md): a signed-in player follows up to four open
-tables' every event on one socket and bets at each through the table socket's intake; anyone else, and any other
-choice of tables, is refused with a reason, and a player hears only their own events."""
+"""The multi-table socket (``/ws/multi/?tables=a,b``, docs/live.md): a signed-in player follows up to four tables'
+every event on one socket (a closed one too: it says when it reopens) and bets at each through the table socket's
+intake; anyone else, and any other choice of tables, is refused with a reason, and a player hears only their own
+events."""
 
 from __future__ import annotations
 
@@ -139,7 +140,6 @@ async def test_a_refused_bet_says_why_and_changes_nothing(coups):
     [
         ("ma,mb,mc,shut,solo", "too_many_tables", None),
         ("ma,nope", "no_such_table", "nope"),
-        ("ma,shut", "table_closed", "Table shut"),
         ("solo", "dealt_on_demand", "Table solo"),
         ("", "bad_request", None),
     ],
@@ -148,6 +148,19 @@ async def test_tables_it_cannot_show_are_refused_with_a_reason(coups, tables, co
     _, cookie = await in_thread(player)("ann")
     error = await refused(tables, cookie)
     assert (error["code"], error["details"].get("table")) == (code, table)
+
+
+async def test_a_closed_table_is_followed_and_heard_reopening(coups):
+    _, cookie = await in_thread(player)("ann")
+    ws, snapshots = await join("ma,shut", cookie)
+    assert snapshots["shut"]["table"]["is_open"] is False and snapshots["shut"]["coup"] is None
+    assert snapshots["ma"]["coup"]["round_id"] == coups[0].round_id
+    await asyncio.to_thread(table_event_send, table_code="shut", event_type="table_opened", data={})
+    event = await ws.receive_json_from()
+    assert (event["type"], event["table"]) == ("table_opened", "shut")
+    await ws.send_json_to({"type": "snapshot", "table": "shut"})
+    assert (await ws.receive_json_from())["table"] == "shut"
+    await ws.disconnect()
 
 
 async def test_five_tables_are_refused_even_when_four_would_do(coups):

@@ -4,7 +4,7 @@ header's balance, which only a signed-in player sees, and only their own."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from tables.services import dealer_login
+from tables.services import dealer_login, table_close, table_rules_update
 from tests.factories import CoupFactory, TableFactory, UserFactory, staff_login
 from tests.ui.conftest import fund
 from wagering.placement import bet_batch_place
@@ -68,3 +68,31 @@ def test_a_player_sees_their_own_balance_with_its_currency_in_the_header(player_
 def test_staff_see_no_balance(client, table):
     staff_login(client, UserFactory(username="pitboss", is_staff=True))
     assert "data-header-balance" not in client.get("/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("video_url", "still"),
+    [
+        ("/video/d1/live.m3u8", "/video/d1/still.jpg"),  # the demo's test stream: the site serves its still
+        ("https://cdn.example.com/studio/live.m3u8", None),  # a studio's stream on a CDN: no still here, the scene
+        ("", None),
+    ],
+)
+def test_a_dealer_table_shows_a_still_of_its_video_where_the_site_serves_one(
+    client, dealer_table, table, pit_boss, video_url, still
+):
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": video_url}, reason="test")
+    page = client.get("/").content.decode()
+    card = page[page.index('data-lobby-table="d1"') :].split("</li>")[0]
+    automatic = page[page.index('data-lobby-table="pb1"') :].split("</li>")[0]
+    assert "data-still" not in automatic and "data-scene" in card  # the cards and road stay, over the still
+    if still:
+        assert f'<img class="lobby-still" src="{still}"' in card and f'data-still="{still}"' in card
+    else:
+        assert "data-still" not in card and "<img" not in card
+
+
+def test_a_closed_dealer_tables_card_shows_no_still(client, dealer_table, pit_boss):
+    table_rules_update(table=dealer_table, actor=pit_boss, changes={"video_url": "/video/d1/live.m3u8"}, reason="t")
+    table_close(table=dealer_table, actor=pit_boss, reason="break")
+    assert "data-still" not in client.get("/").content.decode()
