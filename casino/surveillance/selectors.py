@@ -253,11 +253,13 @@ def shoe_surveillance(*, shoe: Shoe) -> ShoeSurveillance:
 
 def floor_outlook() -> list[ShoeOutlook]:
     """Every shoe in play, by table, with the favourable bets of its live or coming coup (none once the cut
-    card has ended it): three queries, and one per table between coups (its rules)."""
+    card has ended it): three queries, and two per table with a shoe between coups (its rules, read once: a table
+    dealt on demand has a private shoe per player)."""
     shoes = list(Shoe.objects.filter(state=Shoe.State.IN_PLAY).select_related("table").order_by("table__code"))
     seen = shoes_seen_cards(shoes=shoes)
     live = {coup.shoe_id: coup for coup in Coup.objects.filter(shoe__in=shoes, state__in=Coup.LIVE_STATES)}
     paytables = _Paytables()
+    table_rules: dict[int, TableRules] = {}
     outlooks = []
     for shoe in shoes:
         live_coup = live.get(shoe.pk)
@@ -271,10 +273,9 @@ def floor_outlook() -> list[ShoeOutlook]:
         elif _cut_card_ended(shoe):
             coming, edges = None, {}
         else:
-            coming, edges = (
-                shoe.coups_started + 1,
-                _edges(composition, paytables(table_coup_rules(table=shoe.table).table)),
-            )
+            if shoe.table_id not in table_rules:
+                table_rules[shoe.table_id] = table_coup_rules(table=shoe.table).table
+            coming, edges = shoe.coups_started + 1, _edges(composition, paytables(table_rules[shoe.table_id]))
         outlooks.append(
             ShoeOutlook(
                 shoe=shoe,

@@ -201,3 +201,22 @@ def test_the_shoe_page_reads_in_a_fixed_number_of_queries(late_shoe, django_asse
     client = staff_client("eye", SURVEILLANCE)
     with django_assert_max_num_queries(16):
         assert client.get(shoe_url(late_shoe)).status_code == 200
+
+
+def test_the_floors_queries_do_not_grow_with_the_private_shoes_of_a_table_dealt_on_demand(rng_table):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from casino.lifecycle.rng import rng_shoe_ready
+    from tests.factories import UserFactory
+
+    def floor_read_after_more_shoes(more: int) -> tuple[int, int]:
+        for _ in range(more):
+            rng_shoe_ready(table=rng_table, player=UserFactory())
+        with CaptureQueriesContext(connection) as queries:
+            outlooks = floor_outlook()
+        return len(queries), sum(outlook.shoe.table_id == rng_table.pk for outlook in outlooks)
+
+    few_queries, few_shoes = floor_read_after_more_shoes(2)
+    many_queries, many_shoes = floor_read_after_more_shoes(18)
+    assert (few_shoes, many_shoes) == (2, 20) and few_queries == many_queries
