@@ -24,9 +24,12 @@ export class CoupView {
     );
     this.result = root.querySelector("[data-result]");
     this.dealt = new Map(); // position -> {hand, card}
+    this.held = null; // the result, while a card is still face down under the player's finger
+    this.afterDrawn = []; // what waits for the result to be drawn (the winners' glow, the player's own result)
     const turned = (hand) => {
       this.showTotal(hand);
       onTurn(hand);
+      if (this.held && !this.faceDown.anyFaceDown()) this.drawResult(this.held);
     };
     // An automatic table's dealing scene, else null.
     this.scene = DealingScene.attach(root, this.hands, turned, squeezeTurnMs);
@@ -35,6 +38,8 @@ export class CoupView {
   }
 
   clear() {
+    this.held = null;
+    this.afterDrawn = [];
     this.dealt.clear();
     this.faceDown.clear();
     for (const hand of Object.values(this.hands)) {
@@ -104,9 +109,24 @@ export class CoupView {
     }
   }
 
+  /** The result: drawn once every card is face up. A card the player is still peeling is never pulled from under
+   * their finger, so the totals, the result and what waits on them (`afterResult`) come when it is let go: no total
+   * counts a card still face down. */
   showResult(coup) {
     this.showNext(null);
     this.faceDown.revealAll();
+    if (this.faceDown.anyFaceDown()) this.held = coup;
+    else this.drawResult(coup);
+  }
+
+  /** Run `then` once the result is drawn: at once if it is (or if there is none to wait for). */
+  afterResult(then) {
+    if (this.held) this.afterDrawn.push(then);
+    else then();
+  }
+
+  drawResult(coup) {
+    this.held = null;
     for (const hand of HANDS) {
       this.hands[hand].box.classList.toggle("hand--won", coup.winner === hand);
       this.hands[hand].total.textContent = coup[`${hand}_total`];
@@ -120,6 +140,9 @@ export class CoupView {
     this.result.textContent = extras.length
       ? `${text} · ${extras.join(pgettext("between the items of a list", ", "))}`
       : text;
+    const waiting = this.afterDrawn;
+    this.afterDrawn = [];
+    for (const then of waiting) then();
   }
 
   showVoid(reason) {

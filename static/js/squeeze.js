@@ -120,6 +120,11 @@ export class FaceDownCards {
     return this.mine.has(hand);
   }
 
+  /** A card still face down: under the player's finger when the result came (it turns when let go). */
+  anyFaceDown() {
+    return [...this.cards.values()].some((card) => !card.up);
+  }
+
   isFaceDown(position) {
     const card = this.cards.get(position);
     return Boolean(card && !card.up);

@@ -242,11 +242,13 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
     result(coup) {
       if (!isCurrentRound(coup)) return askSnapshot();
       state.coup = coup;
-      state.resultShownAt = performance.now();
       for (const card of coup.cards) coupView.addCard(card);
       coupView.showResult(coup);
-      board.showWinners(winningBets(coup));
-      view.phase(coupPhase(coup, { isOpen: state.table.is_open }));
+      coupView.afterResult(() => {
+        state.resultShownAt = performance.now();
+        board.showWinners(winningBets(coup));
+        view.phase(coupPhase(coup, { isOpen: state.table.is_open }));
+      });
     },
     roads(data) {
       roads.show(data, data.shoe);
@@ -255,13 +257,18 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
       // The table's settlement carries the table code; the player's own (their group) does not.
       if (event.table || !roundOfTable(data.round_id, table)) return;
       view.balance(data.balance);
-      if (isCurrentRound(data)) {
+      if (!isCurrentRound(data)) {
+        if (myResult.settlement(data) === "win") beep("win");
+        return;
+      }
+      // In step with the result: a card still under the player's finger holds both (coup-view.js).
+      coupView.afterResult(() => {
         const round = data.round_id;
         setTimeout(() => {
           if (isCurrentRound({ round_id: round })) board.payOut(data.bets);
         }, payOutDelay(state.resultShownAt, performance.now()));
-      }
-      if (myResult.settlement(data) === "win") beep("win");
+        if (myResult.settlement(data) === "win") beep("win");
+      });
     },
     wallet(data) {
       view.balance(data.balance);

@@ -95,6 +95,16 @@ def peel(page: Page, card: Locator, size: str, total_meanwhile: str) -> None:
     expect(card).not_to_have_class(re.compile("scene-card--squeeze"))
 
 
+def held(page: Page, card: Locator) -> None:
+    """Peeled a little from its bottom right corner and held there (the pointer stays down)."""
+    box = card.bounding_box()
+    corner = (box["x"] + box["width"] - 4, box["y"] + box["height"] - 4)
+    page.mouse.move(*corner)
+    page.mouse.down()
+    page.mouse.move(corner[0] - box["width"] * 0.3, corner[1] - box["height"] * 0.3, steps=3)
+    assert card.get_attribute("data-face") == "down"
+
+
 def turned_by_itself(page: Page, position: int) -> None:
     card = page.locator(f'.scene-card[data-position="{position}"]')
     expect(card).to_have_attribute("data-revealed", "auto", timeout=15_000)
@@ -183,20 +193,31 @@ def test_the_player_hand_s_highest_online_bettor_squeezes_the_cards_the_dealer_e
             face_up_as_ever(sideways, card, hand)
         expect(sideways.locator(".scene-card")).to_have_count(0)
 
-        # The Player's third card, sideways: peeled on the phone on its side, the other pages leave it.
+        # The Player's third card: peeled on the phone on its side, held on the desktop, left on the upright phone.
         card_entered(dealer, *CARDS[4])
+        held(desktop, offered(desktop, 4))  # and held while the coup ends
         third = offered(sideways, 4)
         expect(third).to_have_class(re.compile("scene-card--third"))
         peel(sideways, third, "844x390", total_meanwhile="5")
         expect(third).to_have_class(re.compile("scene-card--instant"))
-        for page in (desktop, upright):
-            turned_by_itself(page, 4)
+        turned_by_itself(upright, 4)
         face_up_as_ever(watcher, *CARDS[4])
         said(dealer, "7C to the player")
         card_entered(dealer, *CARDS[5])
         said(dealer, "8S to the banker")
         dealer.get_by_role("button", name="Resolve the coup").click()
         said(dealer, "Banker wins 4 to 2")  # the winner's total first, as the player's page says it
+
+        # The result and the player's settlement have come (the phone shows them), but the desktop's card is still
+        # under the finger: no total counting it, no result, no banner until it is let go; then all of them.
+        expect(upright.locator("[data-my-result]")).not_to_be_empty()
+        expect(desktop.locator('.scene-card[data-position="4"]')).to_have_attribute("data-face", "down")
+        expect(desktop.locator('[data-total="player"]')).to_have_text("5")
+        assert desktop.locator("[data-result]").text_content() == ""
+        expect(desktop.locator("[data-my-result]")).to_be_empty()
+        desktop.mouse.up()
+        expect(desktop.locator('.scene-card[data-position="4"]')).to_have_attribute("data-face", "up")
+        expect(desktop.locator("[data-my-result]")).not_to_be_empty()
 
         for size, page in mine.items():
             expect(page.locator("[data-result]")).to_have_attribute("data-winner", "banker")
