@@ -14,6 +14,7 @@ nothing and never fails the others. The caller's transaction holds it all: it co
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -52,6 +53,7 @@ from wagering.protection.standing import Protection
 from wagering.selectors import (
     PlayerMarkers,
     coup_stake_totals,
+    coup_stake_totals_and_bettors,
     open_bets_largest_returns,
     personal_limit_markers,
     players_open_stakes,
@@ -134,9 +136,10 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     except BetRejected as refusal:
         return [refusal] * len(asked)
     protections, losses = bets_protection_locked(user_ids=user_ids, at=now)
+    table_locked, bettors = coup_stake_totals_and_bettors(coup=coup)
     standing = _Standing(
         wallets=wallets_locked(user_ids),
-        table=coup_stake_totals(coup=coup),
+        table=table_locked,
         open_stakes=players_open_stakes(user_ids=user_ids),
         protections=protections,
         losses=losses,
@@ -146,7 +149,10 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
     placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
     for currency in {answer.currency for answer in accepted}:
-        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency])
+        # Under the lock the running counts move only by this batch's: no read after the write.
+        counts = Counter(bettors.get(currency, {}))
+        counts.update(bet_type for answer in accepted if answer.currency == currency for bet_type in answer.joined)
+        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency], bettors=counts)
     return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
 
 

@@ -101,6 +101,19 @@ def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:
     return totals
 
 
+def coup_stake_totals_and_bettors(*, coup: Coup) -> tuple[dict[str, dict[str, Decimal]], dict[str, dict[str, int]]]:
+    """``coup_stake_totals`` and, by currency and bet type, the bettors (``coup_bettor_counts``): one query."""
+    totals: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    bettors: dict[str, dict[str, int]] = defaultdict(dict)
+    rows = CoupStakeTotal.objects.filter(Q(total__gt=0) | Q(bettors__gt=0), coup=coup)
+    for currency, bet_type, total, count in rows.values_list("currency", "bet_type", "total", "bettors"):
+        if total > 0:
+            totals[currency][bet_type] = money(total)
+        if count > 0:
+            bettors[currency][bet_type] = count
+    return totals, bettors
+
+
 def coup_totals_public(
     *,
     coup: Coup,
