@@ -172,22 +172,20 @@ def wrk_requests_per_second(wrk: list[str], url: str, *, seconds: int) -> float:
 
 
 # The marker and the coup's lock as the service reads them (the ORM's SQL, written out for pgbench).
-MARKER_AND_LOCK_SQL = """
-SELECT * FROM tables_personallimitmarker WHERE table_id = :table AND player_id = :user AND revoked_at IS NULL
-AND valid_from <= now() AND (valid_until IS NULL OR valid_until > now()) ORDER BY valid_from DESC, id DESC LIMIT 1;
+LOCK_SQL = """
 SELECT state, no_bet, betting_closes_at FROM tables_coup WHERE id = :coup FOR UPDATE;
 """
 
 
 def database_only_tps(*, seconds: int) -> float:
-    """A placement's own statements (``PLACEMENT_SQL``, ``selectors.TOTALS_WITH_OWN_SQL``, the lock
-    and the marker) run by pgbench alone, 64 clients on the bench's players and coups: what the database
-    could do for placements if the web tier cost nothing. One Tie bet of 1.00 each."""
+    """A placement's own statements (the lock, ``placement_standing``'s statement and ``PLACEMENT_SQL``) run
+    by pgbench alone, 64 clients on the bench's players and coups: what the database could do for placements
+    if the web tier cost nothing. One Tie bet of 1.00 each."""
     from django.conf import settings
     from django.db import connection
 
+    from wagering.placement_standing import standing_sql
     from wagering.placement_writers import PLACEMENT_SQL, sql_with_tables
-    from wagering.selectors import totals_with_own_sql
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(user_id), max(user_id), count(*) FROM wagering_account WHERE kind = 'player'")
@@ -215,6 +213,9 @@ def database_only_tps(*, seconds: int) -> float:
         "in_play_kind": "'bets_in_play'",
         "placement_kind": "'bet_placement'",
         "accepted": "'accepted'",
+        "house": f"'{settings.HOUSE_CURRENCY}'",
+        "player": "'player'",
+        "at": "now()",
         "object_type": "'BetBatch'",
     }
     script = "\n".join(
@@ -223,8 +224,8 @@ def database_only_tps(*, seconds: int) -> float:
             f"\\set coup {first_coup} + (:user % {coups})",
             f"\\set table :coup + {table_offset}",
             "BEGIN;",
-            MARKER_AND_LOCK_SQL.strip(),
-            " ".join((totals_with_own_sql() % values).split()) + ";",
+            LOCK_SQL.strip(),
+            " ".join((standing_sql() % values).split()) + ";",
             " ".join((sql_with_tables(PLACEMENT_SQL) % values).split()) + ";",
             "COMMIT;",
         ]

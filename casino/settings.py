@@ -209,7 +209,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # SIGN_IN_LOCKOUT_MINUTES. A success forgets that username's failures from that address only
 # (casino.sign_in.two_factor.sign_in_failures_reset). REMOTE_ADDR is the client's address: behind the proxy,
 # uvicorn --proxy-headers (Procfile) puts the forwarded address there.
-PERMISSION_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that knows groups (User.with_perm)
+# The one that knows groups (User.with_perm): Django's ModelBackend, a signed-in player's row kept in the cache
+# (casino/sign_in/session_users.py) for up to SESSION_USER_CACHE_SECONDS; every save of a user forgets it. A
+# session names the backend that signed it in: those signed in through ModelBackend's path end when this is
+# deployed (their players sign in again).
+PERMISSION_BACKEND = "casino.sign_in.session_users.SessionUserBackend"
+SESSION_USER_CACHE_SECONDS = env.int("SESSION_USER_CACHE_SECONDS", default=30)
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", PERMISSION_BACKEND]
 AXES_FAILURE_LIMIT = env.int("SIGN_IN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGN_IN_LOCKOUT_MINUTES", default=15))

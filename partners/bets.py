@@ -38,13 +38,16 @@ def partner_bet_batch_place(
     partner: Partner,
     player: PartnerPlayer,
     table: Table,
+    live: Coup | None,
     bets: Mapping[str, Decimal | int | str],
     idempotency_key: str,
     round_id: str = "",
 ) -> PartnerRequestResult:
     """Place a batch of bets for the player on the coup taking bets at the table (``round_id``, if
-    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``. A table dealt on
-    demand has no coup taking bets: its players deal (``POST /api/v1/tables/{code}/deal/``)."""
+    given, must be that coup): all accepted or none, by every limit of ``bet_batch_place``. ``live``: the
+    table's live coup as the caller read it with the table (``tables.selectors.table_with_live_coup``), handed
+    to the batch (``_batch_live``). A table dealt on demand has no coup taking bets: its players deal
+    (``POST /api/v1/tables/{code}/deal/``)."""
     player_of_partner_check(partner=partner, player=player)
     if table.dealt_on_demand:
         deal = f"/api/v1/tables/{table.code}/deal/"
@@ -69,7 +72,7 @@ def partner_bet_batch_place(
         return _seamless_bet_batch_place(
             partner=partner,
             player=player,
-            coup_find=lambda: _coup_taking_bets(table, round_id),
+            coup_find=lambda: _coup_in_play(table, live, round_id),
             request=request,
             key=idempotency_key,
             stakes=stakes,
@@ -78,6 +81,7 @@ def partner_bet_batch_place(
         partner=partner,
         player=player,
         table=table,
+        live=live,
         stakes=stakes,
         round_id=round_id,
         key=idempotency_key,
@@ -89,11 +93,13 @@ def partner_bet_batch_place(
 @dataclass(frozen=True)
 class PartnerBetRequest:
     """A transfer-wallet player's bet batch, as the partner sent it (``stakes``: amounts checked, as strings;
-    ``request``: what its Idempotency-Key is recorded with)."""
+    ``request``: what its Idempotency-Key is recorded with; ``live``: the table's live coup as the request's
+    thread read it with the table)."""
 
     partner: Partner
     player: PartnerPlayer
     table: Table
+    live: Coup | None
     stakes: dict[str, str]
     round_id: str
     key: str
@@ -108,7 +114,7 @@ class _PartnerBets:
         if len(requests) > 1:
             return partner_bets_place_together(requests)
         try:
-            return [_placed_alone(requests[0])]
+            return [_placed_alone(requests[0], _batch_live(requests))]
         except WageringError as refusal:
             return [refusal]
 
@@ -119,11 +125,20 @@ class _PartnerBets:
 PARTNER_BETS = _PartnerBets()
 
 
-def _placed_alone(asked: PartnerBetRequest) -> PartnerRequestResult:
+def _batch_live(requests: list[PartnerBetRequest]) -> Coup | None:
+    """The live coup a batch is carried out on, as the table page's batches (``casino.players.intake``): as its
+    requests' threads read it if all found the same coup (its state is read again under its lock); else read
+    once here, for all, so that a batch never holds two coups' locks."""
+    if len({asked.live.pk if asked.live is not None else None for asked in requests}) == 1:
+        return requests[0].live
+    return table_with_live_coup(code=requests[0].table.code)[1]
+
+
+def _placed_alone(asked: PartnerBetRequest, live: Coup | None) -> PartnerRequestResult:
     placed: list[PlacedBatch] = []
 
     def place() -> LedgerTransaction:
-        coup = _coup_taking_bets(asked.table, asked.round_id)
+        coup = _coup_in_play(asked.table, live, asked.round_id)
         placed.append(bet_batch_place(user=asked.player.user, coup=coup, bets=asked.stakes))
         return placed[0].batch.placement
 
@@ -149,7 +164,7 @@ def partner_bets_place_together(requests: list[PartnerBetRequest]) -> list[Partn
     for index, key in keys.items():
         if key not in recorded:
             first_asked.setdefault(key, index)
-    _, live = table_with_live_coup(code=requests[0].table.code)  # raw columns: every batch reads it
+    live = _batch_live(requests)
     placing, placements = [], []
     for index in first_asked.values():
         asked = requests[index]
@@ -195,10 +210,6 @@ def _recorded(keys: set[tuple[int, str]]) -> dict[tuple[int, str], PartnerIdempo
         partner_id__in={partner for partner, _ in keys}, key__in={key for _, key in keys}
     ).select_related("transaction")
     return {(record.partner_id, record.key): record for record in found if (record.partner_id, record.key) in keys}
-
-
-def _coup_taking_bets(table: Table, round_id: str) -> Coup:
-    return _coup_in_play(table, table_with_live_coup(code=table.code)[1], round_id)
 
 
 def _coup_in_play(table: Table, coup: Coup | None, round_id: str) -> Coup:

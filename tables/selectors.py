@@ -110,7 +110,7 @@ def table_live_coup_named(*, table: Table, round_id: str) -> Coup:
 # (``Model.from_db`` takes them so); any other field is read from the database if asked for (deferred).
 _TABLE_READ = ("id", "code", "name", "dealing_mode")  # the mode: a table dealt on demand takes no bets
 _COUP_READ = (
-    *("id", "table_id", "shoe_id", "number", "round_id"),
+    *("id", "table_id", "shoe_id", "player_id", "number", "round_id"),
     *("state", "no_bet", "rules", "betting_closes_at", "opened_at"),
 )
 

@@ -3,9 +3,10 @@ table's and the player's limits; written by the ORM or, on PostgreSQL, in one st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -28,6 +29,7 @@ from wagering.models import (
     BetBatch,
     money,
 )
+from wagering.placement_standing import placement_standing
 from wagering.placement_writers import (
     BalanceBound,
     PartnerFunds,
@@ -38,13 +40,10 @@ from wagering.placement_writers import (
 from wagering.protection.guard import bet_protection_check
 from wagering.selectors import (
     PlayerMarkers,
-    coup_bet_totals_with_own,
     coup_totals_public,
     largest_return,
     open_bets_largest_return,
-    personal_limit_marker,
     wallet_balance,
-    wallet_currency,
 )
 from wagering.wallets import wallet_event_send
 
@@ -112,42 +111,58 @@ def bet_rebet(*, user: User, coup: Coup, multiplier: int = 1) -> PlacedBatch:
 
 @dataclass(frozen=True)
 class PlacedBatch:
-    """A confirmed batch as the placement left it, so that callers answer without reading it back."""
+    """A confirmed batch as the placement left it, so that callers answer without reading it back. Its rows as
+    model instances (``batch``, ``bets``) are made only when asked for (``built``): a group commit's answers
+    read its stakes, and the instances cost a fifth of its thread."""
 
-    batch: BetBatch
-    bets: list[Bet]
+    stakes: dict[str, Decimal]  # the batch's bets: the stake of each bet type
     balance: Decimal | None  # the wallet's, just after (None: the partner's wallet holds the player's money)
     own_totals: dict[str, Decimal]  # the player's stakes on the coup by bet type, this batch included
     currency: str  # of every amount above
+    built: Callable[[], tuple[BetBatch, list[Bet]]] = field(repr=False, compare=False)
+
+    @cached_property
+    def _instances(self) -> tuple[BetBatch, list[Bet]]:
+        return self.built()
+
+    @property
+    def batch(self) -> BetBatch:
+        return self._instances[0]
+
+    @property
+    def bets(self) -> list[Bet]:
+        return self._instances[1]
 
 
 @dataclass(frozen=True)
 class _Checked:
+    currency: str
     table_after: dict[str, Decimal]
     own_after: dict[str, Decimal]
     bound: BalanceBound
     joined: frozenset[str]  # the bet types the player had no stake on yet
+    bettors_after: dict[str, int]  # the table's bettors per bet type, this placement's included
 
 
 def _batch_checked(
-    *, user: User, coup: Coup, stakes: dict[str, Decimal], currency: str, from_partner: bool
+    *, user: User, coup: Coup, stakes: dict[str, Decimal], currency: str | None, from_partner: bool
 ) -> _Checked:
     """Every rule a placement keeps, read under the coup's lock (the caller's transaction), in the currency
-    the stakes are in: its limits, its differential, the table's totals in it (never added to another's)."""
-    # Read before the coup's lock, which every placement at the table waits for: a marker is the pit's.
-    marker = personal_limit_marker(table_id=coup.table_id, user=user, at=timezone.now())
+    the stakes are in (None: the player's wallet's): its limits, its differential, the table's totals in it
+    (never added to another's)."""
     coup_betting_locked(coup)
     betting_open_check(coup)
-    bet_protection_check(user_id=user.pk, stake=money(sum(stakes.values())), at=timezone.now())
-    open_stakes = coup_bet_totals_with_own(coup=coup, user=user, currency=currency)
+    now = timezone.now()
+    bet_protection_check(user_id=user.pk, stake=money(sum(stakes.values())), at=now)
+    standing = placement_standing(coup=coup, user=user, currency=currency, at=now)
     table_after, own_after = stakes_within_rules(
         rules=coup_rules(coup=coup),
         round_id=coup.round_id,
-        currency=currency,
+        currency=standing.currency,
         stakes=stakes,
-        marker=marker,
-        table=open_stakes.table,
-        own=open_stakes.own,
+        marker=standing.marker,
+        table=standing.table,
+        own=standing.own,
     )
     # A partner's wallet holds the player's money: the bound of our wallets does not apply to it.
     bound = (
@@ -155,11 +170,20 @@ def _batch_checked(
         if from_partner
         else BalanceBound(
             on_coup=largest_return(rules=coup.rules, stakes=own_after),
-            elsewhere=open_bets_largest_return(stakes_by_coup=open_stakes.elsewhere),
+            elsewhere=open_bets_largest_return(stakes_by_coup=standing.elsewhere),
         )
     )
-    joined = bettors_joined(stakes=stakes, before=open_stakes.own)
-    return _Checked(table_after=table_after, own_after=own_after, bound=bound, joined=joined)
+    joined = bettors_joined(stakes=stakes, before=standing.own)
+    # Under the lock the running counts move only by this placement's: no read after the write.
+    bettors_after = {bet_type: standing.bettors.get(bet_type, 0) + (bet_type in joined) for bet_type in table_after}
+    return _Checked(
+        currency=standing.currency,
+        table_after=table_after,
+        own_after=own_after,
+        bound=bound,
+        joined=joined,
+        bettors_after={bet_type: count for bet_type, count in bettors_after.items() if count},
+    )
 
 
 def stakes_within_rules(
@@ -221,10 +245,14 @@ def stakes_within_rules(
 def _batch_place(
     *, user: User, coup: Coup, stakes: dict[str, Decimal], action: str, from_partner: PartnerFunds | None
 ) -> PlacedBatch:
-    currency = wallet_currency(user=user) if from_partner is None else from_partner.currency
     checked = _batch_checked(
-        user=user, coup=coup, stakes=stakes, currency=currency, from_partner=from_partner is not None
+        user=user,
+        coup=coup,
+        stakes=stakes,
+        currency=None if from_partner is None else from_partner.currency,
+        from_partner=from_partner is not None,
     )
+    currency = checked.currency
     total = money(sum(stakes.values()))
     if from_partner is not None:
         batch, bets = placement_write_from_float(
@@ -258,8 +286,15 @@ def _batch_place(
         own=checked.own_after,
         currency=currency,
         table_totals=checked.table_after,
+        bettors=checked.bettors_after,
     )
-    return PlacedBatch(batch=batch, bets=bets, balance=balance, own_totals=checked.own_after, currency=currency)
+    return PlacedBatch(
+        stakes=stakes,
+        balance=balance,
+        own_totals=checked.own_after,
+        currency=currency,
+        built=lambda: (batch, bets),
+    )
 
 
 def placement_refusal(*, balance: Decimal, total: Decimal, bound: BalanceBound) -> BetRejected:
@@ -328,21 +363,25 @@ def bets_changed_events(
     own: Mapping[str, Decimal] | None,
     currency: str,
     table_totals: Mapping[str, Decimal],
+    bettors: Mapping[str, int] | None = None,
 ) -> None:
     """The player's new balance with their stakes on the coup (``own``) (unless a partner's wallet holds the
     balance: its answer is sent then, or the bets are a seated patron's chips) and the table's totals in the
-    currency, on commit."""
+    currency, on commit (``bettors``: as ``table_totals_changed``)."""
     if balance is not None:
         wallet_event_send(user_id=user_id, balance=balance, round_id=coup.round_id, bets=own)
     if coup.player_id is None:  # a private coup (a table dealt on demand) is its player's alone
-        table_totals_changed(coup=coup, currency=currency, table_totals=table_totals)
+        table_totals_changed(coup=coup, currency=currency, table_totals=table_totals, bettors=bettors)
 
 
-def table_totals_changed(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal]) -> None:
+def table_totals_changed(
+    *, coup: Coup, currency: str, table_totals: Mapping[str, Decimal], bettors: Mapping[str, int] | None = None
+) -> None:
     """The table's ``bet_totals`` in the currency, on commit (throttled): the stakes per bet type and how many
-    bettors each has, read in the caller's transaction, under the coup's lock, so the two agree."""
+    bettors each has, read in the caller's transaction, under the coup's lock, so the two agree (``bettors``:
+    as the caller counted them under it; else read here)."""
     table_totals_send(
         table_code=coup.table.code,
         currency=currency,
-        data=coup_totals_public(coup=coup, currency=currency, table_totals=table_totals),
+        data=coup_totals_public(coup=coup, currency=currency, table_totals=table_totals, bettors=bettors),
     )

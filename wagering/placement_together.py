@@ -14,7 +14,8 @@ nothing and never fails the others. The caller's transaction holds it all: it co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
@@ -52,6 +53,7 @@ from wagering.protection.standing import Protection
 from wagering.selectors import (
     PlayerMarkers,
     coup_stake_totals,
+    coup_stake_totals_and_bettors,
     open_bets_largest_returns,
     personal_limit_markers,
     players_open_stakes,
@@ -82,7 +84,6 @@ class _Accepted:
     balance: Decimal
     own_after: dict[str, Decimal]
     joined: frozenset[str]  # the bet types the player had no stake on yet
-    placed: tuple[BetBatch, list[Bet]]  # built ahead (``placed_instances``), ids given once written
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,10 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     except BetRejected as refusal:
         return [refusal] * len(asked)
     protections, losses = bets_protection_locked(user_ids=user_ids, at=now)
+    table_locked, bettors = coup_stake_totals_and_bettors(coup=coup)
     standing = _Standing(
         wallets=wallets_locked(user_ids),
-        table=coup_stake_totals(coup=coup),
+        table=table_locked,
         open_stakes=players_open_stakes(user_ids=user_ids),
         protections=protections,
         losses=losses,
@@ -146,7 +148,10 @@ def bets_place_together(*, coup: Coup, asked: Sequence[PlacementAsked]) -> list[
     accepted = [answer for answer in answers if isinstance(answer, _Accepted)]
     placed = dict(zip(map(id, accepted), _write(coup=coup, accepted=accepted), strict=True)) if accepted else {}
     for currency in {answer.currency for answer in accepted}:
-        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency])
+        # Under the lock the running counts move only by this batch's: no read after the write.
+        counts = Counter(bettors.get(currency, {}))
+        counts.update(bet_type for answer in accepted if answer.currency == currency for bet_type in answer.joined)
+        table_totals_changed(coup=coup, currency=currency, table_totals=table[currency], bettors=counts)
     return [placed[id(answer)] if isinstance(answer, _Accepted) else answer for answer in answers]
 
 
@@ -204,10 +209,7 @@ def _answers(
             losses[user_id] = losses_added(losses[user_id], total)
         joined = bettors_joined(stakes=placement.stakes, before=own_before)
         table[currency], own[user_id] = table_after, own_after
-        placed = placed_instances(
-            coup=coup, user=placement.user, currency=currency, stakes=placement.stakes, stake_account_id=wallet.pk
-        )
-        answers.append(_Accepted(placement, wallet, currency, total, balances[user_id], own_after, joined, placed))
+        answers.append(_Accepted(placement, wallet, currency, total, balances[user_id], own_after, joined))
     return answers, table
 
 
@@ -287,16 +289,22 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
         bets_by_user={answer.asked.user.pk: answer.own_after for answer in accepted},
     )
     return [
-        _placed(answer, batch_id, placement_id, bet_ids, now)
+        _placed(coup, answer, PlacementIds(placement_id, batch_id, [next(bet_ids) for _ in answer.asked.stakes]), now)
         for answer, batch_id, placement_id in zip(accepted, batch_ids, placement_ids, strict=True)
     ]
 
 
-def _placed(answer: _Accepted, batch_id: int, placement_id: int, bet_ids: Iterator[int], now: datetime) -> PlacedBatch:
-    """What the placement wrote (``bet_ids``: the bets' ids, in order), without reading it back."""
-    batch, bets = answer.placed
-    ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[next(bet_ids) for _ in bets])
-    placed_ids_given(batch, bets, ids=ids, now=now)
+def _placed(coup: Coup, answer: _Accepted, ids: PlacementIds, now: datetime) -> PlacedBatch:
+    """What the placement wrote, without reading it back: its rows as model instances only if asked for."""
+    asked = answer.asked
+
+    def built() -> tuple[BetBatch, list[Bet]]:
+        batch, bets = placed_instances(
+            coup=coup, user=asked.user, currency=answer.currency, stakes=asked.stakes, stake_account_id=answer.wallet.pk
+        )
+        placed_ids_given(batch, bets, ids=ids, now=now)
+        return batch, bets
+
     return PlacedBatch(
-        batch=batch, bets=bets, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency
+        stakes=asked.stakes, balance=answer.balance, own_totals=answer.own_after, currency=answer.currency, built=built
     )

@@ -11,7 +11,6 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
 from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
@@ -102,17 +101,36 @@ def coup_stake_totals(*, coup: Coup) -> dict[str, dict[str, Decimal]]:
     return totals
 
 
-def coup_totals_public(*, coup: Coup, currency: str, table_totals: Mapping[str, Decimal] | None = None) -> dict:
+def coup_stake_totals_and_bettors(*, coup: Coup) -> tuple[dict[str, dict[str, Decimal]], dict[str, dict[str, int]]]:
+    """``coup_stake_totals`` and, by currency and bet type, the bettors (``coup_bettor_counts``): one query."""
+    totals: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    bettors: dict[str, dict[str, int]] = defaultdict(dict)
+    rows = CoupStakeTotal.objects.filter(Q(total__gt=0) | Q(bettors__gt=0), coup=coup)
+    for currency, bet_type, total, count in rows.values_list("currency", "bet_type", "total", "bettors"):
+        if total > 0:
+            totals[currency][bet_type] = money(total)
+        if count > 0:
+            bettors[currency][bet_type] = count
+    return totals, bettors
+
+
+def coup_totals_public(
+    *,
+    coup: Coup,
+    currency: str,
+    table_totals: Mapping[str, Decimal] | None = None,
+    bettors: Mapping[str, int] | None = None,
+) -> dict:
     """The data of the table's ``bet_totals`` event in the currency: the stakes per bet type and how many
-    bettors each has. ``table_totals`` as a placement read them under the coup's lock; else read now (for a
-    page opening mid-window)."""
+    bettors each has. ``table_totals`` and ``bettors`` as a placement read them under the coup's lock; else
+    read now (for a page opening mid-window)."""
     if table_totals is None:
         table_totals = coup_stake_totals(coup=coup).get(currency, {})
     return {
         "round_id": coup.round_id,
         "currency": currency,
         "totals": amounts_as_strings({bet_type: total for bet_type, total in table_totals.items() if total}),
-        "bettors": coup_bettor_counts(coup=coup, currency=currency),
+        "bettors": dict(bettors) if bettors is not None else coup_bettor_counts(coup=coup, currency=currency),
     }
 
 
@@ -152,46 +170,6 @@ def coup_bet_totals(*, coup: Coup, user: User | None = None, currency: str | Non
         bets = Bet.objects.filter(coup=coup, user=user, state=Bet.State.ACCEPTED).values_list("bet_type")
         rows = bets.annotate(total=Sum("stake")).order_by()
     return {bet_type: money(total) for bet_type, total in rows}
-
-
-# The table's running totals and the player's open stakes (on this coup and any other): one round trip,
-# under the coup's lock in every placement (the ORM's two queries cost more CPU than the statement).
-# ``bet_open_by_user`` indexes exactly the second part's rows: a player's bets not yet settled.
-TOTALS_WITH_OWN_SQL = """
-SELECT NULL, bet_type, total FROM {stake_total} WHERE coup_id = %(coup)s AND currency = %(currency)s AND total > 0
-UNION ALL
-SELECT coup_id, bet_type, SUM(stake) FROM {bet}
-WHERE user_id = %(user)s AND state = %(accepted)s GROUP BY coup_id, bet_type
-"""
-
-
-def totals_with_own_sql() -> str:
-    """``TOTALS_WITH_OWN_SQL`` with its tables' names, from the models."""
-    quote = connection.ops.quote_name
-    return TOTALS_WITH_OWN_SQL.format(stake_total=quote(CoupStakeTotal._meta.db_table), bet=quote(Bet._meta.db_table))
-
-
-@dataclass(frozen=True)
-class CoupStakes:
-    """A placement's view of the stakes: the whole table's on the coup, the player's own on it, and the
-    player's open stakes on other coups (by coup id), which can still win."""
-
-    table: dict[str, Decimal]
-    own: dict[str, Decimal]
-    elsewhere: dict[int, dict[str, Decimal]]
-
-
-def coup_bet_totals_with_own(*, coup: Coup, user: User, currency: str) -> CoupStakes:
-    """``coup_bet_totals`` of the whole table in the currency and of one player, and the player's open
-    stakes elsewhere: one query."""
-    stakes = CoupStakes(table={}, own={}, elsewhere=defaultdict(dict))
-    parameters = {"coup": coup.pk, "user": user.pk, "currency": currency, "accepted": Bet.State.ACCEPTED.value}
-    with connection.cursor() as cursor:
-        cursor.execute(totals_with_own_sql(), parameters)
-        for coup_id, bet_type, total in cursor.fetchall():
-            whose = stakes.table if coup_id is None else stakes.own if coup_id == coup.pk else stakes.elsewhere[coup_id]
-            whose[bet_type] = money(total)
-    return stakes
 
 
 def largest_return(*, rules: dict, stakes: Mapping[str, Decimal]) -> Decimal:

@@ -327,7 +327,7 @@ def _rebet_stakes(request: PlayerBetRequest) -> dict[str, Decimal]:
 def _placed_answer(coup: Coup, placed: PlacedBatch) -> BetRequestAnswer:
     return BetRequestAnswer(
         round_id=coup.round_id,
-        bets={bet.bet_type: str(bet.stake) for bet in placed.bets},
+        bets={bet_type: str(stake) for bet_type, stake in placed.stakes.items()},
         balance=None if placed.balance is None else str(placed.balance),
         own_totals={bet_type: str(total) for bet_type, total in placed.own_totals.items()},
         currency=placed.currency,

@@ -45,7 +45,7 @@ from partners.selectors.tables import (
     table_shoe_find,
     tables_on_offer,
 )
-from tables.models import Table
+from tables.models import Coup, Table
 from tables.selectors import table_with_live_coup
 
 ERRORS = {
@@ -119,12 +119,18 @@ class PartnerView(GenericAPIView):
             raise NotFound(f"no player {player_id!r}", code=ErrorCode.PLAYER_NOT_FOUND)
         return player
 
-    def table_or_404(self, code: str, *, lean: bool = False) -> Table:
-        """The table; ``lean``: only the columns a bet reads (``tables.selectors.table_with_live_coup``)."""
-        table = table_with_live_coup(code=code)[0] if lean else table_find(code=code)
+    def table_or_404(self, code: str) -> Table:
+        table = table_find(code=code)
         if table is None:
             raise NotFound(f"no table {code!r}", code=ErrorCode.TABLE_NOT_FOUND)
         return table
+
+    def table_and_live_or_404(self, code: str) -> tuple[Table, Coup | None]:
+        """The table and its live coup, only the columns a bet reads (``tables.selectors.table_with_live_coup``)."""
+        table, live = table_with_live_coup(code=code)
+        if table is None:
+            raise NotFound(f"no table {code!r}", code=ErrorCode.TABLE_NOT_FOUND)
+        return table, live
 
     def validated(self, serializer_class: type, data: object) -> dict:
         """The data, validated (query parameters as a plain dict: an empty value is a value, not an absence)."""
@@ -289,10 +295,12 @@ class PlayerBetsView(PartnerView):
     def post(self, request: Request, player_id: str) -> Response:
         player = self.player_or_404(player_id)
         data = self.validated(serializers.BetBatchSerializer, request.data)
+        table, live = self.table_and_live_or_404(data["table"])
         result = partner_bet_batch_place(
             partner=self.partner,
             player=player,
-            table=self.table_or_404(data["table"], lean=True),
+            table=table,
+            live=live,
             bets=data["bets"],
             round_id=data["round_id"],
             idempotency_key=request.headers.get("Idempotency-Key"),

@@ -40,10 +40,10 @@ RUN = [
 def answered(*, together: bool, code: str) -> tuple[list, list]:
     partner = partner_make(code)
     table = TableFactory()
-    CoupFactory(table=table)
+    live = CoupFactory(table=table)
     players = {name: player_make(partner, name, balance="500.00") for name in ("p-1", "p-2", "p-3")}
     partner_bet_batch_place(
-        partner=partner, player=players["p-3"], table=table, bets={"player": "5"}, idempotency_key="k-0"
+        partner=partner, player=players["p-3"], table=table, live=live, bets={"player": "5"}, idempotency_key="k-0"
     )
     requests = []
     for name, key, bets, round_id in RUN:
@@ -60,6 +60,7 @@ def answered(*, together: bool, code: str) -> tuple[list, list]:
                 partner=partner,
                 player=players[name],
                 table=table,
+                live=live,
                 stakes=stakes,
                 round_id=round_id or "",
                 key=key,

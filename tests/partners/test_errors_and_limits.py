@@ -152,7 +152,7 @@ def test_a_database_error_mid_request_is_a_json_503_and_changes_nothing(api, pla
         raise OperationalError("server closed the connection unexpectedly")
 
     transactions, balance = LedgerTransaction.objects.count(), wallet_balance(user=player.user)
-    monkeypatch.setattr("wagering.placement.personal_limit_marker", connection_lost)  # inside the placement
+    monkeypatch.setattr("wagering.placement.placement_standing", connection_lost)  # inside the placement
     response = place(api, {"player": "10"})
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "database_unavailable"

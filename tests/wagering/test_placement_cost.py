@@ -21,20 +21,22 @@ from wagering.selectors import wallet_balance
 
 D = Decimal
 PLAYER_NATURAL_9 = "9S 2H KD 3C"  # player wins
-# A placement's queries: the wallet's currency (the limits, totals and accounts are the currency's), the
-# marker, the coup lock, the player's protection (wagering.protection: one row by its key), the totals (the
-# table's, and the player's open stakes on every coup: what they could win must fit the wallet), then on
-# PostgreSQL one statement for the wallet, the ledger, the batch, its bets, the running totals and the audit
-# row (elsewhere: wallet, transaction, system account, entries, balances, batch, bets, totals, audit, one by
-# one), and the savepoint or BEGIN/COMMIT around them, and the table's bettors per bet type for its
-# ``bet_totals``.
-SERVICE_QUERIES = 9 if connection.vendor == "postgresql" else 17
-# session, user, the table with its live coup (read once: handed to the intake); then the intake's batch
-# (casino.players.intake): its savepoint pair (the answer: from the service).
-UI_QUERIES = SERVICE_QUERIES + 5
-# key, player, table, idempotency record (claim, then its transaction), live coup; the group commit's
+# A placement's queries: the coup lock, the player's protection (wagering.protection: one row by its key), then
+# one statement for the wallet's currency (the limits, totals and accounts are the currency's), the markers, the
+# table's totals and bettors (its ``bet_totals``, counted after the write from those read under the lock) and the
+# player's open stakes on every coup (what they could win must fit the wallet); then on PostgreSQL one statement
+# for the wallet, the ledger, the batch, its bets, the running totals and the audit row (elsewhere: wallet,
+# transaction, system account, entries, balances, batch, bets, totals, audit, one by one), and the savepoint or
+# BEGIN/COMMIT around them.
+SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
+# the table with its live coup (read once: handed to the intake; the session and the player's user row are kept
+# in the cache); then the intake's batch (casino.players.intake): its savepoint pair (the answer: from the
+# service).
+UI_QUERIES = SERVICE_QUERIES + 3
+# the table with its live coup (read once: handed to the batch; the key, its partner and the player are kept a
+# few seconds), the idempotency record (claimed, then linked to its transaction, read back); the group commit's
 # batch (kernel.group_commit): BEGIN/COMMIT, and the key's savepoint pair inside it
-PARTNER_QUERIES = SERVICE_QUERIES + 10
+PARTNER_QUERIES = SERVICE_QUERIES + 8
 
 
 def bets_in_play(table) -> Decimal:

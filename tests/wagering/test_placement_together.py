@@ -173,3 +173,54 @@ def test_what_moved_before_the_coups_lock_is_checked_again_under_it(coup, monkey
     assert isinstance(answers[1], PlacedBatch) and answers[1].balance == D("950.00")
     totals = CoupStakeTotal.objects.filter(coup=coup).values_list("bet_type", "total", "bettors")
     assert sorted(totals) == [("banker", D("60.00"), 1), ("tie", D("50.00"), 1)]
+
+
+def test_the_totals_event_counts_the_bettors_after_the_group_without_reading_them_after_its_writes(coup, monkeypatch):
+    """Read with the totals under the coup's lock, plus the bet types each placement joined: what a read after
+    the writes would give (the running counts move only under the lock)."""
+    ann, bob, cat = UserFactory(), UserFactory(), UserFactory()
+    for user in (ann, bob, cat):
+        fund(user, "1000.00")
+    bet_batch_place(user=ann, coup=coup, bets={"player": "10"})
+    sent = []
+    monkeypatch.setattr("wagering.placement.table_totals_send", lambda **event: sent.append(event["data"]))
+
+    def read_after(**kwargs):
+        raise AssertionError("the bettors were read after the writes")
+
+    monkeypatch.setattr("wagering.selectors.coup_bettor_counts", read_after)
+    asked = [
+        PlacementAsked(user=ann, stakes={"player": D("5"), "tie": D("1")}, action="bet_batch_placed"),  # joins tie
+        PlacementAsked(user=bob, stakes={"player": D("5")}, action="bet_batch_placed"),
+        PlacementAsked(user=bob, stakes={"player": D("5")}, action="bet_batch_placed"),  # bob again: counted once
+        PlacementAsked(user=cat, stakes={"banker": D("5")}, action="bet_batch_placed"),
+    ]
+    assert all(isinstance(answer, PlacedBatch) for answer in bets_place_together(coup=coup, asked=asked))
+    monkeypatch.undo()
+    from wagering.selectors import coup_bettor_counts
+
+    assert sent[-1]["bettors"] == coup_bettor_counts(coup=coup, currency=settings.HOUSE_CURRENCY)
+    assert sent[-1]["bettors"] == {"player": 2, "tie": 1, "banker": 1}
+
+
+def test_a_groups_answers_make_its_rows_model_instances_only_when_asked_for(coup, monkeypatch):
+    """The socket's and the table page's answers read the stakes; the instances cost a fifth of the batch thread."""
+    ann, bob = UserFactory(), UserFactory()
+    for user in (ann, bob):
+        fund(user, "1000.00")
+    made = []
+    instances = placement_together.placed_instances
+    monkeypatch.setattr(placement_together, "placed_instances", lambda **kwargs: made.append(1) or instances(**kwargs))
+    asked = [
+        PlacementAsked(user=ann, stakes={"player": D("5.00"), "tie": D("1.00")}, action="bet_batch_placed"),
+        PlacementAsked(user=bob, stakes={"banker": D("7.00")}, action="bet_batch_placed"),
+    ]
+    answers = bets_place_together(coup=coup, asked=asked)
+    assert [answer.stakes for answer in answers] == [placement.stakes for placement in asked] and made == []
+    batch, bets = answers[0].batch, answers[0].bets  # asked for: made now, with the ids they were written with
+    assert made == [1] and answers[0].batch is batch
+    stored = BetBatch.objects.get(user=ann, coup=coup)
+    assert (batch.pk, batch.placement_id, batch.created_at) == (stored.pk, stored.placement_id, stored.created_at)
+    assert [(bet.pk, bet.bet_type, bet.stake) for bet in bets] == list(
+        Bet.objects.filter(batch=stored).order_by("pk").values_list("pk", "bet_type", "stake")
+    )
