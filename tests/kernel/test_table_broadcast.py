@@ -1,12 +1,13 @@
 """A table's live events reach a process through one member of the table's group, which forwards each
-event to every socket of the table in the process; the last socket gone, the process leaves the group."""
+event to every socket of the table in the process; the last socket gone, the process leaves the group. The
+table's snapshot is read once for the sockets that connect between two of its events, never across one."""
 
 import asyncio
 import threading
 
 from channels.layers import InMemoryChannelLayer
 
-from kernel.table_broadcast import table_join, table_leave
+from kernel.table_broadcast import table_join, table_leave, table_shared
 
 
 class Socket:
@@ -87,3 +88,54 @@ async def another_table_s_events_stay_there():
     assert here.events == [] and there.events == ["b"]
     await table_leave(layer=layer, group="table.a", listener=here)
     await table_leave(layer=layer, group="table.b", listener=there)
+
+
+def test_sockets_connecting_between_two_events_share_one_snapshot_and_an_event_makes_the_next_read_again():
+    in_a_loop_of_its_own(snapshots_shared_between_events)
+
+
+async def snapshots_shared_between_events():
+    layer = InMemoryChannelLayer()
+    reads: list[int] = []
+
+    async def build() -> dict:
+        reads.append(len(reads) + 1)
+        await asyncio.sleep(0.05)  # a database read: the sockets coming meanwhile wait for it, not read again
+        return {"read": len(reads)}
+
+    async def snapshot() -> dict:
+        return await table_shared(group="table-t1", build=build, seconds=60)
+
+    watching = Socket()
+    await table_join(layer=layer, group="table-t1", listener=watching)
+    crowd = await asyncio.gather(*(snapshot() for _ in range(50)))
+    assert crowd == [{"read": 1}] * 50 and reads == [1]
+    await layer.group_send("table-t1", {"type": "live.event", "text": "coup dealt"})
+    await until(lambda: watching.events == ["coup dealt"])
+    assert await snapshot() == {"read": 2}  # built after the event: a socket joining now never misses it
+    assert await snapshot() == {"read": 2}
+    await table_leave(layer=layer, group="table-t1", listener=watching)
+    await table_join(layer=layer, group="table-t1", listener=watching)
+    assert await snapshot() == {"read": 3}  # the events while no socket listened went unread: read again
+    await table_leave(layer=layer, group="table-t1", listener=watching)
+
+
+def test_a_shared_snapshot_is_read_again_after_its_seconds():
+    in_a_loop_of_its_own(snapshot_read_again_after_its_seconds)
+
+
+async def snapshot_read_again_after_its_seconds():
+    layer = InMemoryChannelLayer()
+    reads: list[int] = []
+
+    async def build() -> int:
+        reads.append(1)
+        return len(reads)
+
+    watching = Socket()
+    await table_join(layer=layer, group="table-t2", listener=watching)
+    assert await table_shared(group="table-t2", build=build, seconds=0.1) == 1
+    assert await table_shared(group="table-t2", build=build, seconds=0.1) == 1
+    await asyncio.sleep(0.15)  # a change that sends no event (a table renamed) reaches new sockets this late
+    assert await table_shared(group="table-t2", build=build, seconds=0.1) == 2
+    await table_leave(layer=layer, group="table-t2", listener=watching)
