@@ -3,6 +3,7 @@ event to every socket of the table in the process; the last socket gone, the pro
 table's snapshot is read once for the sockets that connect between two of its events, never across one."""
 
 import asyncio
+import logging
 import threading
 
 from channels.layers import InMemoryChannelLayer
@@ -11,13 +12,13 @@ from kernel.table_broadcast import table_join, table_leave, table_shared
 
 
 class Socket:
-    def __init__(self, fails: bool = False) -> None:
+    def __init__(self, fails: type[Exception] | None = None) -> None:
         self.events: list[str] = []
         self.fails = fails
 
     async def table_event(self, text: str) -> None:
         if self.fails:
-            raise ConnectionResetError("gone")
+            raise self.fails("gone")
         self.events.append(text)
 
 
@@ -58,7 +59,7 @@ def test_another_table_s_events_do_not_reach_a_socket():
 
 async def one_member_forwards_to_every_socket():
     layer = InMemoryChannelLayer()
-    first, broken, second = Socket(), Socket(fails=True), Socket()
+    first, broken, second = Socket(), Socket(fails=ConnectionResetError), Socket()
     for socket in (first, broken, second):
         await table_join(layer=layer, group="table.t1", listener=socket)
     assert len(layer.groups["table.t1"]) == 1  # one channel for the process, however many sockets
@@ -139,3 +140,26 @@ async def snapshot_read_again_after_its_seconds():
     await asyncio.sleep(0.15)  # a change that sends no event (a table renamed) reaches new sockets this late
     assert await table_shared(group="table-t2", build=build, seconds=0.1) == 2
     await table_leave(layer=layer, group="table-t2", listener=watching)
+
+
+def test_a_socket_whose_client_is_gone_is_skipped_quietly_and_a_broken_one_logged():
+    in_a_loop_of_its_own(gone_quiet_broken_logged)
+
+
+async def gone_quiet_broken_logged():
+    layer = InMemoryChannelLayer()
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("kernel.table_broadcast").addHandler(handler)
+    try:
+        gone, broken, fine = Socket(fails=ConnectionResetError), Socket(fails=ValueError), Socket()
+        for socket in (gone, broken, fine):
+            await table_join(layer=layer, group="table-t3", listener=socket)
+        await layer.group_send("table-t3", {"type": "live.event", "text": "card"})
+        await until(lambda: fine.events == ["card"])
+        assert [record.exc_info[0] for record in records] == [ValueError]
+        for socket in (gone, broken, fine):
+            await table_leave(layer=layer, group="table-t3", listener=socket)
+    finally:
+        logging.getLogger("kernel.table_broadcast").removeHandler(handler)
