@@ -18,10 +18,13 @@ each of its checks, and fails when it grew since its last one (a host reached th
 
 from __future__ import annotations
 
+import psycopg
 import redis
 from django.conf import settings
+from django.db import Error, connection
 
 REDIS_CHECK_SECONDS = 1.0
+DATABASE_CHECK_SECONDS = 0.5  # a connection from the pool waited for at most this (a healthy one answers in ms)
 DATABASE_REACHED_KEY = "health:database-reached"
 DATABASE_LOST_KEY = "health:database-lost:"  # + the host: the count at its last check that failed
 DATABASE_LOST_SECONDS = 10  # a few checks' time (``deploy/haproxy.cfg``: every 2 s): a note older than that is void
@@ -51,6 +54,23 @@ def redis_reachable() -> bool:
         return client is None or bool(client.ping())
     except (redis.RedisError, OSError):
         return False
+
+
+def database_answers() -> bool:
+    """True when the database answers a ``SELECT 1`` in time: from the pool, a connection is waited for at most
+    ``DATABASE_CHECK_SECONDS`` (the requests' 10 s would outlast the balancer's check)."""
+    pool = getattr(connection, "pool", None)  # PostgreSQL's, when pooled
+    try:
+        if pool is None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+        else:
+            pool.open()  # as Django opens it on its first connection (a no-op once open)
+            with pool.connection(timeout=DATABASE_CHECK_SECONDS) as pooled:
+                pooled.execute("SELECT 1")
+    except (Error, psycopg.Error):  # the pool's PoolTimeout is a psycopg.OperationalError
+        return False
+    return True
 
 
 def database_reached(*, host: str) -> None:

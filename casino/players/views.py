@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db import DatabaseError, connection
+from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -18,7 +18,7 @@ from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
 from casino.players.rng import rng_table_page
-from kernel.health import database_reached, database_reached_elsewhere, redis_reachable
+from kernel.health import database_answers, database_reached, database_reached_elsewhere, redis_reachable
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
@@ -59,10 +59,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
             {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}, status=503
         )
     host = f"{request.META.get('SERVER_NAME')}:{request.META.get('SERVER_PORT')}"  # the address checked
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except DatabaseError:
+    if not database_answers():
         if database_reached_elsewhere(host=host):
             return JsonResponse({"status": "unavailable", "database": "unreachable"}, status=503)
         return JsonResponse({"status": "degraded", "database": "unreachable"})
