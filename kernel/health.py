@@ -1,27 +1,41 @@
-"""What ``/healthz`` checks besides the database: Redis, when the platform runs on it (``REDIS_URL``).
+"""What ``/healthz`` decides besides answering: Redis, when the platform runs on it (``REDIS_URL``), and what a
+database this process cannot reach means.
 
 A web process cut off from Redis can still write bets, but its players' live feed is gone (events are published
 and received through Redis) and its sessions and rate limits are read there. Failing the health check lets the
 balancer take it out and close its sockets (``deploy/haproxy.cfg``: ``on-marked-down shutdown-sessions``), so
 its players reconnect to a process that still sees Redis. The check waits at most ``REDIS_CHECK_SECONDS``:
 a partition drops packets silently, and a check that hung would be no answer at all.
+
+A database that does not answer fails the check only if another web host reaches it: then this one is the odd
+one out (cut off from it), and its players are better served elsewhere. When no host reaches it (PostgreSQL
+restarted, failed over), no host is better than another: taking them all out would close every socket at once
+for nothing and bring every player back in the same instant when it returns. They stay in: bets are refused
+``database_unavailable`` meanwhile and play resumes on the open sockets when it is back. Every check that
+reaches the database counts in Redis (``DATABASE_REACHED_KEY``); a host that cannot reach it notes the count at
+each of its checks, and fails when it grew since its last one (a host reached the database in between).
 """
 
 from __future__ import annotations
 
+import psycopg
 import redis
 from django.conf import settings
+from django.db import Error, connection
 
 REDIS_CHECK_SECONDS = 1.0
+DATABASE_CHECK_SECONDS = 0.5  # a connection from the pool waited for at most this (a healthy one answers in ms)
+DATABASE_REACHED_KEY = "health:database-reached"
+DATABASE_LOST_KEY = "health:database-lost:"  # + the host: the count at its last check that failed
+DATABASE_LOST_SECONDS = 10  # a few checks' time (``deploy/haproxy.cfg``: every 2 s): a note older than that is void
 
 _clients: dict[str, redis.Redis] = {}
 
 
-def redis_reachable() -> bool:
-    """True when Redis answers a PING in time, or when the platform does not use Redis (the embedded default)."""
+def _client() -> redis.Redis | None:
     url = settings.REDIS_URL
     if not url:
-        return True
+        return None
     client = _clients.get(url)
     if client is None:
         client = _clients.setdefault(
@@ -30,7 +44,49 @@ def redis_reachable() -> bool:
                 url, socket_connect_timeout=REDIS_CHECK_SECONDS, socket_timeout=REDIS_CHECK_SECONDS, retry=None
             ),
         )
+    return client
+
+
+def redis_reachable() -> bool:
+    """True when Redis answers a PING in time, or when the platform does not use Redis (the embedded default)."""
+    client = _client()
     try:
-        return bool(client.ping())
+        return client is None or bool(client.ping())
     except (redis.RedisError, OSError):
         return False
+
+
+def database_answers() -> bool:
+    """True when the database answers a ``SELECT 1`` in time: from the pool, a connection is waited for at most
+    ``DATABASE_CHECK_SECONDS`` (the requests' 10 s would outlast the balancer's check)."""
+    pool = getattr(connection, "pool", None)  # PostgreSQL's, when pooled
+    try:
+        if pool is None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+        else:
+            pool.open()  # as Django opens it on its first connection (a no-op once open)
+            with pool.connection(timeout=DATABASE_CHECK_SECONDS) as pooled:
+                pooled.execute("SELECT 1")
+    except (Error, psycopg.Error):  # the pool's PoolTimeout is a psycopg.OperationalError
+        return False
+    return True
+
+
+def database_reached(*, host: str) -> None:
+    """Count this check's reach of the database where every web host sees it (and forget ``host``'s note of
+    an outage). ``host``: the address the balancer checks this web host at, the same for all its workers."""
+    client = _client()
+    if client is not None:
+        client.pipeline().incr(DATABASE_REACHED_KEY).delete(DATABASE_LOST_KEY + host).execute()
+
+
+def database_reached_elsewhere(*, host: str) -> bool:
+    """For a check that could not reach the database: True when another web host reached it since ``host``'s
+    last check (its first failed check is given the benefit of the doubt). Without Redis, there is no other."""
+    client = _client()
+    if client is None:
+        return False
+    count = int(client.get(DATABASE_REACHED_KEY) or 0)
+    before = client.set(DATABASE_LOST_KEY + host, count, ex=DATABASE_LOST_SECONDS, get=True)
+    return before is not None and count > int(before)

@@ -10,6 +10,10 @@ then middleware, view and the end-of-request signals run start to finish in one 
 database connection for the request (Django's are per thread) and hands it back to the pool at
 ``request_finished``, in that same thread.
 
+The balancer's health check (``/healthz``) runs in a thread of its own: it must answer within the check's
+2 s (``deploy/haproxy.cfg``), and with the database away every request thread waits its pool's timeout (10 s)
+for a connection: queued behind them, the check timed out on every host and the balancer closed every socket.
+
 Streaming responses (WhiteNoise's static files) are read whole in the thread: the project streams
 nothing large.
 """
@@ -28,6 +32,8 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import HttpResponseBase
 from django.urls import set_script_prefix
 
+HEALTH_CHECK_PATH = "/healthz"
+
 
 class ThreadedASGIHandler(ASGIHandler):
     """Django's HTTP handling for an ASGI server, the synchronous stack run in one worker thread."""
@@ -36,6 +42,7 @@ class ThreadedASGIHandler(ASGIHandler):
         base.BaseHandler.__init__(self)  # not ASGIHandler's: its middleware chain is the async one
         self.load_middleware(is_async=False)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
+        self.health_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="healthz")
 
     async def __call__(self, scope: dict, receive, send) -> None:
         if scope["type"] != "http":
@@ -45,7 +52,8 @@ class ThreadedASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         try:
-            respond = sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)
+            executor = self.health_executor if scope["path"] == HEALTH_CHECK_PATH else self.executor
+            respond = sync_to_async(self.respond, thread_sensitive=False, executor=executor)
             response, body = await respond(scope, body_file)
         finally:
             body_file.close()

@@ -7,6 +7,10 @@ one ``error`` message and changes nothing. A frame over ``WS_MAX_FRAME_BYTES`` c
 socket holds a numbered slot in the shared cache (Redis with ``REDIS_URL``, this process's memory on the
 embedded default), taken with an atomic add and kept alive while the socket lives, so the count holds across
 processes, and a process that dies without closing its sockets frees their slots when they expire.
+
+A table's snapshot is read once for all the sockets of a process that connect between two of the table's
+events, within ``SNAPSHOT_SHARED_SECONDS`` (``kernel.table_broadcast.table_shared``): a reconnecting crowd
+costs a connect each, not a snapshot each.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from decimal import Decimal
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
@@ -23,7 +29,7 @@ from django.core.cache import cache
 from kernel.errors import ErrorCode
 from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
-from kernel.table_broadcast import table_join, table_leave
+from kernel.table_broadcast import table_join, table_leave, table_shared
 
 MAX_MESSAGE_BYTES = 4096
 WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, manage.py serve)
@@ -34,6 +40,7 @@ REFUSED = 4403  # a socket that cannot be what it asked for (the multi-table soc
 TOO_MANY_CONNECTIONS = 4429
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1
+SNAPSHOT_SHARED_SECONDS = 2.0  # what a change sending no event (a table renamed) takes to reach new sockets
 SLOT_SECONDS = 60
 KEEP_EVERY_SECONDS = SLOT_SECONDS / 3
 
@@ -146,6 +153,20 @@ class LiveSocket(AsyncWebsocketConsumer):
 
     async def send_snapshot(self) -> None:
         raise NotImplementedError
+
+    async def tables_shared(self, codes: list[str], build: Callable[[str], dict | None]) -> dict[str, dict]:
+        """The followed tables' snapshots by code (``build(code)``, in a thread; None: no such table), each
+        shared with the process's other sockets of the table (read-only: copy one to add to it)."""
+        snapshots = {}
+        for code in codes:
+            snapshot = await table_shared(
+                group=table_group(code),
+                build=lambda code=code: database_sync_to_async(build)(code),
+                seconds=SNAPSHOT_SHARED_SECONDS,
+            )
+            if snapshot is not None:
+                snapshots[code] = snapshot
+        return snapshots
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if len(text_data.encode() if text_data is not None else bytes_data or b"") > WS_MAX_FRAME_BYTES:

@@ -73,3 +73,9 @@ def table_snapshot(*, table: Table) -> dict:
         "coup": coup_public(coup=coup) if coup is not None else None,
         "roads": shoe_roadmap(shoe=shoe),
     }
+
+
+def table_snapshot_of(*, code: str) -> dict | None:
+    """``table_snapshot`` of the table ``code`` (None: no such table), the table read afresh."""
+    table = Table.objects.filter(code=code).first()
+    return table_snapshot(table=table) if table is not None else None

@@ -1,17 +1,20 @@
 """HTTP under the ASGI server (``kernel.http``): Django's synchronous stack, run whole in a worker thread."""
 
+import asyncio
 import json
 import re
 import threading
 
 import pytest
 from channels.testing import HttpCommunicator
+from django.conf import settings
 from django.core import signals
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.test import override_settings
 from django.urls import path
 
 from casino.asgi import application
+from casino.players.views import healthz
 
 pytestmark = pytest.mark.django_db(transaction=True)
 # Channels' default of 1 s fails a sign-in POST (a password hash) on a loaded 2-core machine.
@@ -83,7 +86,18 @@ def streamed(request):
     return StreamingHttpResponse((f"part {number};".encode() for number in range(3)), content_type="text/plain")
 
 
-urlpatterns = [path("streamed/", streamed)]
+busy = threading.Semaphore(0)
+released = threading.Event()
+
+
+def waiting(request):
+    """A request holding its thread, as each does with the database away (the pool's 10 s for a connection)."""
+    busy.release()
+    released.wait(RESPONSE_SECONDS)
+    return HttpResponse("done")
+
+
+urlpatterns = [path("streamed/", streamed), path("waiting/", waiting), path("healthz", healthz)]
 
 
 @override_settings(ROOT_URLCONF=__name__)
@@ -91,3 +105,21 @@ async def test_a_streaming_response_is_read_whole_in_the_thread_and_sent():
     response = await http("GET", "/streamed/").get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200
     assert response["body"] == b"part 0;part 1;part 2;"
+
+
+@override_settings(ROOT_URLCONF=__name__)
+async def test_the_health_check_is_answered_while_every_request_thread_waits():
+    """The balancer gives the check 2 s: queued behind requests waiting for the database, it failed on every
+    host at once and the balancer closed every socket."""
+    requests = [
+        asyncio.create_task(http("GET", "/waiting/").get_response(timeout=RESPONSE_SECONDS))
+        for _ in range(settings.WEB_THREADS)
+    ]
+    try:
+        for _ in range(settings.WEB_THREADS):
+            assert await asyncio.to_thread(busy.acquire, timeout=RESPONSE_SECONDS)  # every request thread taken
+        response = await http("GET", "/healthz").get_response(timeout=2)
+        assert response["status"] == 200
+    finally:
+        released.set()
+    assert [response["body"] for response in await asyncio.gather(*requests)] == [b"done"] * settings.WEB_THREADS

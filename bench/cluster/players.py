@@ -4,9 +4,9 @@ to the balancer (``wss://`` with the bed's certificate), driven over a pipe by t
 Each player follows the table's coups from its socket (the snapshot, ``betting_open``, ``no_more_bets``...)
 and, while a coup takes bets, confirms a 1.00 bet with a new ``request_id``, waits for its answer, thinks
 (``think`` seconds, at random) and bets again. A socket that closes (its web host killed, stopped,
-taken out) is opened again through the balancer as the page does (``static/js/live.js``: after 0.5 s, then
-doubling, each ±25%), and a bet not yet answered is sent again with the same ``request_id`` and round: the
-first answer must come back.
+taken out) is opened again through the balancer as the page does (``retry_delay``, the policy of
+``static/js/live.js``'s ``retryDelayMs``: at random within 2 s, the window doubling with each failure), and
+a bet not yet answered is sent again with the same ``request_id`` and round: the first answer must come back.
 
 Commands: ``"go"`` lets them bet (each waits for it once its socket is open); ``"report"`` (and ``"go"``)
 answers the figures since the last report (acks, refusals by code, reconnects and how long each took,
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 STAKE = "1.00"
 ANSWER_TIMEOUT = 15.0
 RECONNECT_GIVE_UP = 60.0
-FIRST_RETRY, LONGEST_RETRY = 0.5, 15.0  # static/js/live.js
+FIRST_RETRY, LONGEST_RETRY = 2.0, 15.0  # static/js/live.js's FIRST_RETRY_MS and LONGEST_RETRY_MS
 CONNECTING_AT_ONCE = 50
 CLOSED = {"type": "closed"}  # the answer of a bet whose socket closed before its answer came
 
@@ -62,6 +62,12 @@ class Run:
     books: Books = field(default_factory=Books)
 
 
+def retry_delay(retries: int) -> float:
+    """Seconds before the ``retries``-th attempt again (0: the first since the close): full jitter, exactly as
+    the page (``static/js/live.js``, ``retryDelayMs``): change both together."""
+    return random.uniform(0, min(LONGEST_RETRY, FIRST_RETRY * 2**retries))
+
+
 class Player:
     def __init__(self, cookie: str, side: str, url: str, context: ssl.SSLContext, gate: asyncio.Semaphore) -> None:
         self.cookie, self.side, self.url, self.context, self.gate = cookie, side, url, context, gate
@@ -73,10 +79,11 @@ class Player:
         self.closed_at: float | None = None  # when the socket was found closed
         self.reader: asyncio.Task | None = None
 
-    async def connect(self, run: Run) -> bool:
+    async def connect(self, run: Run, retries: int) -> bool:
+        """Open the socket, attempting again after ``retry_delay(retries)``, then ``retries + 1``..."""
         from websockets.asyncio.client import connect
 
-        closed_at, delay = time.monotonic(), FIRST_RETRY
+        closed_at = time.monotonic()
         while time.monotonic() - closed_at < RECONNECT_GIVE_UP:
             try:
                 async with self.gate:
@@ -94,8 +101,8 @@ class Player:
                 return True
             except Exception:  # refused, reset, timed out: try again, as the page does
                 self.ws = None
-                await asyncio.sleep(min(LONGEST_RETRY, delay) * random.uniform(0.75, 1.25))
-                delay *= 2
+                await asyncio.sleep(retry_delay(retries))
+                retries += 1
         run.figures.gave_up += 1
         return False
 
@@ -137,8 +144,8 @@ class Player:
             self.ws = None
         closed_at = self.closed_at or time.monotonic()
         if not first:
-            await asyncio.sleep(FIRST_RETRY * random.uniform(0.75, 1.25))
-        if not await self.connect(run):
+            await asyncio.sleep(retry_delay(0))
+        if not await self.connect(run, retries=0 if first else 1):
             return False
         if not first:
             run.figures.reconnects.append(time.monotonic() - closed_at)

@@ -267,8 +267,9 @@ def _service_restarted(bed: Bed, name: str, host: str, *, down: float) -> None:
     windows.append(bed.window())
     bed.processes[host].start()
     resumed = _until(bed, windows, lambda window: window["acks"])
-    # Both web hosts fail /healthz while either service is away, so the balancer closes every socket: the
-    # players are counted back (and their reconnects reported) before the scenario ends.
+    # Both web hosts fail /healthz while Redis is away, so the balancer closes every socket (PostgreSQL away
+    # from every host keeps them in: kernel/health.py): the players are counted back (and their reconnects
+    # reported) before the scenario ends.
     back = _until(bed, windows, lambda window: window["connected"] >= windows[0]["connected"])
     bed.play(5)
     windows.append(bed.window())

@@ -21,7 +21,7 @@ from django.core.cache import cache
 from kernel.errors import ErrorCode
 from kernel.live import event_type_read
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
-from roadmaps.selectors import table_snapshot
+from roadmaps.selectors import table_snapshot_of
 from tables.models import Table
 
 LOBBY_CONNECTS_PER_SECOND = 3
@@ -60,8 +60,7 @@ class LobbyConsumer(LiveSocket):
         await self.follow(self.table_codes)
 
     async def send_snapshot(self) -> None:
-        snapshots = await database_sync_to_async(_snapshots)(self.table_codes)  # one thread hop for them all
-        for code, snapshot in snapshots.items():
+        for code, snapshot in (await self._snapshots(self.table_codes)).items():
             await self.send_event("snapshot", snapshot, table=code)
 
     async def handle(self, message: dict) -> None:
@@ -73,10 +72,14 @@ class LobbyConsumer(LiveSocket):
                 error = {"code": ErrorCode.SNAPSHOT_TOO_FAST, "message": "one snapshot a second, please"}
                 await self.send_event("error", error, table=code)
             else:
-                snapshot = (await database_sync_to_async(_snapshots)([code]))[code]
-                await self.send_event("snapshot", snapshot, table=code)
+                snapshot = (await self._snapshots([code])).get(code)
+                if snapshot is not None:
+                    await self.send_event("snapshot", snapshot, table=code)
         else:
             await super().handle(message)
+
+    async def _snapshots(self, codes: list[str]) -> dict[str, dict]:
+        return await self.tables_shared(codes, lambda code: table_snapshot_of(code=code))
 
     async def table_event(self, text: str) -> None:
         if event_type_read(text) in LOBBY_EVENTS:
@@ -95,8 +98,3 @@ async def _connect_allowed(scope: dict) -> bool:
 
 def _table_codes() -> list[str]:
     return list(Table.objects.order_by("code").values_list("code", flat=True))
-
-
-def _snapshots(codes: list[str]) -> dict[str, dict]:
-    tables = Table.objects.in_bulk(codes, field_name="code")
-    return {code: table_snapshot(table=tables[code]) for code in codes if code in tables}

@@ -31,7 +31,6 @@ from casino.players.multi import multi_choice, scope_tables_asked
 from casino.players.player_socket import PlayerSocket
 from kernel.errors import ErrorCode, PuntoError
 from kernel.sockets import REFUSED, SNAPSHOTS_PER_SECOND, TokenBucket
-from tables.models import Table
 
 
 class MultiTableConsumer(PlayerSocket):
@@ -53,6 +52,7 @@ class MultiTableConsumer(PlayerSocket):
         if not await self.connection_slot_taken():
             return
         self.table_codes = [table.code for table in choice.tables]
+        self.tables = {table.code: table for table in choice.tables}
         self.bet_requests_allow()
         self.snapshots = TokenBucket(burst=len(self.table_codes), per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()
@@ -60,13 +60,8 @@ class MultiTableConsumer(PlayerSocket):
         await self.seamless_read()
 
     async def send_snapshot(self) -> None:
-        snapshots = await database_sync_to_async(self._snapshots)(self.table_codes)  # one thread hop for them all
-        for code, snapshot in snapshots.items():
+        for code, snapshot in (await self.player_snapshots(self.table_codes)).items():
             await self.send_event("snapshot", snapshot, table=code)
-
-    def _snapshots(self, codes: list[str]) -> dict[str, dict]:
-        tables = Table.objects.in_bulk(codes, field_name="code")
-        return {code: self.player_snapshot(tables[code]) for code in codes if code in tables}
 
     async def handle(self, message: dict) -> None:
         code = message.get("table")
@@ -83,8 +78,9 @@ class MultiTableConsumer(PlayerSocket):
                 error = {"code": ErrorCode.SNAPSHOT_TOO_FAST, "message": "one snapshot a second, please"}
                 await self.send_event("error", error, table=code)
             else:
-                snapshot = (await database_sync_to_async(self._snapshots)([code]))[code]
-                await self.send_event("snapshot", snapshot, table=code)
+                snapshot = (await self.player_snapshots([code])).get(code)
+                if snapshot is not None:
+                    await self.send_event("snapshot", snapshot, table=code)
         else:
             await super().handle(message)
 

@@ -24,7 +24,7 @@ from kernel.security import LAUNCH_SESSION_KEY
 from kernel.sockets import LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
 from partners.selectors.accounts import player_currency, seamless_player
-from roadmaps.selectors import table_snapshot
+from roadmaps.selectors import table_snapshot_of
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players, table_live_coup
 from wagering.errors import BetRejected
@@ -40,6 +40,7 @@ class PlayerSocket(LiveSocket):
     seamless: PartnerPlayer | None = None
     player: AbstractBaseUser | None = None  # signed in: the user itself, not the lazy proxy read ~40 times a bet
     protection: Protection | None = None  # read at the player's last ``protection`` event, if any
+    tables: dict[str, Table]  # the tables followed, by code (read at connect: their live coups are read by them)
 
     def bet_requests_allow(self) -> None:
         self.bet_requests = TokenBucket(burst=BET_REQUEST_BURST, per_second=BET_REQUESTS_PER_SECOND)
@@ -63,21 +64,31 @@ class PlayerSocket(LiveSocket):
         session = self.scope.get("session")  # read in a thread: a session loads from the database
         return seamless_player(user=user) if session is not None and session.get(LAUNCH_SESSION_KEY) else None
 
-    def player_snapshot(self, table: Table) -> dict:
-        """The table's snapshot, with the table's stakes on the live coup in the viewer's currency as they stand
+    async def player_snapshots(self, codes: list[str]) -> dict[str, dict]:
+        """The snapshots of followed tables (``codes``) for this viewer by code: each table's, shared with the
+        process's other sockets (``tables_shared``), and the viewer's own part read in one thread hop."""
+        shared = await self.tables_shared(codes, lambda code: table_snapshot_of(code=code))
+        return await database_sync_to_async(self._viewer_snapshots)(shared)
+
+    def _viewer_snapshots(self, shared: dict[str, dict]) -> dict[str, dict]:
+        """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as they stand
         (``bet_totals``, as its event would carry them: the event itself comes only with the next bet), the
         hands the viewer shows (``you_show``, as their private event says) and a player's protection
         (``protection``, as their ``protection`` event says; null for a player who never set any)."""
-        snapshot = table_snapshot(table=table)
         user = self.scope.get("user") or AnonymousUser()
+        mine: dict = {}
         if user.is_authenticated and not user.is_staff:
             protection = player_protection(user_id=user.pk, at=timezone.now())
-            snapshot["protection"] = protection_public(protection) if protection is not None else None
-        coup = table_live_coup(table=table)
-        if coup is not None:
-            snapshot["bet_totals"] = coup_totals_public(coup=coup, currency=player_currency(user=user))
-            snapshot["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
-        return snapshot
+            mine["protection"] = protection_public(protection) if protection is not None else None
+        currency = player_currency(user=user)
+        snapshots = {}
+        for code, snapshot in shared.items():
+            snapshots[code] = {**snapshot, **mine}
+            coup = table_live_coup(table=self.tables[code])
+            if coup is not None:
+                snapshots[code]["bet_totals"] = coup_totals_public(coup=coup, currency=currency)
+                snapshots[code]["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
+        return snapshots
 
     async def live_event(self, message: dict) -> None:
         """The player's own events; a ``protection`` one first updates what this socket refuses."""

@@ -42,15 +42,16 @@ class PlayerTableConsumer(PlayerSocket):
             return
         if not await self.connection_slot_taken():
             return
+        self.tables = {table.code: table}
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()
         await self.follow([table.code])
         await self.seamless_read()
 
     async def send_snapshot(self) -> None:
-        table = Table.objects.get
-        snapshot = await database_sync_to_async(lambda: self.player_snapshot(table(code=self.table_code)))()
-        await self.send_event("snapshot", snapshot)
+        snapshots = await self.player_snapshots([self.table_code])
+        if self.table_code in snapshots:  # else gone since the connect
+            await self.send_event("snapshot", snapshots[self.table_code])
 
     async def handle(self, message: dict) -> None:
         if message["type"] in KINDS:

@@ -18,7 +18,7 @@ from casino.players.chat import CHAT_MAX_LENGTH
 from casino.players.launch import launched_seamless_player
 from casino.players.lobby import lobby_cards
 from casino.players.rng import rng_table_page
-from kernel.health import redis_reachable
+from kernel.health import database_answers, database_reached, database_reached_elsewhere, redis_reachable
 from kernel.metrics import metrics_allowed, metrics_response
 from kernel.security import csp_sources_add, url_origin
 from partners.seamless import seamless_balance
@@ -51,14 +51,19 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when this process reaches the database and Redis (``kernel.health``); 503 otherwise, so the balancer
-    takes it out. A database that does not answer is refused ``database_unavailable`` by the middleware."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    """200 when this process reaches Redis and the database; 503 when it cannot reach Redis, or the database
+    that another web host reaches, so the balancer takes it out. A database no host reaches is reported
+    (``"database": "unreachable"``) with a 200: no host would serve better (``kernel.health``)."""
     if not redis_reachable():
         return JsonResponse(
             {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}, status=503
         )
+    host = f"{request.META.get('SERVER_NAME')}:{request.META.get('SERVER_PORT')}"  # the address checked
+    if not database_answers():
+        if database_reached_elsewhere(host=host):
+            return JsonResponse({"status": "unavailable", "database": "unreachable"}, status=503)
+        return JsonResponse({"status": "degraded", "database": "unreachable"})
+    database_reached(host=host)
     return JsonResponse({"status": "ok", "database": connection.vendor})
 
 

@@ -1,17 +1,29 @@
 /**
  * A live feed (a table's, `/ws/tables/<code>/`, or the lobby's, `/ws/lobby/`) that reconnects by itself,
- * with backoff.
+ * with backoff and full jitter (`retryDelayMs`).
  * The server sends a fresh snapshot on every connect, so a reconnect catches up.
  *
  * `onMessage(message)` gets every parsed server message; `onStatus(state)` gets
  * "connecting", "live", "reconnecting" or "gone" (no such table; the multi-table socket's tables refused).
  */
 
-const FIRST_RETRY_MS = 500;
+const FIRST_RETRY_MS = 2000;
 const LONGEST_RETRY_MS = 15000;
 const PING_EVERY_MS = 20000;
 const TABLE_NOT_FOUND = 4404;
 const REFUSED = 4403; // the multi-table socket's tables refused (its error message said why): asking again will not help
+
+/**
+ * How long to wait before the `retries`-th attempt again (0: the first since the socket closed): anywhere from
+ * 0 to a window of 2 s, doubling with each failed attempt up to 15 s ("full jitter"). A web host taken out
+ * closes thousands of sockets in the same instant: a fixed delay (even ±25%) brought them back to the other
+ * host together, each connect waiting behind the rest (docs/deployment.md, "The test bed"); spread over the
+ * window they come back a few at a time, and a lone reconnect still waits 1 s on average. The bed's players
+ * (bench/cluster/players.py, `retry_delay`) follow the same policy: change both together.
+ */
+export function retryDelayMs(retries, random = Math.random) {
+  return random() * Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** retries);
+}
 
 export function connectTable(path, { onMessage, onStatus = () => {} }) {
   const url = new URL(path, window.location.href);
@@ -50,7 +62,7 @@ export function connectTable(path, { onMessage, onStatus = () => {} }) {
         onStatus("gone");
         return;
       }
-      const delay = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** retries) * (0.75 + Math.random() / 2);
+      const delay = retryDelayMs(retries);
       retries += 1;
       onStatus("reconnecting");
       retryTimer = setTimeout(open, delay);

@@ -1,15 +1,35 @@
 """``/healthz`` answers 503 when this process cannot reach Redis, so the balancer takes it out and closes its
-sockets (issue 33, scenario 3: a web host cut off from Redis); it never hangs on a Redis that does not answer."""
+sockets (issue 33, scenario 3: a web host cut off from Redis); it never hangs on a Redis that does not answer.
+A database no web host reaches (scenario 5: PostgreSQL restarted) keeps every host in, with a 200 that says so:
+only a host cut off from a database the others reach is taken out."""
 
 from __future__ import annotations
 
 import os
 import socket
 import time
+import uuid
 
 import pytest
 
+from casino.players import views
+
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def database_lost(monkeypatch):
+    """This process's database not answering (stopped, or cut off), as ``database_answers`` finds it."""
+
+    def lost():
+        monkeypatch.setattr(views, "database_answers", lambda: False)
+
+    return lost
+
+
+def check(client, host: str):
+    """``/healthz`` as the balancer checks ``host`` (the address it reaches the web host at)."""
+    return client.get("/healthz", HTTP_HOST="testserver", SERVER_NAME=host, SERVER_PORT="8000")
 
 
 @pytest.fixture
@@ -62,3 +82,31 @@ def test_a_cache_call_to_a_redis_that_does_not_answer_fails_within_seconds(setti
     with pytest.raises(Exception, match=r"[Tt]imeout|timed out"):
         cache.get("session-key")
     assert time.monotonic() - started < 10  # its socket timeout is 2 s (retries included), not TCP's minutes
+
+
+def test_a_database_no_host_reaches_is_reported_but_keeps_the_host_in(client, database_lost):
+    host = f"web-{uuid.uuid4().hex}"
+    assert check(client, host).json()["status"] == "ok"
+    database_lost()
+    for _ in range(3):  # the balancer takes a host out after 2 failed checks: none fails
+        response = check(client, host)
+        assert response.status_code == 200
+        assert response.json() == {"status": "degraded", "database": "unreachable"}
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the hosts' checks meet in Redis")
+def test_a_host_cut_off_from_a_database_another_host_reaches_fails_the_check(client, settings, monkeypatch):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    cut_off, other = f"web-{uuid.uuid4().hex}", f"web-{uuid.uuid4().hex}"
+    answers = views.database_answers
+    monkeypatch.setattr(views, "database_answers", lambda: False)
+    assert check(client, cut_off).status_code == 200  # its first failed check: maybe the database is away for all
+    for _ in range(2):
+        monkeypatch.setattr(views, "database_answers", answers)
+        assert check(client, other).status_code == 200  # the other host reaches it meanwhile
+        monkeypatch.setattr(views, "database_answers", lambda: False)
+        response = check(client, cut_off)
+        assert response.status_code == 503
+        assert response.json() == {"status": "unavailable", "database": "unreachable"}
+    monkeypatch.setattr(views, "database_answers", answers)
+    assert check(client, cut_off).status_code == 200  # reached again: back in
