@@ -211,11 +211,15 @@ AUTH_PASSWORD_VALIDATORS = [
 # uvicorn --proxy-headers (Procfile) puts the forwarded address there.
 # The one that knows groups (User.with_perm): Django's ModelBackend, a signed-in player's row kept in the cache
 # (casino/sign_in/session_users.py) for up to SESSION_USER_CACHE_SECONDS; every save of a user forgets it. A
-# session names the backend that signed it in: those signed in through ModelBackend's path end when this is
-# deployed (their players sign in again).
+# session names the backend that signed it in: ModelBackend stays listed last so that sessions signed in before
+# the player's row was kept (they name it) stay signed in, read from the database each time, until they end.
 PERMISSION_BACKEND = "casino.sign_in.session_users.SessionUserBackend"
 SESSION_USER_CACHE_SECONDS = env.int("SESSION_USER_CACHE_SECONDS", default=30)
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", PERMISSION_BACKEND]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    PERMISSION_BACKEND,
+    "django.contrib.auth.backends.ModelBackend",
+]
 AXES_FAILURE_LIMIT = env.int("SIGN_IN_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("SIGN_IN_LOCKOUT_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]

@@ -45,6 +45,16 @@ def test_a_signed_in_players_request_reads_no_user_row_once_it_is_kept(player_cl
     assert not [query for query in queries if "auth_user" in query["sql"]]
 
 
+def test_a_session_signed_in_before_rows_were_kept_stays_signed_in(player):
+    """Sessions name the backend that signed them in: one named ModelBackend (before a release kept players' rows)
+    is still the player's, not signed out by the release."""
+    TableFactory(code="cs1")
+    client = Client()
+    client.force_login(player, backend="django.contrib.auth.backends.ModelBackend")
+    response = client.get(BETS)
+    assert response.status_code == 200 and response.wsgi_request.user == player
+
+
 @pytest.mark.parametrize("role", ["is_staff", "is_superuser"])
 def test_a_staff_row_is_read_on_every_request(role):
     staff = UserFactory(**{role: True})
