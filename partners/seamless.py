@@ -65,7 +65,7 @@ def seamless_bet_place(
             if placed_record is not None:
                 placed_record(placed)
     except Exception:  # e.g. betting closed while the partner answered: the debit is given back
-        rollback_send(debit=debit)
+        rollback_unless_placed(debit=debit)
         raise
     wallet_event_send(user_id=player.user_id, balance=balance, round_id=coup.round_id, bets=placed.own_totals)
     return replace(placed, balance=balance)
@@ -98,7 +98,9 @@ def debit_claimed(*, debit: WalletTransaction) -> None:
     (``WalletUnavailable``) if the sweep rolled it back meanwhile: a placement slower than
     ``DEBIT_ORPHANED_SECONDS`` must not be paid by a debit already given back. The sweep locks the debit too and
     skips it while it is held (``partners.wallet_sending``), so one of the two wins, never both."""
-    WalletTransaction.objects.select_for_update().filter(pk=debit.pk).values_list("pk").get()
+    # FOR NO KEY UPDATE: a void's rollback row (its foreign key's FOR KEY SHARE) does not wait on it, so a bet
+    # (the debit, then the coup) and a void (the coup, then the rollback) never wait on each other.
+    WalletTransaction.objects.select_for_update(no_key=True).filter(pk=debit.pk).values_list("pk").get()
     if WalletTransaction.objects.filter(rolls_back=debit.pk).exists():  # read after the lock: the sweep's, if any
         raise WalletUnavailable(
             "the bet took too long and its debit was given back: nothing was taken, try again",
@@ -132,6 +134,14 @@ def _debit_record(
                 "bets": [{"bet_type": bet_type, "stake": str(stake)} for bet_type, stake in stakes.items()],
             },
         )
+
+
+def rollback_unless_placed(*, debit: WalletTransaction) -> None:
+    """After the bets' transaction failed: give the debit back unless its bets were placed after all (an error
+    at the commit's acknowledgement, the commit itself done). If that cannot be read (the database lost), nothing
+    is sent now: the sweep gives back a debit still without bets, under its lock (``wallet_sending``)."""
+    if not WalletTransaction.objects.filter(pk=debit.pk, batch__isnull=False).exists():
+        rollback_send(debit=debit)
 
 
 def rollback_send(*, debit: WalletTransaction) -> WalletTransaction:

@@ -33,7 +33,7 @@ from django.db import transaction
 from casino.lifecycle.settlement import coup_settle
 from kernel.errors import ErrorCode
 from partners.models import PartnerPlayer, WalletTransaction
-from partners.seamless import debit_claimed, rollback_send, seamless_debit
+from partners.seamless import debit_claimed, rollback_unless_placed, seamless_debit
 from tables.errors import TableError
 from tables.locks import private_shoe_locked
 from tables.models import Coup, Shoe, Table
@@ -211,7 +211,7 @@ def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
             answer = {**answer, "balance": str(balance + Decimal(answer["total_returned"])), "currency": funds.currency}
             BetRequest.objects.filter(pk=record_id).update(answer=answer, accepted=True)
     except Exception:  # e.g. the shoe changed while the partner answered: the debit is given back
-        rollback_send(debit=debit)
+        rollback_unless_placed(debit=debit)
         raise
     return answer
 

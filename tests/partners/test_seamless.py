@@ -213,6 +213,19 @@ def test_a_bet_slower_than_the_orphan_sweep_is_refused_not_placed_on_a_debit_giv
     assert ledger_check().ok
 
 
+def test_a_failure_after_the_bets_committed_does_not_give_their_debit_back(wallet, ann, coup, monkeypatch):
+    """An error once the bets' transaction is done (the commit's acknowledgement lost, say): the bets stand, so
+    their debit is not rolled back; a debit still without bets is."""
+    placed = seamless.seamless_bet_place(player=ann, coup=coup, bets={"player": "30.00"})
+    [debit] = transactions("debit")
+    seamless.rollback_unless_placed(debit=debit)
+    assert transactions("rollback") == [] and debit.batch_id == placed.batch.pk
+    WalletTransaction.objects.filter(pk=debit.pk).update(batch=None)
+    seamless.rollback_unless_placed(debit=debit)
+    [rollback] = transactions("rollback")
+    assert rollback.rolls_back_id == debit.pk
+
+
 def test_the_api_places_a_seamless_bet_once_per_idempotency_key(wallet, seamless_partner, ann, coup):
     api = client_for(seamless_partner)
     headers = idempotency_key()
