@@ -69,8 +69,25 @@ def database_answers() -> bool:
             with pool.connection(timeout=DATABASE_CHECK_SECONDS) as pooled:
                 pooled.execute("SELECT 1")
     except (Error, psycopg.Error):  # the pool's PoolTimeout is a psycopg.OperationalError
+        if pool is None:
+            connection.close()  # no request's end closes it here (``kernel.http``): the next check connects anew
         return False
     return True
+
+
+def health_answer(*, host: str) -> tuple[int, dict]:
+    """``/healthz``'s status and body: 200 when this process reaches Redis and the database; 503 when it cannot
+    reach Redis, or the database that another web host reaches, so the balancer takes it out. A database no host
+    reaches is reported (``"database": "unreachable"``) with a 200: no host would serve better. ``host``: the
+    address the balancer checks this web host at."""
+    if not redis_reachable():
+        return 503, {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}
+    if not database_answers():
+        if database_reached_elsewhere(host=host):
+            return 503, {"status": "unavailable", "database": "unreachable"}
+        return 200, {"status": "degraded", "database": "unreachable"}
+    database_reached(host=host)
+    return 200, {"status": "ok", "database": connection.vendor}
 
 
 def database_reached(*, host: str) -> None:

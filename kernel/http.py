@@ -10,9 +10,11 @@ then middleware, view and the end-of-request signals run start to finish in one 
 database connection for the request (Django's are per thread) and hands it back to the pool at
 ``request_finished``, in that same thread.
 
-The balancer's health check (``/healthz``) runs in a thread of its own: it must answer within the check's
-2 s (``deploy/haproxy.cfg``), and with the database away every request thread waits its pool's timeout (10 s)
-for a connection: queued behind them, the check timed out on every host and the balancer closed every socket.
+The balancer's health check (``/healthz``) is answered in a thread of its own, before any middleware: it must
+answer within the check's 2 s (``deploy/haproxy.cfg``), and with the database away every request thread waits
+its pool's timeout (10 s) for a connection: queued behind them, the check timed out on every host and the
+balancer closed every socket. Through the middleware, a session cookie (anyone's, any key) had the check read the
+session from the database, with that same wait.
 
 Streaming responses (WhiteNoise's static files) are read whole in the thread: the project streams
 nothing large.
@@ -20,6 +22,7 @@ nothing large.
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
@@ -31,6 +34,8 @@ from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import HttpResponseBase
 from django.urls import set_script_prefix
+
+from kernel.health import health_answer
 
 HEALTH_CHECK_PATH = "/healthz"
 
@@ -47,18 +52,29 @@ class ThreadedASGIHandler(ASGIHandler):
     async def __call__(self, scope: dict, receive, send) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django serves HTTP here, not {scope['type']}")
+        if scope["path"] == HEALTH_CHECK_PATH:
+            await self.health_check(scope, send)
+            return
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
         try:
-            executor = self.health_executor if scope["path"] == HEALTH_CHECK_PATH else self.executor
-            respond = sync_to_async(self.respond, thread_sensitive=False, executor=executor)
+            respond = sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)
             response, body = await respond(scope, body_file)
         finally:
             body_file.close()
         await send({"type": "http.response.start", "status": response.status_code, "headers": _headers(response)})
         await send({"type": "http.response.body", "body": body})
+
+    async def health_check(self, scope: dict, send) -> None:
+        """``/healthz``, whatever its method, headers or body: no session, no user, no middleware."""
+        server = scope.get("server") or ("unknown", 0)
+        answer = sync_to_async(health_answer, thread_sensitive=False, executor=self.health_executor)
+        status, body = await answer(host=f"{server[0]}:{server[1]}")
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
     def respond(self, scope: dict, body_file: IO[bytes]) -> tuple[HttpResponseBase, bytes]:
         """In a worker thread: signals, middleware and view, the whole body, then ``close()`` (which

@@ -33,11 +33,11 @@ def headers_of(response: dict) -> dict[bytes, list[bytes]]:
 
 
 async def test_a_request_is_answered_with_its_status_headers_and_body():
-    response = await http("GET", "/healthz").get_response(timeout=RESPONSE_SECONDS)
+    response = await http("GET", "/accounts/login/").get_response(timeout=RESPONSE_SECONDS)
     assert response["status"] == 200
-    assert json.loads(response["body"])["status"] == "ok"
+    assert b"<form" in response["body"]
     headers = headers_of(response)
-    assert headers[b"content-type"] == [b"application/json"]
+    assert headers[b"content-type"] == [b"text/html; charset=utf-8"]
     assert headers[b"x-frame-options"] == [b"DENY"]  # the middleware ran
     assert b"content-security-policy" in headers
 
@@ -74,7 +74,7 @@ async def test_the_request_starts_and_finishes_in_the_worker_thread_that_serves_
     signals.request_started.connect(started)
     signals.request_finished.connect(finished)
     try:
-        response = await http("GET", "/healthz").get_response(timeout=RESPONSE_SECONDS)
+        response = await http("GET", "/accounts/login/").get_response(timeout=RESPONSE_SECONDS)
     finally:
         signals.request_started.disconnect(started)
         signals.request_finished.disconnect(finished)
@@ -123,3 +123,18 @@ async def test_the_health_check_is_answered_while_every_request_thread_waits():
     finally:
         released.set()
     assert [response["body"] for response in await asyncio.gather(*requests)] == [b"done"] * settings.WEB_THREADS
+
+
+async def test_the_health_check_reads_no_session_and_runs_no_middleware(monkeypatch):
+    """A cookie (anyone's, any key) on /healthz: read through the middleware, the session would be looked up in
+    the database, with the pool's 10 s wait while it is away, and the balancer's own check queued behind it."""
+    from django.contrib.sessions.backends.base import SessionBase
+
+    looked_up = []
+    monkeypatch.setattr(SessionBase, "load", lambda self: looked_up.append(self.session_key) or {})
+    cookie = (b"cookie", f"{settings.SESSION_COOKIE_NAME}={'x' * 32}".encode())
+    response = await http("POST", "/healthz", body=b"ignored", headers=(cookie,)).get_response(timeout=RESPONSE_SECONDS)
+    assert response["status"] == 200 and json.loads(response["body"])["status"] == "ok"
+    assert looked_up == []
+    assert headers_of(response)[b"cache-control"] == [b"no-store"]
+    assert b"set-cookie" not in headers_of(response)
