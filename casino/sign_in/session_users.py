@@ -2,7 +2,7 @@
 from the database on every request: the row's query costs a bet request more CPU than the rest of its reads.
 
 Staff are never kept (their rules are unchanged: their row is read on every request). Every save or delete of
-a user forgets the kept row (``user_changed``), so a password change, a deactivation or an account made staff
+a user voids the kept row (``user_changed``), so a password change, a deactivation or an account made staff
 takes effect at the next request, as when the row was read each time; signing out ends the session itself. A
 change made behind the ORM's back (a queryset's ``update()``, SQL) takes effect when the kept row expires,
 within ``SESSION_USER_CACHE_SECONDS``.
@@ -22,36 +22,53 @@ from django.db import DEFAULT_DB_ALIAS, transaction
 logger = logging.getLogger(__name__)
 
 
-def _key(user_id: object) -> str:
+def _version_key(user_id: object) -> str:
+    return f"punto.session_users.{user_id}.version"
+
+
+def _row_key(user_id: object) -> str:
     return f"punto.session_users.{user_id}"
 
 
 class SessionUserBackend(ModelBackend):
-    """``ModelBackend`` (groups and permissions as before) whose ``get_user`` reads a player from the cache."""
+    """``ModelBackend`` (groups and permissions as before) whose ``get_user`` reads a player from the cache.
+
+    The row is kept with the user's version as it was before the database was read, and served only while that is
+    still the version: a change (``user_changed``) moves it on, so a row read just before a change committed is
+    never served. The row is kept by field name: a release that changes the user model's fields reads it again
+    rather than shifting values into other fields. One cache round trip a request."""
 
     def get_user(self, user_id: object) -> AbstractBaseUser | None:
         model = get_user_model()
         fields = [field.attname for field in model._meta.concrete_fields]
         try:
-            kept = cache.get(_key(user_id))
+            found = cache.get_many([_version_key(user_id), _row_key(user_id)])
         except Exception:  # the cache unreachable: the database answers, as before
             logger.exception("a kept user could not be read")
-            kept = None
-        if kept is not None:
-            return model.from_db(DEFAULT_DB_ALIAS, fields, kept)
+            return super().get_user(user_id)
+        version, kept = found.get(_version_key(user_id), 0), found.get(_row_key(user_id))
+        if isinstance(kept, dict) and kept.get("version") == version and list(kept.get("fields", {})) == fields:
+            user = model.from_db(DEFAULT_DB_ALIAS, fields, list(kept["fields"].values()))
+            return user if self.user_can_authenticate(user) else None
         user = super().get_user(user_id)
         if user is not None and not (user.is_staff or user.is_superuser):
+            row = {"version": version, "fields": {name: getattr(user, name) for name in fields}}
             try:
-                cache.set(_key(user_id), [getattr(user, name) for name in fields], settings.SESSION_USER_CACHE_SECONDS)
+                cache.set(_row_key(user_id), row, settings.SESSION_USER_CACHE_SECONDS)
             except Exception:
                 logger.exception("a user could not be kept")
         return user
 
 
 def user_changed(sender: type, instance: AbstractBaseUser, **kwargs: object) -> None:
-    """Forget the kept row of a user saved or deleted: the next request reads it again. Again once the change
-    commits: a request that read the row before the commit may have kept it meanwhile. A cache that cannot be
+    """Move the user's version on when they are saved or deleted: a row kept before is never served again, nor one
+    read from the database before the change committed (moved on once more at the commit). A cache that cannot be
     told fails the save: a password change or deactivation must not be outlived by a kept row."""
-    key = _key(instance.pk)
-    cache.delete(key)
-    transaction.on_commit(lambda: cache.delete(key), robust=True)
+    key = _version_key(instance.pk)
+    _version_moved_on(key)
+    transaction.on_commit(lambda: _version_moved_on(key), robust=True)
+
+
+def _version_moved_on(key: str) -> None:
+    cache.add(key, 0, timeout=None)
+    cache.incr(key)

@@ -106,3 +106,34 @@ def test_a_change_behind_the_orms_back_takes_effect_when_the_kept_row_expires(pl
     time.sleep(1.1)
     response = player_client.get(BETS)
     assert response.status_code == 401 and response.json()["error"]["code"] == "not_signed_in"
+
+
+def test_a_row_read_just_before_a_change_committed_is_not_served_after_it(player, monkeypatch):
+    """A request reads the player's row; a password change commits (voiding what is kept) before that request
+    keeps the row it read: the old row (the old hash) must not be served, or a stolen session outlives it."""
+    from django.contrib.auth.backends import ModelBackend
+
+    read = ModelBackend.get_user
+
+    def changed_meanwhile(self, user_id):
+        row = read(self, user_id)
+        player.set_password("a-New-Pass-2")
+        player.save()
+        return row
+
+    monkeypatch.setattr(ModelBackend, "get_user", changed_meanwhile)
+    SessionUserBackend().get_user(player.pk)
+    monkeypatch.undo()
+    assert SessionUserBackend().get_user(player.pk).password == player.password
+
+
+def test_a_kept_row_of_another_shape_is_read_again(player_client, player):
+    """Rows kept by an earlier release (other fields) are never shifted into this one's fields."""
+    from django.core.cache import cache
+
+    assert player_client.get(BETS).status_code == 200  # kept
+    key = f"punto.session_users.{player.pk}"
+    kept = cache.get(key)
+    cache.set(key, {**kept, "fields": {"is_superuser": True, **kept["fields"], "extra": 1}}, 30)
+    response = player_client.get(BETS)
+    assert response.status_code == 200 and not response.wsgi_request.user.is_superuser
