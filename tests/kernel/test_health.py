@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from casino.players import views
+from kernel import health
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ def database_lost(monkeypatch):
     """This process's database not answering (stopped, or cut off), as ``database_answers`` finds it."""
 
     def lost():
-        monkeypatch.setattr(views, "database_answers", lambda: False)
+        monkeypatch.setattr(health, "database_answers", lambda: False)
 
     return lost
 
@@ -98,15 +98,15 @@ def test_a_database_no_host_reaches_is_reported_but_keeps_the_host_in(client, da
 def test_a_host_cut_off_from_a_database_another_host_reaches_fails_the_check(client, settings, monkeypatch):
     settings.REDIS_URL = os.environ["REDIS_URL"]
     cut_off, other = f"web-{uuid.uuid4().hex}", f"web-{uuid.uuid4().hex}"
-    answers = views.database_answers
-    monkeypatch.setattr(views, "database_answers", lambda: False)
+    answers = health.database_answers
+    monkeypatch.setattr(health, "database_answers", lambda: False)
     assert check(client, cut_off).status_code == 200  # its first failed check: maybe the database is away for all
     for _ in range(2):
-        monkeypatch.setattr(views, "database_answers", answers)
+        monkeypatch.setattr(health, "database_answers", answers)
         assert check(client, other).status_code == 200  # the other host reaches it meanwhile
-        monkeypatch.setattr(views, "database_answers", lambda: False)
+        monkeypatch.setattr(health, "database_answers", lambda: False)
         response = check(client, cut_off)
         assert response.status_code == 503
         assert response.json() == {"status": "unavailable", "database": "unreachable"}
-    monkeypatch.setattr(views, "database_answers", answers)
+    monkeypatch.setattr(health, "database_answers", answers)
     assert check(client, cut_off).status_code == 200  # reached again: back in
