@@ -69,14 +69,14 @@ def live_layer(settings, redis_server):
 
 
 async def browser_connects(code: str) -> WebsocketCommunicator:
-    """Connect as live.js does: a connection that fails (Redis just back, a stale pooled connection) is
-    made again after a pause."""
+    """Connect as live.js does: a connection that fails or is not answered in time (Redis just back, a stale
+    pooled connection, the channel layer's subscriber reconnecting) is made again after a pause."""
     for _ in range(5):
         browser = WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=ORIGIN)
         try:
-            if (await browser.connect())[0]:
+            if (await browser.connect(timeout=5))[0]:
                 return browser
-        except RedisConnectionError:
+        except (RedisConnectionError, TimeoutError):
             await asyncio.sleep(0.5)
     raise AssertionError("the browser could not connect again")
 
