@@ -24,7 +24,7 @@ from partners.services import (
     player_of_partner_check,
 )
 from tables.models import Coup, Table
-from tables.selectors import table_with_live_coup
+from tables.selectors import table_with_live_coup_for_batch
 from wagering.amounts import amount_checked
 from wagering.errors import BetConflict, BetRejected, WageringError
 from wagering.ledger import rows_insert
@@ -126,12 +126,9 @@ PARTNER_BETS = _PartnerBets()
 
 
 def _batch_live(requests: list[PartnerBetRequest]) -> Coup | None:
-    """The live coup a batch is carried out on, as the table page's batches (``casino.players.intake``): as its
-    requests' threads read it if all found the same coup (its state is read again under its lock); else read
-    once here, for all, so that a batch never holds two coups' locks."""
-    if len({asked.live.pk if asked.live is not None else None for asked in requests}) == 1:
-        return requests[0].live
-    return table_with_live_coup(code=requests[0].table.code)[1]
+    """The live coup a batch is carried out on, as the table page's batches."""
+    reads = [(asked.table, asked.live) for asked in requests]
+    return table_with_live_coup_for_batch(code=requests[0].table.code, reads=reads)[1]
 
 
 def _placed_alone(asked: PartnerBetRequest, live: Coup | None) -> PartnerRequestResult:

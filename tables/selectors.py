@@ -133,6 +133,18 @@ def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
     return table, coup
 
 
+def table_with_live_coup_for_batch(
+    *, code: str, reads: list[tuple[Table | None, Coup | None]]
+) -> tuple[Table | None, Coup | None]:
+    """The table and live coup a batch of bet requests is carried out on: as its requests' threads read them
+    (``reads``: then the first of them itself) if each did and all found the same coup (its state is read again
+    under its lock); else read once here, for all. A batch never holds two coups' locks: requests that read a coup
+    which rolled over meanwhile are carried out on the new one, as when every batch read it."""
+    if all(table is not None for table, _ in reads) and len({live.pk if live else None for _, live in reads}) == 1:
+        return reads[0]
+    return table_with_live_coup(code=code)
+
+
 @cache
 def _table_with_live_coup_sql() -> str:
     quote = connection.ops.quote_name

@@ -211,3 +211,25 @@ def totals_throttle_forget() -> None:
     with live._totals_lock:
         live._totals_waiting.clear()
         live._totals_sent_at.clear()
+
+
+@pytest.fixture
+def batch_reads_counted(monkeypatch):
+    """``counted(module)``: the codes of the tables whose live coup a bet batch of ``module`` (the intake, the
+    partner API's bets) read again itself, not handed over by its requests' threads
+    (``tables.selectors.table_with_live_coup_for_batch``: their own read, or one of its own)."""
+
+    def counted(module) -> list[str]:
+        done: list[str] = []
+        chosen = module.table_with_live_coup_for_batch
+
+        def counting(*, code: str, reads: list) -> tuple:
+            read = chosen(code=code, reads=reads)
+            if read is not reads[0]:
+                done.append(code)
+            return read
+
+        monkeypatch.setattr(module, "table_with_live_coup_for_batch", counting)
+        return done
+
+    return counted

@@ -32,7 +32,7 @@ from kernel.live import answered_on_sockets
 from kernel.metrics import bet_request_count
 from partners.models import PartnerPlayer
 from tables.models import Coup, Table
-from tables.selectors import table_with_live_coup
+from tables.selectors import table_with_live_coup_for_batch
 from wagering.errors import WageringError
 from wagering.wallets import WALLET_EVENT
 
@@ -117,14 +117,9 @@ PLAYERS_BETS = _PlayersBets()
 
 
 def _batch_read(table_code: str, requests: list[IntakeRequest]) -> tuple[Table | None, Coup | None]:
-    """The table and live coup a batch is carried out on: as its requests' threads read them if each did and all
-    found the same coup (its state is read again under its lock); else read once here, for all. A socket's
-    request reads nothing, and a batch never holds two coups' locks: requests that read a coup which rolled over
-    meanwhile are carried out on the new one, as when every batch read it."""
-    coups = {request.live.pk if request.live is not None else None for request in requests}
-    if len(coups) == 1 and all(request.table is not None for request in requests):
-        return requests[0].table, requests[0].live
-    return table_with_live_coup(code=table_code)
+    """The table and live coup a batch is carried out on (a socket's request reads nothing: the batch does)."""
+    reads = [(request.table, request.live) for request in requests]
+    return table_with_live_coup_for_batch(code=table_code, reads=reads)
 
 
 def _answered_on(requests: list[IntakeRequest]) -> dict[int, str]:

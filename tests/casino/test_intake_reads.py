@@ -22,6 +22,11 @@ D = Decimal
 
 
 @pytest.fixture
+def batch_reads(batch_reads_counted) -> list[str]:
+    return batch_reads_counted(intake)
+
+
+@pytest.fixture
 def table(settings):
     settings.BET_INTAKE_GROUP_COMMIT = True
     return TableFactory(code="gc1")
@@ -31,26 +36,13 @@ def betting(table) -> Coup:
     return CoupFactory(table=table, betting_closes_at=timezone.now() + timedelta(minutes=5))
 
 
-@pytest.fixture
-def reads(monkeypatch) -> list[str]:
-    """The batches' own reads of the table and its live coup."""
-    done: list[str] = []
-
-    def counted(*, code: str):
-        done.append(code)
-        return table_with_live_coup(code=code)
-
-    monkeypatch.setattr(intake, "table_with_live_coup", counted)
-    return done
-
-
 def asked(user, read, **fields) -> IntakeRequest:
     table, live = read
     bets = {"player": "10"}
     return IntakeRequest(user=user, table_code="gc1", kind="bet", bets=bets, table=table, live=live, **fields)
 
 
-def test_a_batch_of_requests_that_read_the_same_coup_reads_nothing_again(table, reads, monkeypatch):
+def test_a_batch_of_requests_that_read_the_same_coup_reads_nothing_again(table, batch_reads, monkeypatch):
     coup = betting(table)
     users = players(3)
     read = table_with_live_coup(code="gc1")
@@ -58,11 +50,11 @@ def test_a_batch_of_requests_that_read_the_same_coup_reads_nothing_again(table, 
     futures = [batches.first(asked(users[0], read))] + [bet_request_submit(asked(user, read)) for user in users[1:]]
     batches.release()
     assert [future.result(timeout=10).balance for future in futures] == ["90.00"] * 3
-    assert reads == [] and batches.sizes == [1, 2]
+    assert batch_reads == [] and batches.sizes == [1, 2]
     assert Bet.objects.filter(coup=coup).count() == 3
 
 
-def test_a_socket_request_in_the_batch_makes_it_read_once_for_all(table, reads, monkeypatch):
+def test_a_socket_request_in_the_batch_makes_it_read_once_for_all(table, batch_reads, monkeypatch):
     betting(table)
     first, http, socket = players(3)
     read = table_with_live_coup(code="gc1")
@@ -74,11 +66,11 @@ def test_a_socket_request_in_the_batch_makes_it_read_once_for_all(table, reads, 
     ]
     batches.release()
     assert [future.result(timeout=10).balance for future in (alone, *together)] == ["90.00"] * 3
-    assert reads == ["gc1"]  # the second batch's, once for its two requests
+    assert batch_reads == ["gc1"]  # the second batch's, once for its two requests
 
 
 def test_requests_that_read_a_coup_which_rolled_over_are_carried_out_on_the_new_one_with_the_others(
-    table, reads, monkeypatch
+    table, batch_reads, monkeypatch
 ):
     old = betting(table)
     first, stale, named_old, fresh = players(4)
@@ -98,12 +90,12 @@ def test_requests_that_read_a_coup_which_rolled_over_are_carried_out_on_the_new_
     assert together[0].result(timeout=10).round_id == new.round_id
     assert together[1].exception(timeout=10).code == "round_changed"
     assert together[2].result(timeout=10).round_id == new.round_id
-    assert reads == ["gc1"]  # the second batch read once: its requests had read two coups
+    assert batch_reads == ["gc1"]  # the second batch read once: its requests had read two coups
     assert set(Bet.objects.values_list("coup_id", "user_id")) == {(new.pk, stale.pk), (new.pk, fresh.pk)}
     assert wallet_balance(user=named_old) == wallet_balance(user=first) == D("100.00")
 
 
-def test_requests_that_all_read_a_coup_since_finished_are_refused_betting_closed(table, reads, monkeypatch):
+def test_requests_that_all_read_a_coup_since_finished_are_refused_betting_closed(table, batch_reads, monkeypatch):
     old = betting(table)
     users = players(2)
     old_read = table_with_live_coup(code="gc1")
@@ -111,7 +103,7 @@ def test_requests_that_all_read_a_coup_since_finished_are_refused_betting_closed
     betting(table)
     futures = [bet_request_submit(asked(user, old_read)) for user in users]
     assert [future.exception(timeout=10).code for future in futures] == ["betting_closed"] * 2
-    assert not Bet.objects.exists() and reads == []
+    assert not Bet.objects.exists() and batch_reads == []
 
 
 def test_the_read_gives_the_orms_values_and_reads_any_other_field_when_asked(table):

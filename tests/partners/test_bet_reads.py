@@ -18,16 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def reads(monkeypatch) -> list[str]:
-    """The batches' own reads of the table and its live coup."""
-    done: list[str] = []
-
-    def counted(*, code: str):
-        done.append(code)
-        return table_with_live_coup(code=code)
-
-    monkeypatch.setattr(bets, "table_with_live_coup", counted)
-    return done
+def batch_reads(batch_reads_counted) -> list[str]:
+    return batch_reads_counted(bets)
 
 
 def asked(partner, player, read, key: str) -> PartnerBetRequest:
@@ -39,7 +31,7 @@ def asked(partner, player, read, key: str) -> PartnerBetRequest:
     )
 
 
-def test_a_bet_over_the_api_reads_the_table_and_its_coup_once(reads):
+def test_a_bet_over_the_api_reads_the_table_and_its_coup_once(batch_reads):
     coup = CoupFactory(table=TableFactory(code="br1"))
     partner = partner_make("reads")
     player_make(partner)
@@ -50,21 +42,21 @@ def test_a_bet_over_the_api_reads_the_table_and_its_coup_once(reads):
         HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex,
     )
     assert response.status_code == 201 and response.json()["round_id"] == coup.round_id
-    assert reads == []  # the view's read, handed over
+    assert batch_reads == []  # the view's read, handed over
 
 
-def test_a_run_that_read_the_same_coup_reads_nothing_again(reads):
+def test_a_run_that_read_the_same_coup_reads_nothing_again(batch_reads):
     coup = CoupFactory(table=TableFactory(code="br2"))
     partner = partner_make("same")
     players = [player_make(partner, f"p-{index}") for index in range(3)]
     read = table_with_live_coup(code="br2")
     outcomes = PARTNER_BETS.carry_out("br2", [asked(partner, player, read, f"k-{player.pk}") for player in players])
     assert [outcome.placed.balance for outcome in outcomes] == [990, 990, 990]
-    assert reads == [] and Bet.objects.filter(coup=coup).count() == 3
+    assert batch_reads == [] and Bet.objects.filter(coup=coup).count() == 3
 
 
 @pytest.mark.parametrize("run", [1, 2])
-def test_requests_that_read_a_coup_which_rolled_over_are_carried_out_on_the_new_one(reads, run):
+def test_requests_that_read_a_coup_which_rolled_over_are_carried_out_on_the_new_one(batch_reads, run):
     table = TableFactory(code="br3")
     old = CoupFactory(table=table)
     partner = partner_make("rolled")
@@ -75,6 +67,6 @@ def test_requests_that_read_a_coup_which_rolled_over_are_carried_out_on_the_new_
     requests = [asked(partner, stale, old_read, "k-1"), asked(partner, fresh, table_with_live_coup(code="br3"), "k-2")]
     outcomes = PARTNER_BETS.carry_out("br3", requests[:run])
     if run == 1:  # alone, on the coup it read: its state is read again under its lock
-        assert outcomes[0].code == "betting_closed" and reads == []
+        assert outcomes[0].code == "betting_closed" and batch_reads == []
     else:
-        assert [outcome.placed.batch.coup_id for outcome in outcomes] == [new.pk, new.pk] and reads == ["br3"]
+        assert [outcome.placed.batch.coup_id for outcome in outcomes] == [new.pk, new.pk] and batch_reads == ["br3"]
