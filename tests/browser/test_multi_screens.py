@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import no_console_errors, players_created, screenshot
 from tests.browser.test_languages import LANGUAGES, sign_in_anywhere
+from tests.browser.test_one_screen import BOARD_ESSENTIAL
 from tests.browser.test_table_layouts import SIZES
 
 pytestmark = pytest.mark.browser
@@ -22,14 +23,6 @@ PLAYERS = {"en": "tiles_en", "zh": "tiles_zh"}
 ASKED = "/multi/?tables=pb1,nc2,live4,rng5"
 CLOSED = {"en": "The table is closed", "zh": "牌桌已关闭"}
 SET_ASIDE = {"en": "Deal Your Own 5 deals on demand: play it on its own page.", "zh": "Deal Your Own 5 为按需发牌"}
-ESSENTIAL = {
-    "Player area": '[data-bet="player"]',
-    "Tie area": '[data-bet="tie"]',
-    "Banker area": '[data-bet="banker"]',
-    "chips": ".chips",
-    "Confirm": '[data-action="confirm"]',
-    "timer": "[data-timer]",
-}
 # Every 50 ms, in the page: the state pb1's tile shows, the page's size and the essentials of the tiles in view
 # (those whose middle is inside the window: a phone's other tiles are a swipe away) outside the window, the worst
 # seen per state.
@@ -135,7 +128,7 @@ def test_a_bet_on_a_tile_dealt_and_settled_on_one_screen_in_both_languages(brows
                 "nc2",
                 "live4",
             ]
-            page.evaluate(STATES_WATCHED, ESSENTIAL)
+            page.evaluate(STATES_WATCHED, BOARD_ESSENTIAL)
 
         data = ["Deal Your Own 5", "EUR", PLAYERS["zh"], "Punto"]  # rng5's name, the currency, the player, the brand
         names = [*pages["en"].locator(".multi-name").all_inner_texts(), *data]

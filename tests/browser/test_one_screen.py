@@ -26,16 +26,16 @@ from tests.browser.test_table_layouts import SIZES
 pytestmark = pytest.mark.browser
 
 PLAYERS = {"en": "olive", "zh": "oscar"}
-ESSENTIAL = {
-    "stage": ".stage",
+# What a player must see to bet, on the table page and in each tile of several tables (test_multi_screens).
+BOARD_ESSENTIAL = {
     "Player area": '[data-bet="player"]',
     "Tie area": '[data-bet="tie"]',
     "Banker area": '[data-bet="banker"]',
     "chips": ".chips",
     "Confirm": '[data-action="confirm"]',
     "timer": "[data-timer]",
-    "Big Road": ".roads-panel .road--big-road",
 }
+ESSENTIAL = {"stage": ".stage", **BOARD_ESSENTIAL, "Big Road": ".roads-panel .road--big-road"}
 MAX_LAYOUT_SHIFT = 0.1
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 # The banner's animation in (0.35 s) over: the screenshot shows it whole.
