@@ -70,13 +70,16 @@ def live_layer(settings, redis_server):
 
 async def browser_connects(code: str) -> WebsocketCommunicator:
     """Connect as live.js does: a connection that fails or is not answered in time (Redis just back, a stale
-    pooled connection, the channel layer's subscriber reconnecting) is made again after a pause."""
+    pooled connection, the channel layer's subscriber reconnecting) is made again after a pause. The RuntimeError
+    is channels_redis's pub/sub race just after a reconnection: the subscribe and the layer's receiving task both
+    read the one pub/sub connection ("read() called while another coroutine is already waiting"); the socket
+    fails and the next one subscribes on the repaired connection."""
     for _ in range(5):
         browser = WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=ORIGIN)
         try:
             if (await browser.connect(timeout=5))[0]:
                 return browser
-        except (RedisConnectionError, TimeoutError):
+        except (RedisConnectionError, TimeoutError, RuntimeError):
             await asyncio.sleep(0.5)
     raise AssertionError("the browser could not connect again")
 
