@@ -9,7 +9,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import SCREENSHOTS, no_console_errors, open_table, screenshot, wait_for_betting
+from tests.browser.conftest import (
+    SCREENSHOTS,
+    no_console_errors,
+    open_table,
+    players_created,
+    screenshot,
+    wait_for_betting,
+)
 from tests.browser.test_table_page import ROUND, chip
 
 pytestmark = pytest.mark.browser
@@ -34,6 +41,8 @@ BANNERS = {
     },
 }
 OWN_AREA = {"alice": "player", "carol": "player", "bob": "banker"}
+# Their accounts, this test's own: the demo players' balances are what the table page's test counts on.
+USERNAMES = {name: f"totals_{name}" for name in OWN_AREA}
 
 
 @pytest.fixture
@@ -115,11 +124,12 @@ def own_stack_box(page: Page, bet_type: str) -> dict:
     )
 
 
-def test_the_win_moment_and_the_table_totals_on_three_screens(sized_context):
+def test_the_win_moment_and_the_table_totals_on_three_screens(server, sized_context):
+    players_created(server, *USERNAMES.values())
     pages = {
-        "alice": open_table(sized_context(DESKTOP), "alice", "pb1"),
-        "bob": open_table(sized_context(PHONE_PORTRAIT), "bob", "pb1"),
-        "carol": open_table(sized_context(PHONE_LANDSCAPE), "carol", "pb1"),
+        "alice": open_table(sized_context(DESKTOP), USERNAMES["alice"], "pb1"),
+        "bob": open_table(sized_context(PHONE_PORTRAIT), USERNAMES["bob"], "pb1"),
+        "carol": open_table(sized_context(PHONE_LANDSCAPE), USERNAMES["carol"], "pb1"),
     }
     errors = {name: no_console_errors(page) for name, page in pages.items()}
     alice, bob, carol = pages["alice"], pages["bob"], pages["carol"]
