@@ -35,10 +35,11 @@ def procfile(name: str) -> str:
     return line.partition(":")[2].strip()
 
 
-def app_env(*, web_concurrency: int) -> dict[str, str]:
-    """Every platform process's environment, as docs/deployment.md says (PRODUCTION behind the balancer)."""
+def app_env(*, web_concurrency: int | None) -> dict[str, str]:
+    """Every platform process's environment, as docs/deployment.md says (PRODUCTION behind the balancer); the
+    web hosts' uvicorn workers and database pools the `Procfile`'s and the settings' defaults unless told."""
     db = HOSTS["db"]
-    return {
+    env = {
         "PATH": os.environ["PATH"],
         "PRODUCTION": "1",
         "SECRET_KEY": secrets.token_urlsafe(48),
@@ -50,15 +51,16 @@ def app_env(*, web_concurrency: int) -> dict[str, str]:
         "FORWARDED_ALLOW_IPS": LB,
         "HOST": "0.0.0.0",
         "PORT": str(WEB_PORT),
-        "WEB_CONCURRENCY": str(web_concurrency),
         "CELERY_SETTLEMENT_CONCURRENCY": "1",
-        "DATABASE_POOL_MAX_SIZE": "8",
         # Every player of the bed comes from one address (the client host): the per-address socket limit
         # and the partner's rate are for the internet, not for a load generator.
         "WS_MAX_CONNECTIONS_PER_ADDRESS": "100000",
         "PARTNER_API_RATE": "1000000/min",
         "LOG_LEVEL": "WARNING",
     }
+    if web_concurrency is not None:
+        env["WEB_CONCURRENCY"] = str(web_concurrency)
+    return env
 
 
 class Process:

@@ -49,7 +49,7 @@ def options() -> argparse.Namespace:
     parser.add_argument("--scenarios", help=f"which, in order (default all: {', '.join(SCENARIOS)}; --quick 1,2,3)")
     parser.add_argument("--think", type=float, default=None, help="seconds a player waits between bets, on average")
     parser.add_argument("--betting-seconds", type=int, default=6, help="each coup's betting window")
-    parser.add_argument("--web-concurrency", type=int, default=1, help="uvicorn workers per web host")
+    parser.add_argument("--web-concurrency", type=int, help="uvicorn workers per web host (default: the Procfile's 2)")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.players = args.players or (100 if args.quick else 1000)
