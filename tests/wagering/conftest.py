@@ -44,8 +44,12 @@ postgres_only = pytest.mark.skipif(
 
 
 def waiting_for_a_lock() -> bool:
-    """Whether a session of the test database waits for a lock (a race test's competitor has reached one)."""
+    """Whether a session of the test database waits for a lock (a race test's competitor has reached one). Asked
+    again and again inside the first call's transaction: PostgreSQL keeps a transaction's first look at the
+    sessions' activity unless told to look afresh (a competitor that reached its lock after that first look was
+    never seen)."""
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
         )
