@@ -9,11 +9,11 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
 django.setup(set_prefix=False)
 
+from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from casino.routing import websocket_urlpatterns  # noqa: E402
-from casino.sign_in.socket_session import socket_sign_in_stack  # noqa: E402
 from casino.sign_in.two_factor import StaffSocketMiddleware  # noqa: E402
 from kernel.database_roles import migrate_url_warn  # noqa: E402
 from kernel.http import http_application  # noqa: E402
@@ -23,7 +23,7 @@ application = ProtocolTypeRouter(
     {
         "http": http_application(),
         "websocket": AllowedHostsOriginValidator(
-            socket_sign_in_stack(StaffSocketMiddleware(URLRouter(websocket_urlpatterns)))
+            AuthMiddlewareStack(StaffSocketMiddleware(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

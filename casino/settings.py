@@ -86,9 +86,6 @@ ASGI_APPLICATION = "casino.asgi.application"
 # Threads per web process running Django's synchronous HTTP handling (kernel.http); each may hold
 # one pooled database connection while it serves a request.
 WEB_THREADS = env.int("WEB_THREADS", default=4)
-# Threads per web process running its WebSockets' database work (kernel.socket_database): a connect's session,
-# user and snapshot, a bet's submission; each holds one pooled database connection during a call.
-SOCKET_DATABASE_THREADS = env.int("SOCKET_DATABASE_THREADS", default=4)
 WSGI_APPLICATION = None
 
 TEMPLATES = [

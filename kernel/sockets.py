@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from decimal import Decimal
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
@@ -28,7 +29,6 @@ from django.core.cache import cache
 from kernel.errors import ErrorCode
 from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
-from kernel.socket_database import socket_database
 from kernel.table_broadcast import table_join, table_leave, table_shared
 
 MAX_MESSAGE_BYTES = 4096
@@ -161,7 +161,7 @@ class LiveSocket(AsyncWebsocketConsumer):
         for code in codes:
             snapshot = await table_shared(
                 group=table_group(code),
-                build=lambda code=code: socket_database(build)(code),
+                build=lambda code=code: database_sync_to_async(build)(code),
                 seconds=SNAPSHOT_SHARED_SECONDS,
             )
             if snapshot is not None:
@@ -198,7 +198,7 @@ class LiveSocket(AsyncWebsocketConsumer):
     async def dispatch(self, message: dict) -> None:
         """Live events and the socket's messages skip the thread hop channels makes before each handler
         to close stale database connections: forwarding an event touches no database, and a message's
-        handlers reach it only through ``socket_database``, which closes them itself. At 1,000
+        handlers reach it only through ``database_sync_to_async``, which closes them itself. At 1,000
         sockets a table those hops (all through one thread) made each event seconds late, and took a
         sixth of a web process's CPU while bets came in."""
         if message["type"] == "live.event":

@@ -4,13 +4,13 @@ one line of printable text of at most ``CHAT_MAX_LENGTH`` characters, one messag
 
 from __future__ import annotations
 
+from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 
 from kernel.errors import ErrorCode
 from kernel.live import event_envelope, live_message, table_group
-from kernel.socket_database import socket_database
 from tables.selectors import player_display_name
 
 CHAT_MAX_LENGTH = 200
@@ -28,7 +28,7 @@ async def chat_send(
         return ErrorCode.CHAT_INVALID, f"a chat message is text of 1 to {CHAT_MAX_LENGTH} characters"
     if not await cache.aadd(f"chat:{user.pk}", True, timeout=CHAT_INTERVAL_SECONDS):
         return ErrorCode.CHAT_TOO_FAST, "one chat message a second, please"
-    name = await socket_database(player_display_name)(user=user)
+    name = await database_sync_to_async(player_display_name)(user=user)
     event = event_envelope(event_type="chat", data={"user": name, "text": line}, table_code=table_code)
     await layer.group_send(table_group(table_code), live_message(event))
     return None

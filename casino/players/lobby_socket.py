@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 
+from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from kernel.errors import ErrorCode
 from kernel.live import event_type_read
-from kernel.socket_database import socket_database
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
 from roadmaps.selectors import table_snapshot_of
 from tables.models import Table
@@ -54,7 +54,7 @@ class LobbyConsumer(LiveSocket):
             return
         if not await self.connection_slot_taken():
             return
-        self.table_codes = await socket_database(_table_codes)()
+        self.table_codes = await database_sync_to_async(_table_codes)()
         # A snapshot for each table at once (they may all change shoes together), then one a second.
         self.snapshots = TokenBucket(burst=max(3, len(self.table_codes)), per_second=SNAPSHOTS_PER_SECOND)
         await self.follow(self.table_codes)

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 
+from channels.db import database_sync_to_async
+
 from casino.players.bet_requests import KINDS
 from casino.players.errors import NoSuchTable, NotSignedIn
 from casino.players.multi import multi_choice, scope_tables_asked
 from casino.players.player_socket import PlayerSocket
 from kernel.errors import ErrorCode, PuntoError
-from kernel.socket_database import socket_database
 from kernel.sockets import REFUSED, SNAPSHOTS_PER_SECOND, TokenBucket
 
 
@@ -40,7 +41,7 @@ class MultiTableConsumer(PlayerSocket):
             user = self.scope.get("user")
             if user is None or not user.is_authenticated:
                 raise NotSignedIn("sign in to play several tables")
-            choice = await socket_database(multi_choice)(codes=scope_tables_asked(self.scope))
+            choice = await database_sync_to_async(multi_choice)(codes=scope_tables_asked(self.scope))
             if choice.set_aside:
                 raise choice.set_aside[0]
         except PuntoError as error:

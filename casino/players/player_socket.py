@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
@@ -20,7 +21,6 @@ from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, In
 from kernel.errors import ErrorCode, PuntoError
 from kernel.live import event_type_read, user_group
 from kernel.security import LAUNCH_SESSION_KEY
-from kernel.socket_database import socket_database
 from kernel.sockets import LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
 from partners.selectors.accounts import player_currency, seamless_player
@@ -58,7 +58,7 @@ class PlayerSocket(LiveSocket):
         """A partner's player launched into a seamless-wallet session (read once: the session is the socket's)."""
         user = self.scope.get("user")
         if user is not None and user.is_authenticated and not user.is_staff:
-            self.seamless = await socket_database(self._seamless_player)(user)
+            self.seamless = await database_sync_to_async(self._seamless_player)(user)
 
     def _seamless_player(self, user) -> PartnerPlayer | None:
         session = self.scope.get("session")  # read in a thread: a session loads from the database
@@ -68,7 +68,7 @@ class PlayerSocket(LiveSocket):
         """The snapshots of followed tables (``codes``) for this viewer by code: each table's, shared with the
         process's other sockets (``tables_shared``), and the viewer's own part read in one thread hop."""
         shared = await self.tables_shared(codes, lambda code: table_snapshot_of(code=code))
-        return await socket_database(self._viewer_snapshots)(shared)
+        return await database_sync_to_async(self._viewer_snapshots)(shared)
 
     def _viewer_snapshots(self, shared: dict[str, dict]) -> dict[str, dict]:
         """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as they stand
@@ -93,7 +93,7 @@ class PlayerSocket(LiveSocket):
     async def live_event(self, message: dict) -> None:
         """The player's own events; a ``protection`` one first updates what this socket refuses."""
         if self.player is not None and event_type_read(message["text"]) == PROTECTION_EVENT:
-            self.protection = await socket_database(player_protection)(user_id=self.player.pk, at=timezone.now())
+            self.protection = await database_sync_to_async(player_protection)(user_id=self.player.pk, at=timezone.now())
         await super().live_event(message)
 
     async def bet_request(self, message: dict, table_code: str) -> dict:
@@ -134,5 +134,5 @@ class PlayerSocket(LiveSocket):
         )
         if self.seamless is None and queued():  # the table's thread does the work: its answer comes to this loop
             return await bet_request_submit(request)
-        answered = await socket_database(bet_request_submit)(request, seamless=self.seamless)
+        answered = await database_sync_to_async(bet_request_submit)(request, seamless=self.seamless)
         return answered.result()  # carried out in that thread: answered already

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 
+from channels.db import database_sync_to_async
+
 from casino.players.bet_requests import KINDS
 from casino.players.chat import chat_send
 from casino.players.player_socket import PlayerSocket
 from kernel.errors import ErrorCode
-from kernel.socket_database import socket_database
 from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, TokenBucket
 from tables.models import Table
 
@@ -35,7 +36,7 @@ class PlayerTableConsumer(PlayerSocket):
     async def connect(self) -> None:
         self.bet_requests_allow()
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
-        table = await socket_database(Table.objects.filter(code=self.table_code).first)()
+        table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
         if table is None:
             await self.close(code=NOT_FOUND)
             return

@@ -17,6 +17,8 @@ from importlib import import_module
 from types import SimpleNamespace
 
 from axes.models import AccessAttempt
+from channels.auth import get_user as get_socket_user
+from channels.db import database_sync_to_async
 from django import forms
 from django.conf import settings
 from django.contrib.admin import AdminSite
@@ -30,8 +32,6 @@ from django.utils.functional import SimpleLazyObject
 from django_otp.middleware import OTPMiddleware
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from casino.sign_in.socket_session import socket_user
-from kernel.socket_database import socket_database
 from tables.audit import audit_record
 
 logger = logging.getLogger(__name__)
@@ -153,8 +153,7 @@ class StaffSessionMiddleware:
 
 
 class StaffSocketMiddleware:
-    """Inside the sockets' sign-in (``socket_sign_in_stack``): a staff member's WebSocket follows the staff rules
-    of pages.
+    """Inside channels' ``AuthMiddlewareStack``: a staff member's WebSocket follows the staff rules of pages.
 
     A staff user whose session has no verified device connects as anonymous. An open staff socket's session is
     read again from the store every ``STAFF_SOCKET_CHECK_SECONDS``; once it signs nobody in (idle
@@ -170,7 +169,7 @@ class StaffSocketMiddleware:
         user = scope.get("user")
         if scope["type"] != "websocket" or user is None or not user.is_authenticated or not user.is_staff:
             return await self.inner(scope, receive, send)
-        if (await socket_database(_verified)(user, scope["session"])).is_anonymous:
+        if (await database_sync_to_async(_verified)(user, scope["session"])).is_anonymous:
             return await self.inner({**scope, "user": AnonymousUser()}, receive, send)
         socket = _StaffSocket(receive, send)
         watcher = asyncio.create_task(socket.watch(session_key=scope["session"].session_key, user_id=user.pk))
@@ -191,8 +190,8 @@ def _verified(user: AbstractBaseUser, session) -> AbstractBaseUser:
 async def _session_user_id(session_key: str) -> int | None:
     """Whom the session signs in now, as the store holds it (gone once idle or signed out)."""
     session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    user = await socket_user({"session": session})  # channels' check: user, backend, password hash
-    return (await socket_database(_verified)(user, session)).pk
+    user = await get_socket_user({"session": session})  # channels' check: user, backend, password hash
+    return (await database_sync_to_async(_verified)(user, session)).pk
 
 
 class _StaffSocket:

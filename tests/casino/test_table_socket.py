@@ -2,8 +2,6 @@
 a request_id; sent again, a request is answered the same and moves nothing twice; everyone else is
 refused and nothing changes."""
 
-import asyncio
-import threading
 import uuid
 from datetime import timedelta
 from decimal import Decimal
@@ -17,8 +15,6 @@ from django.utils import timezone
 
 from casino import lifecycle
 from casino.asgi import application
-from casino.players import player_socket
-from partners.selectors.accounts import player_currency
 from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, staff_login
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetBatch, BetRequest, PlayerProtection
@@ -309,27 +305,3 @@ async def test_the_snapshot_carries_the_players_own_protection_only(coup):
     assert "protection" not in await snapshot_of()  # anonymous viewers
     _, staff = await in_thread(player)("pit", funds="0", is_staff=True)
     assert "protection" not in await snapshot_of(staff)
-
-
-async def test_a_connect_waiting_on_the_database_holds_up_no_other_socket(coup, monkeypatch):
-    """A crowd reconnecting at once: one socket's connect waiting for the database (a slow statement, here held
-    at its read of the player's currency) must not keep the next player from their snapshot."""
-    _, slow_cookie = await in_thread(player)("slow")
-    _, quick_cookie = await in_thread(player)("quick")
-    held, release = threading.Event(), threading.Event()
-
-    def currency_held_for_slow(*, user):
-        if user.username == "slow":
-            held.set()
-            release.wait(10)
-        return player_currency(user=user)
-
-    monkeypatch.setattr(player_socket, "player_currency", currency_held_for_slow)
-    slow = asyncio.create_task(join(slow_cookie))
-    assert await asyncio.to_thread(held.wait, 5)
-    try:
-        quick = await join(quick_cookie)  # connected and its snapshot within the communicator's 1 s
-    finally:
-        release.set()
-    await quick.disconnect()
-    await (await slow).disconnect()
