@@ -140,7 +140,8 @@ def table_with_live_coup_for_batch(
     (``reads``: then the first of them itself) if each did and all found the same coup (its state is read again
     under its lock); else read once here, for all. A batch never holds two coups' locks: requests that read a coup
     which rolled over meanwhile are carried out on the new one, as when every batch read it."""
-    if all(table is not None for table, _ in reads) and len({live.pk if live else None for _, live in reads}) == 1:
+    coups_read = {live.pk if live is not None else None for _, live in reads}
+    if all(table is not None for table, _ in reads) and len(coups_read) == 1:
         return reads[0]
     return table_with_live_coup(code=code)
 
