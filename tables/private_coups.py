@@ -18,7 +18,7 @@ from django.db.models import Max, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from baccarat.coup import CoupDeal
+from baccarat.coup import CoupDeal, CoupResult
 from kernel.errors import ErrorCode
 from tables.errors import TableError
 from tables.locks import private_shoe_locked, shoe_locked, table_locked
@@ -98,6 +98,7 @@ RESOLVED_FIELDS = (
 class PrivateCoupDealt:
     coup: Coup  # resolved
     cards: list[DealtCard]  # in the order dealt
+    result: CoupResult
 
 
 def private_coup_deal(*, coup: Coup, shoe: Shoe) -> PrivateCoupDealt:
@@ -127,7 +128,7 @@ def private_coup_deal(*, coup: Coup, shoe: Shoe) -> PrivateCoupDealt:
     coup.save(update_fields=RESOLVED_FIELDS)
     if shoe_is_finished(shoe=shoe, dealer=dealer):
         shoe.state = shoe_finish(shoe=shoe).state
-    return PrivateCoupDealt(coup=coup, cards=cards)
+    return PrivateCoupDealt(coup=coup, cards=cards, result=result)
 
 
 def private_shoes_idle(*, idle_for: timedelta) -> list[int]:

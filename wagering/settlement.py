@@ -46,24 +46,31 @@ logger = logging.getLogger(__name__)
 class CoupBetsSettled:
     transactions: list[LedgerTransaction]  # one per currency staked in (none: the coup had no bets)
     from_partners: bool  # some stakes came from partners' seamless wallets (their floats): credits are due
+    closed: list[ClosedBet]  # each bet with its outcome and what it returned
+    wallet_balances: dict[int, Decimal]  # each paid player's wallet after, by user id (not a partner's float)
 
 
-def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
+def coup_bets_settle(
+    *, coup: Coup, result: CoupResult | None = None, bets: list[OpenBet] | None = None
+) -> CoupBetsSettled:
     """Pay every open bet of a resolved coup by its paytable, inside the caller's transaction, the coup's
     row locked by the caller (``casino.lifecycle.settlement.coup_settle``, which marks the coup settled).
+    ``result`` and ``bets`` (its open bets), when the caller has them in hand: a private coup settled in the
+    transaction that placed its bets and dealt it (``casino.lifecycle.rng``); else read here.
 
     Winnings are rounded down to the cent. One ledger transaction per currency staked in, one leg per player.
     The statements do not grow with the bets or the players (bets read as rows, settlements and
     legs written in bulk), and the players' live events go in one on-commit callback.
     """
-    result = coup.result() if coup.state == Coup.State.RESOLVED else None
     if result is None:
+        result = coup.result() if coup.state == Coup.State.RESOLVED else None
+    if result is None or coup.state != Coup.State.RESOLVED:
         raise SettlementRefused(
             f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
             code=ErrorCode.NOT_RESOLVED,
             details={"round_id": coup.round_id, "state": coup.state},
         )
-    bets = open_bets(coup)
+    bets = open_bets(coup) if bets is None else bets
     paid = _bets_pay(coup=coup, result=result, bets=bets) if bets else NOTHING_PAID
     totals = _totals_by_currency(bets, paid.paid)
     audit_record(
@@ -75,7 +82,12 @@ def coup_bets_settle(*, coup: Coup) -> CoupBetsSettled:
             event_type="settlement",
             data={"round_id": coup.round_id, "result": result.as_dict(), "bets": len(bets), **totals},
         )
-    return CoupBetsSettled(transactions=list(paid.transactions.values()), from_partners=paid.from_partners)
+    return CoupBetsSettled(
+        transactions=list(paid.transactions.values()),
+        from_partners=paid.from_partners,
+        closed=paid.closed,
+        wallet_balances=paid.wallet_balances,
+    )
 
 
 @dataclass(frozen=True)
@@ -83,12 +95,14 @@ class _Paid:
     transactions: dict[str, LedgerTransaction]  # by currency
     paid: dict[str, Decimal]  # paid back to players (stakes and winnings), by currency
     from_partners: bool
+    closed: list[ClosedBet]
+    wallet_balances: dict[int, Decimal]  # by user id, after
 
 
-NOTHING_PAID = _Paid(transactions={}, paid={}, from_partners=False)
+NOTHING_PAID = _Paid(transactions={}, paid={}, from_partners=False, closed=[], wallet_balances={})
 
 
-def _totals_by_currency(bets: list[_OpenBet], returned: Mapping[str, Decimal]) -> dict:
+def _totals_by_currency(bets: list[OpenBet], returned: Mapping[str, Decimal]) -> dict:
     """What was staked and returned, per currency (never added across currencies)."""
     staked: dict[str, Decimal] = defaultdict(lambda: ZERO)
     for bet in bets:
@@ -99,7 +113,9 @@ def _totals_by_currency(bets: list[_OpenBet], returned: Mapping[str, Decimal]) -
     }
 
 
-class _OpenBet(NamedTuple):
+class OpenBet(NamedTuple):
+    """An accepted bet as settlement reads it (``open_bets``), or as its placement wrote it."""
+
     pk: int
     user_id: int | None  # None: a seated patron's chips
     bet_type: str
@@ -109,7 +125,7 @@ class _OpenBet(NamedTuple):
 
 
 class ClosedBet(NamedTuple):
-    bet: _OpenBet
+    bet: OpenBet
     outcome: str
     returned: Decimal
 
@@ -119,11 +135,11 @@ def _open(coup: Coup) -> QuerySet:
     return Bet.objects.filter(coup=coup, state=Bet.State.ACCEPTED)
 
 
-def open_bets(coup: Coup) -> list[_OpenBet]:
+def open_bets(coup: Coup) -> list[OpenBet]:
     """The coup's accepted bets as plain rows, not model instances: a coup may have thousands."""
     rows = _open(coup).order_by("pk")
     columns = ("pk", "user_id", "bet_type", "stake", "stake_account_id", "stake_account__currency")
-    return [_OpenBet(*row) for row in rows.values_list(*columns)]
+    return [OpenBet(*row) for row in rows.values_list(*columns)]
 
 
 def by_currency(closed: list[ClosedBet]) -> dict[str, list[ClosedBet]]:
@@ -151,7 +167,7 @@ def returns_by_account(closed: list[ClosedBet]) -> dict[int, Decimal]:
     return {account_id: money(amount) for account_id, amount in returned.items()}
 
 
-def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
+def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[OpenBet]) -> _Paid:
     """Pay the bets by the coup's paytables: a settlement transaction per currency staked in. In order: each
     bet's outcome and return, the stake accounts locked (wallets, then floats: the lock order, after the coup
     the caller locked), any payout a wallet cannot hold withheld, the ledger posted (its system accounts locked
@@ -163,7 +179,14 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Paid:
     bets_close(coup=coup, closed=payouts.closed, transactions=transactions, state=Bet.State.SETTLED)
     _settlement_events_send(coup=coup, result=result, payouts=payouts, accounts=accounts, withheld=withheld)
     from_partners = any(account.kind == Account.Kind.PARTNER_FLOAT for account in accounts.values())
-    return _Paid(transactions=transactions, paid=paid, from_partners=from_partners)
+    balances = {account.user_id: account.balance for account in accounts.values() if account.is_wallet}
+    return _Paid(
+        transactions=transactions,
+        paid=paid,
+        from_partners=from_partners,
+        closed=payouts.closed,
+        wallet_balances=balances,
+    )
 
 
 @dataclass(frozen=True)
@@ -172,7 +195,7 @@ class _Payouts:
     by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]]  # (outcome, returned) by (type, stake)
 
 
-def _payouts(*, coup: Coup, result: CoupResult, bets: list[_OpenBet]) -> _Payouts:
+def _payouts(*, coup: Coup, result: CoupResult, bets: list[OpenBet]) -> _Payouts:
     """Each bet's outcome and return by its paytable, computed once per (type, stake): a coup's bets share a few."""
     paytables = coup_rules(coup=coup).table.paytables()
     by_kind: dict[tuple[str, Decimal], tuple[str, Decimal]] = {}

@@ -30,7 +30,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from casino.lifecycle.settlement import coup_settle
+from casino.lifecycle.settlement import private_coup_settle
 from kernel.errors import ErrorCode
 from partners.models import PartnerPlayer, WalletTransaction
 from partners.seamless import debit_claimed, rollback_unless_placed, seamless_debit
@@ -47,7 +47,7 @@ from tables.private_coups import (
 from tables.selectors import shoe_is_finished
 from wagering.errors import IdempotencyConflict
 from wagering.idempotency import refusal_record, request_once
-from wagering.models import BetRequest, BetSettlement
+from wagering.models import BetRequest
 from wagering.placement import (
     PartnerFunds,
     PlacedBatch,
@@ -56,7 +56,7 @@ from wagering.placement import (
     bet_rebet,
     bet_rebet_stakes,
 )
-from wagering.selectors import wallet_balance
+from wagering.settlement import OpenBet
 
 User = AbstractBaseUser
 DEAL_KIND = "deal"
@@ -85,6 +85,8 @@ def rng_coup_deal(*, asked: RngDealAsked) -> dict:
     the coup as dealt, the bets and what they returned, the balance after; the shoe that the cut card ended
     (revealed) and the player's shoe now (a new one, committed, ready for the next deal)."""
     answer = _own_wallet_once(asked) if asked.seamless is None else _partner_wallet_once(asked)
+    if answer["shoe_ended"] is None and not answer["replayed"]:
+        return answer  # its shoe as the deal left it
     if answer["shoe_ended"] is not None:
         # The next shoe's commitment, before its first deal; none if the table closed meanwhile (the round stands).
         with suppress(TableError):
@@ -155,8 +157,8 @@ def _deal(asked: RngDealAsked) -> dict:
             placed = bet_rebet(user=user, coup=coup)
         else:
             placed = bet_batch_place(user=user, coup=coup, bets=asked.bets)
-        answer = _dealt(shoe=shoe, coup=coup, placed=placed)
-        return {**answer, "balance": str(wallet_balance(user=user)), "currency": placed.currency}
+        answer, balances = _dealt(shoe=shoe, coup=coup, placed=placed)
+        return {**answer, "balance": str(balances[user.pk]), "currency": placed.currency}
 
 
 def _partner_wallet_once(asked: RngDealAsked) -> dict:
@@ -206,7 +208,7 @@ def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
             WalletTransaction.objects.filter(pk=debit.pk).update(batch=placed.batch, coup=coup)
             if asked.placed_record is not None:
                 asked.placed_record(placed)
-            answer = _dealt(shoe=shoe, coup=coup, placed=placed)
+            answer, _ = _dealt(shoe=shoe, coup=coup, placed=placed)
             # The partner's balance once this round's credit (sent on commit) is in: the page has no socket.
             answer = {**answer, "balance": str(balance + Decimal(answer["total_returned"])), "currency": funds.currency}
             BetRequest.objects.filter(pk=record_id).update(answer=answer, accepted=True)
@@ -244,16 +246,18 @@ def _shoe_checked(asked: RngDealAsked) -> Shoe:
     return shoe
 
 
-def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> dict:
-    """The coup, bets placed, dealt and settled in the caller's transaction: its answer but the balance."""
+def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> tuple[dict, dict[int, Decimal]]:
+    """The coup, bets placed, dealt and settled in the caller's transaction: its answer but the balance, and the
+    wallets' balances after (by user id). Nothing is read back: the bets, the cards, the payouts and the shoe are
+    as this transaction wrote them."""
     dealt = private_coup_deal(coup=coup, shoe=shoe)
-    coup_settle(coup_id=coup.pk)
-    settlements = list(
-        BetSettlement.objects.filter(bet__coup=coup, bet__user_id=placed.batch.user_id).select_related("bet")
-    )
-    returned = {settlement.bet.bet_type: settlement.returned for settlement in settlements}
-    outcomes = {settlement.bet.bet_type: settlement.outcome for settlement in settlements}
-    return {
+    bets = [
+        OpenBet(bet.pk, bet.user_id, bet.bet_type, bet.stake, bet.stake_account_id, placed.currency)
+        for bet in placed.bets
+    ]
+    settled = private_coup_settle(coup=coup, result=dealt.result, bets=bets)
+    returned = {closed.bet.bet_type: closed.returned for closed in settled.closed}
+    answer = {
         "round_id": coup.round_id,
         "number": coup.number,
         "shoe_number": shoe.number,
@@ -266,11 +270,13 @@ def _dealt(*, shoe: Shoe, coup: Coup, placed: PlacedBatch) -> dict:
         "natural": coup.natural,
         "bets": {bet.bet_type: str(bet.stake) for bet in placed.bets},
         "returned": {bet_type: str(amount) for bet_type, amount in returned.items()},
-        "outcomes": outcomes,
+        "outcomes": {closed.bet.bet_type: closed.outcome for closed in settled.closed},
         "total_returned": str(sum(returned.values(), Decimal(0))),
         "shoe_ended": _revealed(shoe) if shoe.revealed else None,
+        "shoe": None if shoe.revealed else rng_shoe_public(shoe=shoe),
         "replayed": False,
     }
+    return answer, settled.wallet_balances
 
 
 def _revealed(shoe: Shoe) -> dict:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from baccarat.cards import Card
 from baccarat.fairness import commitment_matches
-from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_ready
+from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_public, rng_shoe_ready
 from casino.lifecycle.tasks import rng_idle_shoes_close
 from kernel.errors import PuntoError
 from tables.models import Coup, Shoe, Table
@@ -76,6 +76,26 @@ def test_a_deal_places_deals_and_settles_one_coup_at_once(rng_table):
     # The table's own coup and shoe are never a player's private ones.
     assert table_live_coup(table=rng_table) is None and table_shoe_in_play(table=rng_table) is None
     assert answer["shoe"]["decks"] == 4 and answer["shoe"]["coups"] == 1
+    # The answer is built from what the deal wrote, not read back: it must say what a fresh read says.
+    shoe = Shoe.objects.get(table=rng_table, player=player, state=Shoe.State.IN_PLAY)
+    assert answer["shoe"] == rng_shoe_public(shoe=shoe) and answer["shoe"]["cards_left"] < 4 * 52
+    settled = {
+        bet.bet_type: (bet.settlement.outcome, bet.settlement.returned) for bet in Bet.objects.filter(user=player)
+    }
+    assert settled == {"banker": (answer["outcomes"]["banker"], returned)}
+    books_balanced()
+
+
+def test_a_deal_answers_each_bet_and_the_balance_as_written(rng_table):
+    player = funded("1000.00")
+    bets = {"banker": "10.00", "tie": "2.00"}
+    for _ in range(6):  # wins, losses and (at times) a tie and its push: each answer as the books say
+        answer = deal(player, rng_table, bets)
+        coup = Coup.objects.get(round_id=answer["round_id"])
+        written = {bet.bet_type: bet.settlement for bet in coup.bets.select_related("settlement")}
+        assert answer["outcomes"] == {bet_type: settlement.outcome for bet_type, settlement in written.items()}
+        assert answer["returned"] == {bet_type: str(settlement.returned) for bet_type, settlement in written.items()}
+        assert Decimal(answer["balance"]) == wallet_balance(user=player)
     books_balanced()
 
 
