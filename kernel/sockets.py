@@ -20,6 +20,7 @@ import json
 import time
 from collections.abc import Callable
 from decimal import Decimal
+from typing import TypeVar
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -40,6 +41,7 @@ REFUSED = 4403  # a socket that cannot be what it asked for (the multi-table soc
 TOO_MANY_CONNECTIONS = 4429
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1
+T = TypeVar("T")
 SNAPSHOT_SHARED_SECONDS = 2.0  # what a change sending no event (a table renamed) takes to reach new sockets
 SLOT_SECONDS = 60
 KEEP_EVERY_SECONDS = SLOT_SECONDS / 3
@@ -154,9 +156,9 @@ class LiveSocket(AsyncWebsocketConsumer):
     async def send_snapshot(self) -> None:
         raise NotImplementedError
 
-    async def tables_shared(self, codes: list[str], build: Callable[[str], dict | None]) -> dict[str, dict]:
-        """The followed tables' snapshots by code (``build(code)``, in a thread; None: no such table), each
-        shared with the process's other sockets of the table (read-only: copy one to add to it)."""
+    async def tables_shared(self, codes: list[str], build: Callable[[str], T | None]) -> dict[str, T]:
+        """What the process's sockets share of each followed table, by code (``build(code)``, in a thread; None:
+        no such table; every socket of a table must build the same kind of thing): read-only, copy to add to it."""
         snapshots = {}
         for code in codes:
             snapshot = await table_shared(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap, build_roadmap
 from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
@@ -50,7 +52,10 @@ def private_shoe_roadmap(*, shoe: Shoe | None) -> dict:
 
 def table_snapshot(*, table: Table) -> dict:
     """Everything a browser needs to draw the table from scratch (JSON-ready, amounts as strings)."""
-    coup = table_current_coup(table=table)
+    return _table_snapshot(table=table, coup=table_current_coup(table=table))
+
+
+def _table_snapshot(*, table: Table, coup: TableCoup | None) -> dict:
     shoe = coup.shoe if coup is not None else table_shoe_in_play(table=table)
     session = table_dealer(table=table)
     rules = table_coup_rules(table=table)
@@ -75,7 +80,21 @@ def table_snapshot(*, table: Table) -> dict:
     }
 
 
-def table_snapshot_of(*, code: str) -> dict | None:
-    """``table_snapshot`` of the table ``code`` (None: no such table), the table read afresh."""
+@dataclass(frozen=True)
+class TableShared:
+    """What the sockets of a process share of a table between its events (``kernel.table_broadcast``): its
+    public snapshot, and its live coup (None: none in progress), from which each socket reads only the viewer's
+    own part (the stakes in their currency, the hands they show). Read-only: it is every socket's."""
+
+    snapshot: dict
+    live_coup: TableCoup | None
+
+
+def table_shared_read(*, code: str) -> TableShared | None:
+    """The table ``code`` (None: no such table) read afresh: its snapshot and live coup, from one read of the coup."""
     table = Table.objects.filter(code=code).first()
-    return table_snapshot(table=table) if table is not None else None
+    if table is None:
+        return None
+    coup = table_current_coup(table=table)
+    live = coup if coup is not None and coup.state in TableCoup.LIVE_STATES else None
+    return TableShared(snapshot=_table_snapshot(table=table, coup=coup), live_coup=live)

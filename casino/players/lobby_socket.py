@@ -21,7 +21,7 @@ from django.core.cache import cache
 from kernel.errors import ErrorCode
 from kernel.live import event_type_read
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
-from roadmaps.selectors import table_snapshot_of
+from roadmaps.selectors import table_shared_read
 from tables.models import Table
 
 LOBBY_CONNECTS_PER_SECOND = 3
@@ -79,7 +79,8 @@ class LobbyConsumer(LiveSocket):
             await super().handle(message)
 
     async def _snapshots(self, codes: list[str]) -> dict[str, dict]:
-        return await self.tables_shared(codes, lambda code: table_snapshot_of(code=code))
+        shared = await self.tables_shared(codes, lambda code: table_shared_read(code=code))
+        return {code: table.snapshot for code, table in shared.items()}
 
     async def table_event(self, text: str) -> None:
         if event_type_read(text) in LOBBY_EVENTS:

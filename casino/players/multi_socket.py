@@ -52,7 +52,6 @@ class MultiTableConsumer(PlayerSocket):
         if not await self.connection_slot_taken():
             return
         self.table_codes = [table.code for table in choice.tables]
-        self.tables = {table.code: table for table in choice.tables}
         self.bet_requests_allow()
         self.snapshots = TokenBucket(burst=len(self.table_codes), per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()

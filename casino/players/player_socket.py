@@ -24,9 +24,9 @@ from kernel.security import LAUNCH_SESSION_KEY
 from kernel.sockets import LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
 from partners.selectors.accounts import player_currency, seamless_player
-from roadmaps.selectors import table_snapshot_of
+from roadmaps.selectors import TableShared, table_shared_read
 from tables.models import Table
-from tables.selectors import coup_hands_shown_by_players, table_live_coup
+from tables.selectors import coup_hands_shown_by_players
 from wagering.errors import BetRejected
 from wagering.protection.checks import break_refusal
 from wagering.protection.services import PROTECTION_EVENT, protection_public
@@ -67,10 +67,10 @@ class PlayerSocket(LiveSocket):
     async def player_snapshots(self, codes: list[str]) -> dict[str, dict]:
         """The snapshots of followed tables (``codes``) for this viewer by code: each table's, shared with the
         process's other sockets (``tables_shared``), and the viewer's own part read in one thread hop."""
-        shared = await self.tables_shared(codes, lambda code: table_snapshot_of(code=code))
+        shared = await self.tables_shared(codes, lambda code: table_shared_read(code=code))
         return await database_sync_to_async(self._viewer_snapshots)(shared)
 
-    def _viewer_snapshots(self, shared: dict[str, dict]) -> dict[str, dict]:
+    def _viewer_snapshots(self, shared: dict[str, TableShared]) -> dict[str, dict]:
         """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as they stand
         (``bet_totals``, as its event would carry them: the event itself comes only with the next bet), the
         hands the viewer shows (``you_show``, as their private event says) and a player's protection
@@ -82,9 +82,9 @@ class PlayerSocket(LiveSocket):
             mine["protection"] = protection_public(protection) if protection is not None else None
         currency = player_currency(user=user)
         snapshots = {}
-        for code, snapshot in shared.items():
-            snapshots[code] = {**snapshot, **mine}
-            coup = table_live_coup(table=self.tables[code])
+        for code, table in shared.items():
+            snapshots[code] = {**table.snapshot, **mine}
+            coup = table.live_coup  # as the shared snapshot shows it: read once for all the process's sockets
             if coup is not None:
                 snapshots[code]["bet_totals"] = coup_totals_public(coup=coup, currency=currency)
                 snapshots[code]["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])

@@ -42,7 +42,6 @@ class PlayerTableConsumer(PlayerSocket):
             return
         if not await self.connection_slot_taken():
             return
-        self.tables = {table.code: table}
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()
         await self.follow([table.code])

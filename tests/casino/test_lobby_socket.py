@@ -149,8 +149,8 @@ async def test_an_owner_opens_at_most_three_lobby_sockets_a_second(tables, monke
 
 async def test_a_snapshot_failing_on_connect_gives_the_slot_and_the_tables_back(tables, monkeypatch, settings):
     settings.WS_MAX_CONNECTIONS_PER_ADDRESS = 1
-    real = lobby_socket.table_snapshot_of
-    monkeypatch.setattr(lobby_socket, "table_snapshot_of", lambda code: 1 / 0)
+    real = lobby_socket.table_shared_read
+    monkeypatch.setattr(lobby_socket, "table_shared_read", lambda code: 1 / 0)
     broken = socket()
     connected, _ = await broken.connect()
     assert connected
@@ -158,7 +158,7 @@ async def test_a_snapshot_failing_on_connect_gives_the_slot_and_the_tables_back(
     with pytest.raises(ZeroDivisionError):
         await broken.wait()
     assert not any(table.listeners for table in table_broadcast._tables.get(asyncio.get_running_loop(), {}).values())
-    monkeypatch.setattr(lobby_socket, "table_snapshot_of", real)
+    monkeypatch.setattr(lobby_socket, "table_shared_read", real)
     ws, snapshots = await lobby_open()  # the address's only slot is free again (and the failed read not shared)
     assert list(snapshots) == ["la", "lb", "lc"]
     await ws.disconnect()

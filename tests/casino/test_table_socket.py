@@ -10,6 +10,7 @@ import pytest
 from channels.db import database_sync_to_async as in_thread
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
@@ -305,3 +306,29 @@ async def test_the_snapshot_carries_the_players_own_protection_only(coup):
     assert "protection" not in await snapshot_of()  # anonymous viewers
     _, staff = await in_thread(player)("pit", funds="0", is_staff=True)
     assert "protection" not in await snapshot_of(staff)
+
+
+async def test_sockets_connecting_between_events_share_the_live_coup_read_for_the_table(coup):
+    """A reconnect storm's cost: the table's snapshot and its live coup are read once for the process's sockets
+    (until the table's next event), each socket reading only its viewer's part."""
+    _, ann = await in_thread(player)("ann")
+    _, bob = await in_thread(player)("bob")
+    _, cid = await in_thread(player)("cid")
+    ws = await join(ann)  # reads the table for the process's sockets
+    coup_reads: list[str] = []
+
+    def counted(execute, sql, params, many, context):
+        if 'FROM "tables_coup"' in sql:
+            coup_reads.append(sql)
+        return execute(sql, params, many, context)
+
+    # The sockets' database work runs in the one thread that ``in_thread`` runs in, on its connection.
+    await in_thread(lambda: connection.execute_wrappers.append(counted))()
+    try:
+        for cookie in (bob, cid):
+            snapshot = await snapshot_of(cookie)
+            assert snapshot["coup"]["round_id"] == snapshot["bet_totals"]["round_id"] == coup.round_id
+    finally:
+        await in_thread(lambda: connection.execute_wrappers.remove(counted))()
+    await ws.disconnect()
+    assert coup_reads == []
