@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap, build_roadmap
 from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
@@ -80,21 +78,12 @@ def _table_snapshot(*, table: Table, coup: TableCoup | None) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class TableShared:
-    """What the sockets of a process share of a table between its events (``kernel.table_broadcast``): its
-    public snapshot, and its live coup (None: none in progress), from which each socket reads only the viewer's
-    own part (the stakes in their currency, the hands they show). Read-only: it is every socket's."""
-
-    snapshot: dict
-    live_coup: TableCoup | None
-
-
-def table_shared_read(*, code: str) -> TableShared | None:
-    """The table ``code`` (None: no such table) read afresh: its snapshot and live coup, from one read of the coup."""
+def table_snapshot_read(*, code: str) -> tuple[dict, TableCoup | None] | None:
+    """The table ``code`` read afresh (None: no such table): its snapshot and its live coup (None: none in
+    progress), from one read of the coup: what a process's sockets share between the table's events."""
     table = Table.objects.filter(code=code).first()
     if table is None:
         return None
     coup = table_current_coup(table=table)
     live = coup if coup is not None and coup.state in TableCoup.LIVE_STATES else None
-    return TableShared(snapshot=_table_snapshot(table=table, coup=coup), live_coup=live)
+    return _table_snapshot(table=table, coup=coup), live

@@ -44,7 +44,9 @@ SCENARIOS = {
 
 def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="100 players, every scenario, shorter load phases (about 4 minutes)")
+    parser.add_argument(
+        "--quick", action="store_true", help="100 players, every scenario, shorter load phases (about 4 minutes)"
+    )
     parser.add_argument("--players", type=int, help="socket players (default 1,000; --quick 100)")
     parser.add_argument("--scenarios", help=f"which, in order (default all: {', '.join(SCENARIOS)})")
     parser.add_argument("--think", type=float, default=None, help="seconds a player waits between bets, on average")

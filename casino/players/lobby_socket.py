@@ -18,10 +18,10 @@ import time
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
+from casino.players.table_shared import table_shared_read
 from kernel.errors import ErrorCode
 from kernel.live import event_type_read
 from kernel.sockets import SNAPSHOTS_PER_SECOND, TOO_MANY_CONNECTIONS, LiveSocket, TokenBucket, connection_owner
-from roadmaps.selectors import table_shared_read
 from tables.models import Table
 
 LOBBY_CONNECTS_PER_SECOND = 3

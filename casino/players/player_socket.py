@@ -18,13 +18,13 @@ from django.utils import timezone
 
 from casino.players.errors import NotSignedIn, StaffAccount, TooFast
 from casino.players.intake import BET_REQUEST_BURST, BET_REQUESTS_PER_SECOND, IntakeRequest, bet_request_submit, queued
+from casino.players.table_shared import TableShared, table_shared_read
 from kernel.errors import ErrorCode, PuntoError
 from kernel.live import event_type_read, user_group
 from kernel.security import LAUNCH_SESSION_KEY
 from kernel.sockets import LiveSocket, TokenBucket
 from partners.models import PartnerPlayer
 from partners.selectors.accounts import player_currency, seamless_player
-from roadmaps.selectors import TableShared, table_shared_read
 from tables.models import Table
 from tables.selectors import coup_hands_shown_by_players
 from wagering.errors import BetRejected
@@ -86,7 +86,12 @@ class PlayerSocket(LiveSocket):
             snapshots[code] = {**table.snapshot, **mine}
             coup = table.live_coup  # as the shared snapshot shows it: read once for all the process's sockets
             if coup is not None:
-                snapshots[code]["bet_totals"] = coup_totals_public(coup=coup, currency=currency)
+                snapshots[code]["bet_totals"] = coup_totals_public(
+                    coup=coup,
+                    currency=currency,
+                    table_totals=table.stake_totals.get(currency, {}),
+                    bettors=table.bettors.get(currency, {}),
+                )
                 snapshots[code]["you_show"] = coup_hands_shown_by_players(coup=coup).get(user.pk, [])
         return snapshots
 

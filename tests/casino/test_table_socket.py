@@ -308,9 +308,9 @@ async def test_the_snapshot_carries_the_players_own_protection_only(coup):
     assert "protection" not in await snapshot_of(staff)
 
 
-async def test_sockets_connecting_between_events_share_the_live_coup_read_for_the_table(coup):
-    """A reconnect storm's cost: the table's snapshot and its live coup are read once for the process's sockets
-    (until the table's next event), each socket reading only its viewer's part."""
+async def test_sockets_connecting_between_events_share_the_live_coup_and_its_stakes(coup):
+    """A reconnect storm's cost: the table's snapshot, its live coup and the stakes on it are read once for the
+    process's sockets (until the table's next event), each socket reading only its viewer's part."""
     _, ann = await in_thread(player)("ann")
     _, bob = await in_thread(player)("bob")
     _, cid = await in_thread(player)("cid")
@@ -318,7 +318,7 @@ async def test_sockets_connecting_between_events_share_the_live_coup_read_for_th
     coup_reads: list[str] = []
 
     def counted(execute, sql, params, many, context):
-        if 'FROM "tables_coup"' in sql:
+        if 'FROM "tables_coup"' in sql or 'FROM "wagering_coupstaketotal"' in sql:
             coup_reads.append(sql)
         return execute(sql, params, many, context)
 
