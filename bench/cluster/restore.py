@@ -54,9 +54,16 @@ def restore_problems() -> list[str]:
     _psql(PG_PORT, "SELECT pg_switch_wal()")  # the last writes into a segment of their own, archived
     segment = _psql(PG_PORT, "SELECT pg_walfile_name(pg_current_wal_lsn() - 1)")
     started = time.monotonic()
+    nudged = started
     while _psql(PG_PORT, "SELECT coalesce(last_archived_wal, '') FROM pg_stat_archiver") < segment:
         if time.monotonic() - started > 60:
-            return [f"restore: WAL segment {segment} not archived within 60 s"]
+            archiver = _psql(
+                PG_PORT, "SELECT concat_ws(' ', last_archived_wal, failed_count, last_failed_wal) FROM pg_stat_archiver"
+            )
+            return [f"restore: WAL segment {segment} not archived within 60 s (last, failures, failed: {archiver})"]
+        if time.monotonic() - nudged > 5:  # seen once: the segment not handed to the archiver; a later switch does
+            _psql(PG_PORT, "SELECT pg_switch_wal()")
+            nudged = time.monotonic()
         time.sleep(0.2)
     live = books_fingerprint(live_url)
     shutil.copytree(BASE, RESTORED)
