@@ -32,6 +32,8 @@ from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
 from kernel.table_broadcast import table_join, table_leave, table_shared
 
+T = TypeVar("T")  # what a table's sockets share (``tables_shared``)
+
 MAX_MESSAGE_BYTES = 4096
 WS_MAX_FRAME_BYTES = 64 * 1024  # the web servers' --ws-max-size (Procfile, manage.py serve)
 MESSAGE_TOO_BIG = 1009
@@ -41,7 +43,6 @@ REFUSED = 4403  # a socket that cannot be what it asked for (the multi-table soc
 TOO_MANY_CONNECTIONS = 4429
 SNAPSHOT_BURST = 3  # snapshot requests a socket may make at once, then one a second
 SNAPSHOTS_PER_SECOND = 1
-T = TypeVar("T")
 SNAPSHOT_SHARED_SECONDS = 2.0  # what a change sending no event (a table renamed) takes to reach new sockets
 SLOT_SECONDS = 60
 KEEP_EVERY_SECONDS = SLOT_SECONDS / 3

@@ -122,8 +122,8 @@ def coup_totals_public(
     bettors: Mapping[str, int] | None = None,
 ) -> dict:
     """The data of the table's ``bet_totals`` event in the currency: the stakes per bet type and how many
-    bettors each has. ``table_totals`` and ``bettors`` as a placement read them under the coup's lock; else
-    read now (for a page opening mid-window)."""
+    bettors each has. ``table_totals`` and ``bettors`` as a placement read them under the coup's lock, or as the
+    table's sockets share them (``casino.players.table_shared``); else read now (for a page opening mid-window)."""
     if table_totals is None:
         table_totals = coup_stake_totals(coup=coup).get(currency, {})
     return {

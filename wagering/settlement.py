@@ -62,9 +62,9 @@ def coup_bets_settle(
     The statements do not grow with the bets or the players (bets read as rows, settlements and
     legs written in bulk), and the players' live events go in one on-commit callback.
     """
-    if result is None:
-        result = coup.result() if coup.state == Coup.State.RESOLVED else None
-    if result is None or coup.state != Coup.State.RESOLVED:
+    if coup.state == Coup.State.RESOLVED and result is None:
+        result = coup.result()
+    if coup.state != Coup.State.RESOLVED or result is None:
         raise SettlementRefused(
             f"coup {coup.round_id} is {coup.state}: only a resolved coup (with its cards) is settled",
             code=ErrorCode.NOT_RESOLVED,

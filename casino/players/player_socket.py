@@ -71,8 +71,8 @@ class PlayerSocket(LiveSocket):
         return await database_sync_to_async(self._viewer_snapshots)(shared)
 
     def _viewer_snapshots(self, shared: dict[str, TableShared]) -> dict[str, dict]:
-        """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as they stand
-        (``bet_totals``, as its event would carry them: the event itself comes only with the next bet), the
+        """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as of the
+        shared read (``bet_totals``, as its event would carry them: a bet since sends the event itself), the
         hands the viewer shows (``you_show``, as their private event says) and a player's protection
         (``protection``, as their ``protection`` event says; null for a player who never set any)."""
         user = self.scope.get("user") or AnonymousUser()
