@@ -24,15 +24,23 @@ class TtlCache:
         self._entries: OrderedDict[Hashable, tuple[float, object]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def fresh(self, key: Hashable) -> object | None:
+        """The value of ``key`` if it was read less than its ``seconds`` ago, else None (nothing is read: for a
+        caller that must not read here, as an event loop reading the database in a thread)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] > monotonic():
+                self._entries.move_to_end(key)
+                return entry[1]
+        return None
+
     def get(self, key: Hashable, load: Callable[[], Value | None], *, seconds: float) -> Value | None:
         """The value of ``key`` read less than ``seconds`` ago, else ``load()``'s, kept unless it is None (a
         row not found now may be created the next moment)."""
+        value = self.fresh(key)
+        if value is not None:
+            return value
         now = monotonic()
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None and entry[0] > now:
-                self._entries.move_to_end(key)
-                return entry[1]
         value = load()
         if value is not None and seconds > 0:
             with self._lock:

@@ -65,6 +65,15 @@ def partner_api_reads_fresh():
     partner_api_reads_forget()
 
 
+@pytest.fixture(autouse=True)
+def tables_found_fresh():
+    """The table sockets find their tables afresh in every test (a process keeps them a minute otherwise:
+    casino.players.table_socket), as a later test may have no table of an earlier one's code."""
+    from casino.players.table_socket import tables_found_forget
+
+    tables_found_forget()
+
+
 # --- The database's roles (PostgreSQL): the tests connect as the runtime role --------------------------------
 # The tables' owner (DATABASE_MIGRATE_URL) creates and migrates the test database (``migrate`` then grants the
 # runtime role its privileges: kernel.database_roles), empties it after each transactional test and drops it;

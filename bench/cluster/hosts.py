@@ -19,6 +19,7 @@ import urllib.request
 
 from bench.cluster.network import HOSTS, WORK, namespace, postgres_bin
 from bench.common import ROOT
+from deploy.drain import admin_command
 
 PUBLIC_NAME = "punto.test"
 LB = HOSTS["lb"]
@@ -227,14 +228,7 @@ def haproxy_process() -> Process:
 
 def haproxy_command(command: str) -> str:
     """A command to HAProxy's runtime API (a path socket: reachable from any namespace)."""
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(5)
-        sock.connect(str(ADMIN_SOCKET))
-        sock.sendall(command.encode() + b"\n")
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    return b"".join(chunks).decode()
+    return admin_command(command, path=str(ADMIN_SOCKET))
 
 
 def balancer_states() -> dict[str, str]:

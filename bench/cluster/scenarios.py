@@ -9,12 +9,14 @@ import signal
 import time
 
 from bench.cluster.books import TABLES, lock_holders
-from bench.cluster.hosts import Process, balancer_states, haproxy_command, wait_for, web_healthy
+from bench.cluster.hosts import ADMIN_SOCKET, Process, balancer_states, haproxy_command, wait_for, web_healthy
 from bench.cluster.network import partition
 from bench.common import percentile
+from deploy.drain import server_drain
 
 RECONNECT_P99_LIMIT = 10.0  # seconds: a player back on a socket after its host is lost
 TAKEOVER_LIMIT = 10.0  # seconds: a standing-by loop dealing a dead loop's table
+DRAIN_SECONDS = 10.0  # a release lets a web host's players go over this long (deploy/drain.py, as an operator does)
 
 
 class Bed:
@@ -220,12 +222,13 @@ def loop_killed(bed: Bed, *, seconds: float) -> None:
 
 
 def rolling_restart(bed: Bed, *, seconds: float) -> None:
-    """(6) A release: web1, web2 (drained, SIGTERM), loop1, loop2, worker (SIGTERM) restarted one by one."""
+    """(6) A release: web1, web2 (drained: their players let go over ``DRAIN_SECONDS``, then SIGTERM), loop1, loop2,
+    worker (SIGTERM) restarted one by one."""
     bed.window()
     for host in ("web1", "web2", "loop1", "loop2", "worker"):
         if host.startswith("web"):
-            haproxy_command(f"set server web/{host} state drain")
-            bed.play(2)
+            count = server_drain(backend="web", server=host, over=DRAIN_SECONDS, path=str(ADMIN_SOCKET))
+            print(f"[6 rolling] {host} drained: {count} sessions let go over {DRAIN_SECONDS:.0f} s")
         bed.processes[host].stop(number=signal.SIGTERM)
         if host.startswith("web"):
             bed.web_back(host, drained=True)

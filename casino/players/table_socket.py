@@ -29,22 +29,43 @@ from casino.players.chat import chat_send
 from casino.players.player_socket import PlayerSocket
 from kernel.errors import ErrorCode
 from kernel.sockets import NOT_FOUND, SNAPSHOT_BURST, SNAPSHOTS_PER_SECOND, TokenBucket
+from kernel.ttl_cache import TtlCache
 from tables.models import Table
+
+# The tables a process has found by code, for ``TABLE_FOUND_SECONDS``: a crowd reconnecting to a table reads it
+# once, not once a socket (a table is never deleted once it has dealt: its coups protect it).
+_tables_found = TtlCache(size=10_000)
+TABLE_FOUND_SECONDS = 60.0
+
+
+async def _table_found(code: str) -> bool:
+    if _tables_found.fresh(code) is not None:
+        return True
+    found = database_sync_to_async(_tables_found.get)
+    return bool(await found(code, lambda: _table_exists(code), seconds=TABLE_FOUND_SECONDS))
+
+
+def tables_found_forget() -> None:
+    """Forget the tables this process found: a table removed is refused at once here (tests)."""
+    _tables_found.clear()
+
+
+def _table_exists(code: str) -> bool | None:
+    return Table.objects.filter(code=code).exists() or None  # None: not kept (it may be made the next moment)
 
 
 class PlayerTableConsumer(PlayerSocket):
     async def connect(self) -> None:
         self.bet_requests_allow()
         self.table_code = self.scope["url_route"]["kwargs"]["code"]
-        table = await database_sync_to_async(Table.objects.filter(code=self.table_code).first)()
-        if table is None:
+        if not await _table_found(self.table_code):
             await self.close(code=NOT_FOUND)
             return
         if not await self.connection_slot_taken():
             return
         self.snapshots = TokenBucket(burst=SNAPSHOT_BURST, per_second=SNAPSHOTS_PER_SECOND)
         await self.player_join()
-        await self.follow([table.code])
+        await self.follow([self.table_code])
         await self.seamless_read()
 
     async def send_snapshot(self) -> None:

@@ -308,9 +308,10 @@ async def test_the_snapshot_carries_the_players_own_protection_only(coup):
     assert "protection" not in await snapshot_of(staff)
 
 
-async def test_sockets_connecting_between_events_share_the_live_coup_and_its_stakes(coup):
-    """A reconnect storm's cost: the table's snapshot, its live coup and the stakes on it are read once for the
-    process's sockets (until the table's next event), each socket reading only its viewer's part."""
+async def test_sockets_connecting_between_events_share_the_table_its_live_coup_and_its_stakes(coup):
+    """A reconnect storm's cost: the table (found by its code), its snapshot, its live coup and the stakes on it
+    are read once for the process's sockets (until the table's next event), each socket reading only its
+    viewer's part."""
     _, ann = await in_thread(player)("ann")
     _, bob = await in_thread(player)("bob")
     _, cid = await in_thread(player)("cid")
@@ -318,7 +319,7 @@ async def test_sockets_connecting_between_events_share_the_live_coup_and_its_sta
     coup_reads: list[str] = []
 
     def counted(execute, sql, params, many, context):
-        if 'FROM "tables_coup"' in sql or 'FROM "wagering_coupstaketotal"' in sql:
+        if any(f'FROM "{table}"' in sql for table in ("tables_table", "tables_coup", "wagering_coupstaketotal")):
             coup_reads.append(sql)
         return execute(sql, params, many, context)
 

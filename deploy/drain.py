@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Drain a web host at HAProxy and let its players go a few at a time, before the host is stopped.
+
+``python3 deploy/drain.py web2 --over 10`` (on the balancer's host; the Python standard library alone): the
+server is set to ``drain`` (no new connection, its own kept), then its sessions are shut down a random slice
+every half second over ``--over`` seconds, and any left at the end (a request still running) with them.
+
+Why not just stop the host: uvicorn closes every socket at SIGTERM in the same instant, so all of a host's
+players (after a first host's release, every player) reconnect to the other host at once, each connect
+waiting behind the rest (docs/deployment.md, "Releases"). Let go over 10 s, a thousand players arrive at a
+hundred a second, which one web host takes as they come. Each player's page reconnects by itself
+(``static/js/live.js``) and resends its unanswered bets with their ``request_id``: nothing is placed twice.
+"""
+
+import argparse
+import math
+import random
+import socket
+import sys
+import time
+
+ADMIN_SOCKET = "/run/haproxy/admin.sock"
+SLICE_SECONDS = 0.5
+
+
+def admin_command(line: str, *, path: str = ADMIN_SOCKET) -> str:
+    """One line to HAProxy's runtime API (several commands may be joined by ``;``), and its answer."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(5)
+        sock.connect(path)
+        sock.sendall(line.encode() + b"\n")
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
+def server_sessions(*, backend: str, server: str, path: str = ADMIN_SOCKET) -> list[str]:
+    """The ids of the sessions the balancer holds open to ``backend/server`` (``show sess``: one line each)."""
+    wanted = (f" be={backend} ", f" srv={server} ")
+    lines = admin_command("show sess", path=path).splitlines()
+    return [line.split(":", 1)[0] for line in lines if all(field in line for field in wanted)]
+
+
+def server_drain(*, backend: str, server: str, over: float, path: str = ADMIN_SOCKET, sleep=time.sleep) -> int:
+    """Set ``backend/server`` to drain and shut its sessions down in random slices over ``over`` seconds.
+    Returns how many sessions it held when the drain began."""
+    answer = admin_command(f"set server {backend}/{server} state drain", path=path).strip()
+    if answer:  # silence is success; anything else is HAProxy saying why not (no such server, ...)
+        raise SystemExit(f"drain: {backend}/{server}: {answer}")
+    sessions = server_sessions(backend=backend, server=server, path=path)
+    random.shuffle(sessions)
+    per_slice = max(1, math.ceil(len(sessions) * SLICE_SECONDS / over)) if over > 0 else len(sessions) or 1
+    for start in range(0, len(sessions), per_slice):
+        admin_command("; ".join(f"shutdown session {id_}" for id_ in sessions[start : start + per_slice]), path=path)
+        sleep(SLICE_SECONDS)
+    admin_command(f"shutdown sessions server {backend}/{server}", path=path)
+    return len(sessions)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("server", help="the web server's name in the balancer (web1, web2, ...)")
+    parser.add_argument("--backend", default="web")
+    parser.add_argument("--over", type=float, default=10.0, help="seconds over which its players are let go")
+    parser.add_argument("--socket", default=ADMIN_SOCKET, help="HAProxy's runtime API socket")
+    args = parser.parse_args(argv)
+    began = time.monotonic()
+    count = server_drain(backend=args.backend, server=args.server, over=args.over, path=args.socket)
+    print(f"drain: {args.backend}/{args.server}: {count} sessions let go in {time.monotonic() - began:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
