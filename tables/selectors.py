@@ -17,6 +17,7 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from kernel.errors import ErrorCode
+from kernel.raw_rows import columns_sql, orm_values
 from tables.errors import TableError
 from tables.models import (
     BetLimit,
@@ -127,8 +128,7 @@ def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
     values = row[len(_TABLE_READ) :]
     if values[0] is None:
         return table, None
-    fields = [Coup._meta.get_field(name) for name in _COUP_READ]
-    coup = Coup.from_db(connection.alias, _COUP_READ, [*map(_db_value, fields, values)])
+    coup = Coup.from_db(connection.alias, _COUP_READ, orm_values(Coup, _COUP_READ, values))
     coup.table = table
     return table, coup
 
@@ -150,21 +150,13 @@ def table_with_live_coup_for_batch(
 def _table_with_live_coup_sql() -> str:
     quote = connection.ops.quote_name
     states = ", ".join(["%s"] * len(Coup.LIVE_STATES))
-    table_columns = ", ".join(f"t.{quote(Table._meta.get_field(name).column)}" for name in _TABLE_READ)
-    coup_columns = ", ".join(f"c.{quote(Coup._meta.get_field(name).column)}" for name in _COUP_READ)
+    table_columns = columns_sql(Table, _TABLE_READ, alias="t")
+    coup_columns = columns_sql(Coup, _COUP_READ, alias="c")
     tables, coups = quote(Table._meta.db_table), quote(Coup._meta.db_table)  # names of ours, not input
     return (
         f"SELECT {table_columns}, {coup_columns} FROM {tables} t LEFT JOIN {coups} c"  # noqa: S608
         f" ON c.table_id = t.id AND c.state IN ({states}) AND c.player_id IS NULL WHERE t.code = %s"
     )
-
-
-def _db_value(field, value: object) -> object:
-    """A column's value as the ORM would give it (the backend's converters, then the field's own)."""
-    column = field.get_col(Coup._meta.db_table)
-    for converter in [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]:
-        value = converter(value, column, connection)
-    return value
 
 
 def table_current_coup(*, table: Table) -> Coup | None:

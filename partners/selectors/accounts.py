@@ -9,15 +9,17 @@ from __future__ import annotations
 import hmac
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import DEFAULT_DB_ALIAS
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Model, QuerySet
 
+from kernel.raw_rows import columns_sql
 from kernel.ttl_cache import TtlCache
 from partners.identifiers import api_key_parse, api_key_secret_hash
 from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
@@ -164,9 +166,25 @@ def seamless_player(*, user: AbstractBaseUser | AnonymousUser) -> PartnerPlayer 
 
 
 def player_currency(*, user: AbstractBaseUser | AnonymousUser) -> str:
-    """The currency a player plays in: their partner's, or the house's."""
-    player = PartnerPlayer.objects.filter(user_id=user.pk).select_related("partner").first()
-    return player.partner.currency if player is not None else settings.HOUSE_CURRENCY
+    """The currency a player plays in: their partner's, or the house's. One raw statement
+    (``kernel.raw_rows``): every socket's connect reads it."""
+    if user.pk is None:
+        return settings.HOUSE_CURRENCY
+    with connection.cursor() as cursor:
+        cursor.execute(_player_currency_sql(), [user.pk])
+        row = cursor.fetchone()
+    return row[0] if row is not None else settings.HOUSE_CURRENCY
+
+
+@cache
+def _player_currency_sql() -> str:
+    quote = connection.ops.quote_name
+    players, partners = quote(PartnerPlayer._meta.db_table), quote(Partner._meta.db_table)  # ours, not input
+    currency, partner_id = (
+        columns_sql(Partner, ["currency"], alias="p"),
+        columns_sql(PartnerPlayer, ["partner_id"], alias="pp"),
+    )
+    return f"SELECT {currency} FROM {players} pp JOIN {partners} p ON p.id = {partner_id} WHERE pp.user_id = %s"  # noqa: S608
 
 
 # --- The partner's float -------------------------------------------------------------------------

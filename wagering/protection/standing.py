@@ -7,12 +7,15 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 
+from django.db import connection
 from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
+from kernel.raw_rows import columns_sql, orm_values
 from wagering.models import (
     LIMIT_FIELDS,
     ZERO,
@@ -131,7 +134,20 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
 
 
 def player_protection(*, user_id: int, at: datetime) -> Protection | None:
-    return players_protection(user_ids=[user_id], at=at).get(user_id)
+    """One player's protection, if they have any, in one raw statement (``kernel.raw_rows``): every socket's
+    connect and every bet request reads it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_player_protection_sql(), [user_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return protection_read(dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)), at=at)
+
+
+@cache
+def _player_protection_sql() -> str:
+    table = connection.ops.quote_name(PlayerProtection._meta.db_table)  # names of ours, not input
+    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE p.user_id = %s"  # noqa: S608
 
 
 def bet_returned() -> Coalesce:

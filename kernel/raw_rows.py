@@ -1,0 +1,33 @@
+"""Rows the hot paths read with raw SQL, given back as the ORM would give them.
+
+An ORM query costs about ten times as much to build as to run (0.6-0.7 ms of CPU against 0.1 ms for the same
+row read raw, on PostgreSQL): the statements every bet request or every socket connect makes are written once
+here from the models' own table and column names, and their values pass through the same converters as the
+ORM's (SQLite's decimals and datetimes, JSON), so what they give is what a queryset would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection
+from django.db.models import Model
+
+
+def columns_sql(model: type[Model], names: Sequence[str], *, alias: str) -> str:
+    """``alias."column", ...`` for the model's fields ``names`` (names or attnames), quoted."""
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(model._meta.get_field(name).column)}" for name in names)
+
+
+def orm_values(model: type[Model], names: Sequence[str], row: Sequence[object]) -> list[object]:
+    """The raw row's values of the model's fields ``names``, as the ORM would give them (the backend's
+    converters, then the field's own)."""
+    values = []
+    for name, value in zip(names, row, strict=True):
+        field = model._meta.get_field(name)
+        column = field.get_col(model._meta.db_table)
+        for converter in [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]:
+            value = converter(value, column, connection)
+        values.append(value)
+    return values
