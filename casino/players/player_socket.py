@@ -55,14 +55,15 @@ class PlayerSocket(LiveSocket):
         await self.channel_layer.group_add(self.groups_joined[0], self.channel_name)
 
     async def seamless_read(self) -> None:
-        """A partner's player launched into a seamless-wallet session (read once: the session is the socket's)."""
+        """A partner's player launched into a seamless-wallet session (read once: the session is the socket's).
+        The session is read here, not in a thread: channels' ``AuthMiddleware`` loaded it to find the user, so
+        a player who was not launched costs no thread hop."""
         user = self.scope.get("user")
-        if user is not None and user.is_authenticated and not user.is_staff:
-            self.seamless = await database_sync_to_async(self._seamless_player)(user)
-
-    def _seamless_player(self, user) -> PartnerPlayer | None:
-        session = self.scope.get("session")  # read in a thread: a session loads from the database
-        return seamless_player(user=user) if session is not None and session.get(LAUNCH_SESSION_KEY) else None
+        if user is None or not user.is_authenticated or user.is_staff:
+            return
+        session = self.scope.get("session")
+        if session is not None and session.get(LAUNCH_SESSION_KEY):
+            self.seamless = await database_sync_to_async(seamless_player)(user=user)
 
     async def player_snapshots(self, codes: list[str]) -> dict[str, dict]:
         """The snapshots of followed tables (``codes``) for this viewer by code: each table's, shared with the

@@ -16,7 +16,11 @@ from django.utils import timezone
 
 from casino import lifecycle
 from casino.asgi import application
+from partners.services import partner_player_create
+from partners.wallet_settings import partner_wallet_set
 from tests.factories import CoupFactory, TableFactory, coup_deal_and_resolve, staff_login
+from tests.partners.conftest import client_for, launch_open, partner_make
+from tests.partners.fake_wallet import SECRET, FakeWallet
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet, BetBatch, BetRequest, PlayerProtection
 from wagering.selectors import wallet_balance
@@ -333,3 +337,27 @@ async def test_sockets_connecting_between_events_share_the_table_its_live_coup_a
         await in_thread(lambda: connection.execute_wrappers.remove(counted))()
     await ws.disconnect()
     assert coup_reads == []
+
+
+def seamless_player_launched(wallet_url: str) -> bytes:
+    """A partner's player whose money the partner's seamless wallet holds, their session opened by a launch."""
+    partner = partner_wallet_set(
+        partner=partner_make("acme"), mode="seamless", wallet_url=wallet_url, wallet_secret=SECRET
+    )
+    partner_player_create(partner=partner, external_id="p-1")
+    launch = client_for(partner).post("/api/v1/sessions/", {"player_id": "p-1", "currency": "EUR", "table": "ws1"})
+    assert launch.status_code == 201, launch.content
+    browser = Client()
+    launch_open(browser, launch.json()["launch_url"])
+    return f"sessionid={browser.cookies['sessionid'].value}".encode()
+
+
+async def test_a_launched_seamless_players_socket_bet_is_debited_from_the_partners_wallet(coup):
+    with FakeWallet({"p-1": "100.00"}) as wallet:
+        cookie = await in_thread(seamless_player_launched)(wallet.url)
+        ws = await join(cookie)
+        bet = {"type": "bet", "request_id": str(uuid.uuid4()), "round_id": coup.round_id, "bets": {"player": "30"}}
+        answer = await ask(ws, bet)
+        await ws.disconnect()
+        assert (answer["type"], answer["balance"]) == ("bet_accepted", "70.00")
+        assert wallet.balances["p-1"] == D("70.00")  # the partner's wallet debited, not a house wallet
