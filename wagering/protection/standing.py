@@ -12,6 +12,7 @@ from functools import cache
 from django.db import connection
 from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
+from django.db.transaction import TransactionManagementError
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
@@ -124,30 +125,31 @@ def _limit_value(name: str, value: str) -> Decimal | int:
 
 
 def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = False) -> dict[int, Protection]:
-    """The protection of those of these players who have any, by user id: one query (``lock``: their rows
-    locked by it, in primary-key order)."""
-    rows = PlayerProtection.objects.filter(user_id__in=user_ids)
+    """The protection of those of these players who have any, by user id: one raw statement (``kernel.raw_rows``:
+    every socket's connect and every bet batch reads it, twice under the coup's lock), ``lock``: their rows
+    locked by it, in primary-key order, as ``select_for_update`` would (inside a transaction only)."""
+    if not user_ids:
+        return {}
+    if lock and connection.get_autocommit():
+        raise TransactionManagementError("players' protection locked outside of a transaction")
+    sql = f"{_protection_sql()} ({', '.join(['%s'] * len(user_ids))})"
     if lock:
-        rows = rows.select_for_update().order_by("pk")
-    rows = rows.values(*_COLUMNS)
+        sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}"
+        sql += " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(user_ids))
+        rows = [dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)) for row in cursor]
     return {row["user_id"]: protection_read(row, at=at) for row in rows}
 
 
-def player_protection(*, user_id: int, at: datetime) -> Protection | None:
-    """One player's protection, if they have any, in one raw statement (``kernel.raw_rows``): every socket's
-    connect and every bet request reads it."""
-    with connection.cursor() as cursor:
-        cursor.execute(_player_protection_sql(), [user_id])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    return protection_read(dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)), at=at)
-
-
 @cache
-def _player_protection_sql() -> str:
+def _protection_sql() -> str:
     table = connection.ops.quote_name(PlayerProtection._meta.db_table)  # names of ours, not input
-    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE p.user_id = %s"  # noqa: S608
+    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE p.user_id IN"  # noqa: S608
+
+
+def player_protection(*, user_id: int, at: datetime) -> Protection | None:
+    return players_protection(user_ids=[user_id], at=at).get(user_id)
 
 
 def bet_returned() -> Coalesce:
