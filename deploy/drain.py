@@ -15,12 +15,14 @@ hundred a second, which one web host takes as they come. Each player's page reco
 import argparse
 import math
 import random
+import re
 import socket
 import sys
 import time
 
 ADMIN_SOCKET = "/run/haproxy/admin.sock"
 SLICE_SECONDS = 0.5
+NAME = re.compile(r"[A-Za-z0-9_.-]+")  # HAProxy's proxy and server names
 
 
 def admin_command(line: str, *, path: str = ADMIN_SOCKET) -> str:
@@ -45,6 +47,9 @@ def server_sessions(*, backend: str, server: str, path: str = ADMIN_SOCKET) -> l
 def server_drain(*, backend: str, server: str, over: float, path: str = ADMIN_SOCKET, sleep=time.sleep) -> int:
     """Set ``backend/server`` to drain and shut its sessions down in random slices over ``over`` seconds.
     Returns how many sessions it held when the drain began."""
+    for name in (backend, server):
+        if not NAME.fullmatch(name):  # one command a line, joined by ";": a name is never more than a name
+            raise SystemExit(f"drain: {name!r} is not a backend or server name")
     answer = admin_command(f"set server {backend}/{server} state drain", path=path).strip()
     if answer:  # silence is success; anything else is HAProxy saying why not (no such server, ...)
         raise SystemExit(f"drain: {backend}/{server}: {answer}")

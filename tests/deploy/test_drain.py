@@ -76,3 +76,13 @@ def test_no_time_given_lets_every_session_go_at_once(api_path):
     api = _RuntimeApi(api_path)
     server_drain(backend="web", server="web1", over=0, path=api_path, sleep=lambda seconds: None)
     assert len(api.lines) == 4 and sorted(api.lines[2].replace("shutdown session ", "").split("; ")) == WEB1
+
+
+@pytest.mark.parametrize(
+    "server", ["web1; shutdown sessions server web/web2", "web1\nset server web/web2 state maint", ""]
+)
+def test_a_name_that_is_not_a_name_is_refused_before_anything_is_sent(api_path, server):
+    api = _RuntimeApi(api_path)
+    with pytest.raises(SystemExit, match="is not a backend or server name"):
+        server_drain(backend="web", server=server, over=2.0, path=api_path, sleep=lambda seconds: None)
+    assert api.lines == []
