@@ -56,13 +56,17 @@ class PlayerSocket(LiveSocket):
 
     async def seamless_read(self) -> None:
         """A partner's player launched into a seamless-wallet session (read once: the session is the socket's).
-        The session is read here, not in a thread: channels' ``AuthMiddleware`` loaded it to find the user, so
-        a player who was not launched costs no thread hop."""
+        The session is read here, not in a thread, once channels' ``AuthMiddleware`` has loaded it to find the
+        user (``accessed``): a player who was not launched costs no thread hop."""
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated or user.is_staff:
-            return
         session = self.scope.get("session")
-        if session is not None and session.get(LAUNCH_SESSION_KEY):
+        if user is None or not user.is_authenticated or user.is_staff or session is None:
+            return
+        if session.accessed:
+            launched = session.get(LAUNCH_SESSION_KEY)
+        else:  # not loaded yet: loading reads the cache or the database, in a thread
+            launched = await database_sync_to_async(session.get)(LAUNCH_SESSION_KEY)
+        if launched:
             self.seamless = await database_sync_to_async(seamless_player)(user=user)
 
     async def player_snapshots(self, codes: list[str]) -> dict[str, dict]:

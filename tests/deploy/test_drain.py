@@ -5,22 +5,23 @@ import threading
 
 import pytest
 
-from deploy.drain import SLICE_SECONDS, server_drain
+from deploy.drain import COMMANDS_PER_LINE, SLICE_SECONDS, server_drain
 
 WEB1 = [f"0x1{n:03x}" for n in range(7)]
 WEB2 = [f"0x2{n:03x}" for n in range(25)]
-
-
-def _session(id_: str, server: str) -> str:
-    return f"{id_}: proto=tcpv4 src=10.0.0.9:4{id_[-3:]} fe=public be=web srv={server} ts=00 age=3m calls=9 rq[f=0]"
+FRESH = "0x2fff"  # web2's request in flight (or a socket opened a moment before the drain)
 
 
 class _RuntimeApi:
-    """A Unix socket answering as HAProxy does: one line of commands (``;``-joined) a connection."""
+    """A Unix socket answering as HAProxy does, one line of commands (``;``-joined) a connection; its sessions
+    (id: server, age) change as they are shut."""
 
     def __init__(self, path: str, *, set_answer: str = "") -> None:
         self.lines: list[str] = []
         self.set_answer = set_answer
+        self.sessions = dict.fromkeys(WEB1, ("web1", "3m5s")) | dict.fromkeys(WEB2, ("web2", "1h2m"))
+        self.sessions[FRESH] = ("web2", "2s")
+        self.after_shutdowns = None  # called after each line of shutdowns (a test's change of the sessions)
         self.listener = socket.socket(socket.AF_UNIX)
         self.listener.bind(path)
         self.listener.listen(8)
@@ -35,14 +36,23 @@ class _RuntimeApi:
             with conn:
                 line = conn.makefile().readline().strip()
                 self.lines.append(line)
-                if line == "show sess":
-                    rows = [_session(i, "web1") for i in WEB1] + [_session(i, "web2") for i in WEB2]
-                    rows.append("0x3000: proto=unix_stream src=unix:1 fe=GLOBAL be=<NONE> srv=<none> ts=00")
-                    conn.sendall(("\n".join(rows) + "\n\n").encode())
-                elif line.startswith("set server"):
-                    conn.sendall((self.set_answer + "\n").encode())
-                else:
-                    conn.sendall(b"\n")
+                conn.sendall(self._answer(line).encode())
+
+    def _answer(self, line: str) -> str:
+        if line == "show sess":
+            rows = [
+                f"{id_}: proto=tcpv4 src=10.0.0.9:4{id_[-3:]} fe=public be=web srv={server} ts=00 age={age} calls=9"
+                for id_, (server, age) in self.sessions.items()
+            ]
+            rows.append("0x3000: proto=unix_stream src=unix:1 fe=GLOBAL be=<NONE> srv=<none> ts=00 age=0s")
+            return "\n".join(rows) + "\n\n"
+        if line.startswith("set server"):
+            return self.set_answer + "\n"
+        for command in line.split("; "):
+            self.sessions.pop(command.removeprefix("shutdown session "), None)
+        if self.after_shutdowns is not None:
+            self.after_shutdowns(self)
+        return "\n"
 
 
 @pytest.fixture
@@ -50,19 +60,37 @@ def api_path(tmp_path):
     return str(tmp_path / "admin.sock")
 
 
-def test_a_drained_server_lets_each_of_its_sessions_go_once_spread_over_the_time_given(api_path):
+def shut(api: _RuntimeApi) -> list[list[str]]:
+    """The ids each line of shutdowns named."""
+    lines = [line for line in api.lines if line.startswith("shutdown session ")]
+    return [[command.removeprefix("shutdown session ") for command in line.split("; ")] for line in lines]
+
+
+def test_a_drained_server_lets_each_of_its_sockets_go_once_spread_over_the_time_given(api_path):
     api = _RuntimeApi(api_path)
     slept = []
     count = server_drain(backend="web", server="web2", over=2.0, path=api_path, sleep=slept.append)
     assert count == len(WEB2)
-    assert api.lines[0] == "set server web/web2 state drain"
-    assert api.lines[1] == "show sess"
-    slices = [line.split("; ") for line in api.lines[2:-1]]
-    shut = [command.removeprefix("shutdown session ") for piece in slices for command in piece]
-    assert sorted(shut) == sorted(WEB2)  # every web2 session once, none of web1's nor the API's own
-    assert len(slices) == 2.0 / SLICE_SECONDS and len(slept) == len(slices)  # a slice each half second
-    assert max(len(piece) for piece in slices) - min(len(piece) for piece in slices) <= len(WEB2) // len(slices)
-    assert api.lines[-1] == "shutdown sessions server web/web2"  # anything opened meanwhile, at the end
+    assert api.lines[:2] == ["set server web/web2 state drain", "show sess"]
+    slices = shut(api)
+    assert sorted(id_ for line in slices for id_ in line) == sorted(WEB2)  # once each; none of web1's
+    assert len(slices) == 2.0 / SLICE_SECONDS == len(slept)  # a slice each half second
+    assert max(map(len, slices)) - min(map(len, slices)) <= len(WEB2) // len(slices)
+    assert FRESH in api.sessions and not any("shutdown sessions" in line for line in api.lines)  # left to finish
+
+
+def test_an_id_freed_meanwhile_and_now_another_servers_stream_is_not_shut(api_path):
+    api = _RuntimeApi(api_path)
+
+    def reused(api: _RuntimeApi) -> None:  # a web2 socket its player closed; HAProxy gives its id to web1's
+        if len(shut(api)) == 1:
+            left = [id_ for id_, (server, _) in api.sessions.items() if server == "web2" and id_ != FRESH]
+            api.sessions[left[-1]] = ("web1", "0s")
+
+    api.after_shutdowns = reused
+    server_drain(backend="web", server="web2", over=2.0, path=api_path, sleep=lambda seconds: None)
+    assert sum(server == "web1" for server, _ in api.sessions.values()) == len(WEB1) + 1  # every web1 stream kept
+    assert [id_ for id_, (server, _) in api.sessions.items() if server == "web2"] == [FRESH]
 
 
 def test_a_drain_haproxy_refuses_shuts_nothing(api_path):
@@ -72,10 +100,12 @@ def test_a_drain_haproxy_refuses_shuts_nothing(api_path):
     assert api.lines == ["set server web/web9 state drain"]
 
 
-def test_no_time_given_lets_every_session_go_at_once(api_path):
+def test_no_time_given_lets_every_socket_go_at_once_in_lines_haproxy_takes(api_path, monkeypatch):
+    monkeypatch.setattr("deploy.drain.COMMANDS_PER_LINE", 10)
     api = _RuntimeApi(api_path)
-    server_drain(backend="web", server="web1", over=0, path=api_path, sleep=lambda seconds: None)
-    assert len(api.lines) == 4 and sorted(api.lines[2].replace("shutdown session ", "").split("; ")) == WEB1
+    server_drain(backend="web", server="web2", over=0, path=api_path, sleep=lambda seconds: None)
+    assert [len(line) for line in shut(api)] == [10, 10, 5] and COMMANDS_PER_LINE == 100
+    assert list(api.sessions) == [*WEB1, FRESH]
 
 
 @pytest.mark.parametrize(
