@@ -228,7 +228,7 @@ def rolling_restart(bed: Bed, *, seconds: float) -> None:
     for host in ("web1", "web2", "loop1", "loop2", "worker"):
         if host.startswith("web"):
             count = server_drain(backend="web", server=host, over=DRAIN_SECONDS, path=str(ADMIN_SOCKET))
-            print(f"[6 rolling] {host} drained: {count} sessions let go over {DRAIN_SECONDS:.0f} s")
+            print(f"[6 rolling] {host} drained: {count} sockets let go over {DRAIN_SECONDS:.0f} s")
         bed.processes[host].stop(number=signal.SIGTERM)
         if host.startswith("web"):
             bed.web_back(host, drained=True)

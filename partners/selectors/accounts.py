@@ -180,11 +180,8 @@ def player_currency(*, user: AbstractBaseUser | AnonymousUser) -> str:
 def _player_currency_sql() -> str:
     quote = connection.ops.quote_name
     players, partners = quote(PartnerPlayer._meta.db_table), quote(Partner._meta.db_table)  # ours, not input
-    currency, partner_id = (
-        columns_sql(Partner, ["currency"], alias="p"),
-        columns_sql(PartnerPlayer, ["partner_id"], alias="pp"),
-    )
-    return f"SELECT {currency} FROM {players} pp JOIN {partners} p ON p.id = {partner_id} WHERE pp.user_id = %s"  # noqa: S608
+    currency = columns_sql(Partner, ["currency"], alias="p")
+    return f"SELECT {currency} FROM {players} pp JOIN {partners} p ON p.id = pp.partner_id WHERE pp.user_id = %s"  # noqa: S608
 
 
 # --- The partner's float -------------------------------------------------------------------------
