@@ -78,8 +78,9 @@ class PlayerSocket(LiveSocket):
     def _viewer_snapshots(self, shared: dict[str, TableShared]) -> dict[str, dict]:
         """Each table's snapshot with the table's stakes on the live coup in the viewer's currency as of the
         shared read (``bet_totals``, as its event would carry them: a bet since sends the event itself), the
-        hands the viewer shows (``you_show``, as their private event says) and a player's protection
-        (``protection``, as their ``protection`` event says; null for a player who never set any)."""
+        hands the viewer shows (``you_show``, as their private event says), a player's protection
+        (``protection``, as their ``protection`` event says; null for a player who never set any) and the server's
+        time as it is sent (``server_now``: the page's betting timer sets its clock by it, countdown.js)."""
         user = self.scope.get("user") or AnonymousUser()
         mine: dict = {}
         if user.is_authenticated and not user.is_staff:
@@ -87,6 +88,7 @@ class PlayerSocket(LiveSocket):
             mine["protection"] = protection_public(protection) if protection is not None else None
         currency = player_currency(user=user)
         snapshots = {}
+        mine["server_now"] = timezone.now().isoformat(timespec="milliseconds")
         for code, table in shared.items():
             snapshots[code] = {**table.snapshot, **mine}
             coup = table.live_coup  # as the shared snapshot shows it: read once for all the process's sockets

@@ -5,14 +5,24 @@
 
 /**
  * The server's clock, learnt from an ISO time it rendered just now; `now()` is this browser's clock in
- * milliseconds (the tests give their own).
+ * milliseconds (the tests give their own). A server time reaches the browser late (the page's rendering and
+ * delivery, a socket message's way), so each one puts the server's clock behind where it is: of all the times
+ * learnt (`learn`: a socket's snapshot), the one putting it furthest ahead is the nearest. Learnt from the page
+ * alone, a page delivered a second late counted a second too many, and chips sent by themselves 1.5 s before
+ * "no more bets" (table-state.js) reached the server after it.
  */
 export function serverClock(serverNowIso, now = () => Date.now()) {
-  const serverNow = Date.parse(serverNowIso);
-  const offsetMs = Number.isNaN(serverNow) ? 0 : serverNow - now();
+  let offsetMs = null;
+  const learn = (iso) => {
+    const serverNow = Date.parse(iso);
+    if (!Number.isNaN(serverNow)) offsetMs = Math.max(offsetMs ?? Number.NEGATIVE_INFINITY, serverNow - now());
+  };
+  learn(serverNowIso);
   return {
     /** The seconds left until an ISO deadline by the server's clock; 0 once it has passed. */
-    secondsUntil: (deadlineIso) => Math.max(0, (Date.parse(deadlineIso) - (now() + offsetMs)) / 1000),
+    secondsUntil: (deadlineIso) => Math.max(0, (Date.parse(deadlineIso) - (now() + (offsetMs ?? 0))) / 1000),
+    /** Another server time just received (one that is no time is ignored). */
+    learn: (iso) => learn(iso),
   };
 }
 

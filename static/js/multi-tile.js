@@ -208,6 +208,7 @@ export class MultiTile {
 
 MultiTile.prototype.handlers = {
   snapshot(data) {
+    this.clock.learn(data.server_now); // nearer than the page's (countdown.js)
     this.state.table = data.table;
     this.video?.show(data.table.video_url ?? "");
     const offered = offeredBets(data.table.rules).filter((betType) => COMPACT_BETS.includes(betType));

@@ -192,6 +192,7 @@ export function init({ app, table, socket, serverNow, user, currency, squeezeTur
 
   const handlers = {
     snapshot(data) {
+      clock.learn(data.server_now); // nearer than the page's (countdown.js)
       state.table = data.table;
       state.shoe = data.shoe_info;
       view.seats(data.seats);

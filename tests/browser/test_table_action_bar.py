@@ -6,6 +6,7 @@ look like the enabled one; on phones every target is a finger's 44 px. No consol
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -142,8 +143,10 @@ def test_the_action_bar_stays_put_inside_the_screen(table_at, size):
     assert over_it["y"] <= timer["y"] and over_it["y"] + over_it["height"] >= timer["y"] + timer["height"]
     screenshot(page, f"action-bar-{size}-auto-send")
 
-    # The chips are sent by themselves: the bet message comes in its own slot, the bar does not move.
-    expect(page.locator("[data-bet-message]")).to_contain_text("Bets accepted")
+    # The chips are sent by themselves: the bet message comes in its own slot, the bar does not move. Which
+    # message is not this test's (test_table_page's is): on a machine loaded enough, the answer is the refusal
+    # of chips that reached the server after "no more bets", in the same slot.
+    expect(page.locator("[data-bet-message]")).to_have_text(re.compile("^(Bets accepted|No more bets)"))
     assert moved(empty, bar_boxes(page)) == []
     assert covered_areas(page, empty) == []
     screenshot(page, f"action-bar-{size}-sent")

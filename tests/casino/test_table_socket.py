@@ -3,7 +3,7 @@ a request_id; sent again, a request is answered the same and moves nothing twice
 refused and nothing changes."""
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -310,6 +310,16 @@ async def test_the_snapshot_carries_the_players_own_protection_only(coup):
     assert "protection" not in await snapshot_of()  # anonymous viewers
     _, staff = await in_thread(player)("pit", funds="0", is_staff=True)
     assert "protection" not in await snapshot_of(staff)
+
+
+async def test_the_snapshot_carries_the_servers_time_as_it_is_sent_not_as_the_table_was_read(coup):
+    """The page's betting timer sets its clock by it (countdown.js): a time from the shared read, seconds old
+    between events, would put the deadline that much later for a page opened then."""
+    before = timezone.now()
+    first = (await snapshot_of())["server_now"]
+    between = timezone.now()
+    second = (await snapshot_of())["server_now"]
+    assert before <= datetime.fromisoformat(first) <= between <= datetime.fromisoformat(second) <= timezone.now()
 
 
 async def test_sockets_connecting_between_events_share_the_table_its_live_coup_and_its_stakes(coup):

@@ -57,3 +57,24 @@ test("countDown's stop() ends the ticks", async () => {
   await sleep(500);
   assert.deepEqual(ticks, [5]);
 });
+
+test("a server time learnt later that puts the server's clock further ahead is kept, one behind is not", () => {
+  const now = browserClock("2025-01-01T10:00:00Z");
+  const clock = serverClock("2025-01-01T10:00:00Z", now); // the page, delivered late: the server is ahead by more
+  assert.equal(clock.secondsUntil("2025-01-01T10:00:20Z"), 20);
+  now.advance(1);
+  clock.learn("2025-01-01T10:00:02.500Z"); // a snapshot: the server is 1.5 s ahead, not 0
+  assert.equal(clock.secondsUntil("2025-01-01T10:00:20Z"), 17.5);
+  now.advance(1);
+  clock.learn("2025-01-01T10:00:02Z"); // a snapshot that was on its way longer: ignored
+  assert.equal(clock.secondsUntil("2025-01-01T10:00:20Z"), 16.5);
+  clock.learn("not a time");
+  assert.equal(clock.secondsUntil("2025-01-01T10:00:20Z"), 16.5);
+});
+
+test("a page without a server time learns it from the first snapshot", () => {
+  const now = browserClock("2025-01-01T10:00:00Z");
+  const clock = serverClock("", now);
+  clock.learn("2025-01-01T09:59:50Z"); // the server is 10 s behind: learnt though it is behind the browser's
+  assert.equal(clock.secondsUntil("2025-01-01T10:00:00Z"), 10);
+});
