@@ -8,10 +8,12 @@ ORM's (SQLite's decimals and datetimes, JSON), so what they give is what a query
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Model
+from django.db.models.expressions import Col
 
 
 def columns_sql(model: type[Model], names: Sequence[str], *, alias: str) -> str:
@@ -24,10 +26,22 @@ def orm_values(model: type[Model], names: Sequence[str], row: Sequence[object]) 
     """The raw row's values of the model's fields ``names``, as the ORM would give them (the backend's
     converters, then the field's own)."""
     values = []
-    for name, value in zip(names, row, strict=True):
-        field = model._meta.get_field(name)
-        column = field.get_col(model._meta.db_table)
-        for converter in [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]:
+    for value, (column, converters) in zip(row, _converters(model, tuple(names), connection.alias), strict=True):
+        for converter in converters:
             value = converter(value, column, connection)
         values.append(value)
     return values
+
+
+@cache
+def _converters(model: type[Model], names: tuple[str, ...], alias: str) -> list[tuple[Col, list[Callable]]]:
+    """Each field's column and converters, looked up once a process: a quarter of a bet's protection and live
+    coup reads went to looking them up again (the converters take the connection they run on as an argument)."""
+    columns = []
+    for name in names:
+        field = model._meta.get_field(name)
+        column = field.get_col(model._meta.db_table)
+        columns.append(
+            (column, [*connections[alias].ops.get_db_converters(column), *field.get_db_converters(connections[alias])])
+        )
+    return columns

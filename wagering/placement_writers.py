@@ -4,7 +4,7 @@ PostgreSQL in one statement (a test proves the two write the same rows); the cou
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -22,7 +22,9 @@ from wagering.locks import float_locked, wallet_locked
 from wagering.models import Account, Bet, BetBatch, CoupStakeTotal, LedgerEntry, LedgerTransaction, money
 
 User = AbstractBaseUser
-PlacementWritten = tuple[BetBatch, list[Bet], Decimal]
+# A placement written: its batch and bets as model instances, made when a caller asks (most answer from the stakes
+# alone), and the wallet's balance after it.
+PlacementWritten = tuple[Callable[[], tuple[BetBatch, list[Bet]]], Decimal]
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def placement_write(
     audit_record(
         action=action, actor=user, table=coup.table, obj=batch, after=placement_audit(coup, stakes, wallet.balance)
     )
-    return batch, bets, wallet.balance
+    return (lambda: (batch, bets)), wallet.balance
 
 
 def placement_write_from_float(
@@ -302,9 +304,15 @@ def placement_write_in_one_statement(
         return None
     batch_id, placement_id, balance, bet_ids, wallet_id = row
     ids = PlacementIds(placement=placement_id, batch=batch_id, bets=[bet_ids[bet_type] for bet_type in stakes])
-    batch, bets = placed_instances(coup=coup, user=user, currency=currency, stakes=stakes, stake_account_id=wallet_id)
-    placed_ids_given(batch, bets, ids=ids, now=now)
-    return batch, bets, money(balance)
+
+    def built() -> tuple[BetBatch, list[Bet]]:
+        batch, bets = placed_instances(
+            coup=coup, user=user, currency=currency, stakes=stakes, stake_account_id=wallet_id
+        )
+        placed_ids_given(batch, bets, ids=ids, now=now)
+        return batch, bets
+
+    return built, money(balance)
 
 
 @dataclass(frozen=True)
