@@ -118,6 +118,12 @@ else:
     DATABASE_RUNTIME = {key: DATABASES["default"][key] for key in ("USER", "PASSWORD", "HOST", "PORT")}
     # Sessions start in UTC (TIME_ZONE): Django then sends no SET TimeZone each time it takes a connection.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c TimeZone=UTC")
+    # The hot paths' statements (kernel.raw_rows.prepared_cursor) are prepared on their connection from their third
+    # run: PostgreSQL then parses and plans a bet's statements once a pooled connection, not once a bet. Django's
+    # other queries bind on the client and are never prepared. DATABASE_PREPARED=0 behind a pooler that cannot keep
+    # a connection's prepared statements (PgBouncer in transaction mode before 1.21).
+    if env.bool("DATABASE_PREPARED", default=True):
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2
     if env.int("DATABASE_POOL_MAX_SIZE", default=16):
         # Under ASGI every request runs its sync code in a thread of its own, so a persistent
         # connection would never be reused (and each thread would keep one open): pool them per process.

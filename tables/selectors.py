@@ -17,7 +17,7 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from kernel.errors import ErrorCode
-from kernel.raw_rows import columns_sql, orm_values
+from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
 from tables.errors import TableError
 from tables.models import (
     BetLimit,
@@ -119,7 +119,7 @@ _COUP_READ = (
 def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
     """The table by its code and its live coup, in one statement of raw columns: every bet request reads them,
     and an ORM query costs ten times as much to build as to run."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_table_with_live_coup_sql(), [*(state.value for state in Coup.LIVE_STATES), code])
         row = cursor.fetchone()
     if row is None:

@@ -19,7 +19,7 @@ from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
 from kernel.errors import ErrorCode
 from kernel.live import table_totals_send
 from kernel.money import MAX_AMOUNT
-from kernel.raw_rows import columns_sql, orm_values
+from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
 from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, bet_label
@@ -339,7 +339,7 @@ def coup_betting_locked(coup: Coup) -> None:
     raw statement (``kernel.raw_rows``: the ORM's query cost a bet ten times its running)."""
     if connection.get_autocommit():
         raise TransactionManagementError("a coup's betting locked outside of a transaction")
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_coup_betting_lock_sql(), [coup.pk])
         row = cursor.fetchone()
     if row is None:

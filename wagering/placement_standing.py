@@ -19,6 +19,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
+from kernel.raw_rows import prepared_cursor
 from tables.models import Coup, PersonalLimitMarker
 from wagering.models import Account, Bet, CoupStakeTotal, money
 from wagering.selectors import PlayerMarkers
@@ -84,7 +85,7 @@ def placement_standing(*, coup: Coup, user: User, currency: str | None, at: date
     elsewhere: dict[int, dict[str, Decimal]] = defaultdict(dict)
     markers: list[PersonalLimitMarker] = []
     bet_types = PersonalLimitMarker._meta.get_field("bet_types")
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(standing_sql(), parameters)
         for kind, row_id, text, amount, count, maximum, types, _ in cursor.fetchall():
             if kind == "c":

@@ -14,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from kernel.money import MAX_AMOUNT
+from kernel.raw_rows import prepared_cursor
 from tables.audit import audit_record
 from tables.models import AuditLog, Coup
 from wagering.amounts import amounts_as_strings
@@ -274,7 +275,7 @@ def placement_write_in_one_statement(
     joined: frozenset[str],
 ) -> PlacementWritten | None:
     now = timezone.now()
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             sql_with_tables(PLACEMENT_SQL),
             {

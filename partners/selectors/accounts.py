@@ -19,7 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Model, QuerySet
 
-from kernel.raw_rows import columns_sql
+from kernel.raw_rows import columns_sql, prepared_cursor
 from kernel.ttl_cache import TtlCache
 from partners.identifiers import api_key_parse, api_key_secret_hash
 from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
@@ -170,7 +170,7 @@ def player_currency(*, user: AbstractBaseUser | AnonymousUser) -> str:
     (``kernel.raw_rows``): every socket's connect reads it."""
     if user.pk is None:
         return settings.HOUSE_CURRENCY
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_player_currency_sql(), [user.pk])
         row = cursor.fetchone()
     return row[0] if row is not None else settings.HOUSE_CURRENCY

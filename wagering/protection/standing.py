@@ -16,7 +16,7 @@ from django.db.transaction import TransactionManagementError
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
-from kernel.raw_rows import columns_sql, orm_values
+from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
 from wagering.models import (
     LIMIT_FIELDS,
     ZERO,
@@ -136,7 +136,7 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
     if lock:
         sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}"
         sql += " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, list(user_ids))
         rows = [dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)) for row in cursor]
     return {row["user_id"]: protection_read(row, at=at) for row in rows}
