@@ -121,7 +121,7 @@ else:
     # The hot paths' statements (kernel.raw_rows.prepared_cursor) are prepared on their connection from their third
     # run: PostgreSQL then parses and plans a bet's statements once a pooled connection, not once a bet. Django's
     # other queries bind on the client and are never prepared. DATABASE_PREPARED=0 behind a pooler that cannot keep
-    # a connection's prepared statements (PgBouncer in transaction mode before 1.21).
+    # a connection's prepared statements (PgBouncer in transaction mode before 1.22).
     if env.bool("DATABASE_PREPARED", default=True):
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2
     if env.int("DATABASE_POOL_MAX_SIZE", default=16):

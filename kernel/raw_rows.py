@@ -8,6 +8,7 @@ ORM's (SQLite's decimals and datetimes, JSON), so what they give is what a query
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
@@ -25,12 +26,45 @@ def prepared_cursor() -> CursorWrapper:
     errors, its execute wrappers and its query log."""
     if connection.vendor != "postgresql" or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
         return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor  # psycopg is installed only for PostgreSQL
-
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     with connection.wrap_database_errors:
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+        return connection._prepare_cursor(_prepared_cursor_class()(connection.connection))
+
+
+@cache
+def _prepared_cursor_class() -> type:
+    from django.db.backends.postgresql.base import ServerBindingCursor  # psycopg is installed only for PostgreSQL
+    from psycopg.errors import FeatureNotSupported
+
+    class PreparedCursor(ServerBindingCursor):
+        """A migration that changes the type of a column a prepared statement returns makes PostgreSQL refuse
+        the statement ("cached plan must not change result type") until psycopg forgets it, which only a
+        rollback does: in a transaction its rollback follows, outside one (autocommit: a bet request's table
+        read) the connection is closed, and Django replaces it when the request ends. One request fails a
+        connection, not every one until the process restarts."""
+
+        def execute(self, query, params=None, **kwargs):
+            try:
+                return super().execute(query, params, **kwargs)
+            except FeatureNotSupported as error:
+                if self.connection.autocommit and CHANGED_RESULT_TYPE in str(error):
+                    self.connection.close()
+                raise
+
+    return PreparedCursor
+
+
+CHANGED_RESULT_TYPE = "cached plan must not change result type"
+
+
+def sql_literal(value: str) -> str:
+    """A constant of the code (a state, a kind) written into a statement rather than sent as a value: a prepared
+    statement's generic plan cannot match a value sent apart against a partial index's predicate
+    (``state = 'accepted'``), and would read the whole index beside it. Only a word of lowercase letters."""
+    if not re.fullmatch(r"[a-z_]+", value):
+        raise ValueError(f"not a word to write into a statement: {value!r}")
+    return f"'{value}'"
 
 
 def columns_sql(model: type[Model], names: Sequence[str], *, alias: str) -> str:

@@ -17,7 +17,7 @@ from baccarat.fairness import commitment_matches
 from baccarat.rules import BetLimits, CoupRules, CurrencyLimits, TableRules
 from baccarat.shoe import ShoeDealer, ShoeState, burn_count
 from kernel.errors import ErrorCode
-from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
+from kernel.raw_rows import columns_sql, orm_values, prepared_cursor, sql_literal
 from tables.errors import TableError
 from tables.models import (
     BetLimit,
@@ -120,7 +120,7 @@ def table_with_live_coup(*, code: str) -> tuple[Table | None, Coup | None]:
     """The table by its code and its live coup, in one statement of raw columns: every bet request reads them,
     and an ORM query costs ten times as much to build as to run."""
     with prepared_cursor() as cursor:
-        cursor.execute(_table_with_live_coup_sql(), [*(state.value for state in Coup.LIVE_STATES), code])
+        cursor.execute(_table_with_live_coup_sql(), [code])
         row = cursor.fetchone()
     if row is None:
         return None, None
@@ -149,7 +149,7 @@ def table_with_live_coup_for_batch(
 @cache
 def _table_with_live_coup_sql() -> str:
     quote = connection.ops.quote_name
-    states = ", ".join(["%s"] * len(Coup.LIVE_STATES))
+    states = ", ".join(sql_literal(state.value) for state in Coup.LIVE_STATES)  # one_live_coup_per_table's
     table_columns = columns_sql(Table, _TABLE_READ, alias="t")
     coup_columns = columns_sql(Coup, _COUP_READ, alias="c")
     tables, coups = quote(Table._meta.db_table), quote(Coup._meta.db_table)  # names of ours, not input

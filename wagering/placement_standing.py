@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
-from kernel.raw_rows import prepared_cursor
+from kernel.raw_rows import prepared_cursor, sql_literal
 from tables.models import Coup, PersonalLimitMarker
 from wagering.models import Account, Bet, CoupStakeTotal, money
 from wagering.selectors import PlayerMarkers
@@ -44,7 +44,7 @@ SELECT 't', NULL, bet_type, total, bettors, NULL, NULL, NULL FROM {stake_total}
 WHERE coup_id = %(coup)s AND currency = (SELECT currency FROM wallet) AND (total > 0 OR bettors > 0)
 UNION ALL
 SELECT 'o', coup_id, bet_type, SUM(stake), NULL, NULL, NULL, NULL FROM {bet}
-WHERE user_id = %(user)s AND state = %(accepted)s GROUP BY coup_id, bet_type
+WHERE user_id = %(user)s AND state = {accepted} GROUP BY coup_id, bet_type
 UNION ALL
 SELECT 'm', id, currency, minimum, NULL, maximum, CAST(bet_types AS TEXT), valid_from FROM {marker}
 WHERE table_id = %(table)s AND player_id = %(user)s AND revoked_at IS NULL AND valid_from <= %(at)s
@@ -76,7 +76,6 @@ def placement_standing(*, coup: Coup, user: User, currency: str | None, at: date
         "user": user.pk,
         "coup": coup.pk,
         "table": coup.table_id,
-        "accepted": Bet.State.ACCEPTED.value,
         "at": connection.ops.adapt_datetimefield_value(at),
     }
     table: dict[str, Decimal] = {}
@@ -112,8 +111,10 @@ def placement_standing(*, coup: Coup, user: User, currency: str | None, at: date
 
 @cache
 def standing_sql() -> str:
-    """``_STANDING_SQL`` with its tables' names, from the models (names of ours, not input); also run by
+    """``_STANDING_SQL`` with its tables' names, from the models (names of ours, not input), and the open bets'
+    state written in (``bet_open_by_user``'s predicate: ``kernel.raw_rows.sql_literal``); also run by
     ``bench/placement.py``'s database-only script."""
     quote = connection.ops.quote_name
     names = {"account": Account, "stake_total": CoupStakeTotal, "bet": Bet, "marker": PersonalLimitMarker}
-    return _STANDING_SQL.format(**{key: quote(model._meta.db_table) for key, model in names.items()})
+    tables = {key: quote(model._meta.db_table) for key, model in names.items()}
+    return _STANDING_SQL.format(**tables, accepted=sql_literal(Bet.State.ACCEPTED.value))

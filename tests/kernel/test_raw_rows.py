@@ -2,11 +2,13 @@
 connection, Django's other queries never; the rows they give are what the ORM would give."""
 
 import pytest
-from django.db import connection
+from django.db import NotSupportedError, connection
 
-from kernel.raw_rows import prepared_cursor
-from tables.models import Coup
-from tests.factories import CoupFactory
+from kernel.raw_rows import CHANGED_RESULT_TYPE, prepared_cursor
+from tables.models import Coup, Table
+from tables.selectors import table_with_live_coup
+from tests.conftest import owner_connection
+from tests.factories import CoupFactory, TableFactory
 from tests.wagering.conftest import funded, postgres_only
 from wagering.placement import bet_batch_place
 
@@ -47,3 +49,34 @@ def test_with_prepared_statements_turned_off_nothing_more_is_prepared(monkeypatc
     for bet_type in ("player", "tie", "player_pair", "player"):
         bet_batch_place(user=player, coup=coup, bets={bet_type: "1"})
     assert prepared_statements() == before
+
+
+@postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_column_retyped_under_a_prepared_read_fails_once_a_connection_not_every_time():
+    """A release migrates before its hosts restart: a prepared statement returning a retyped column is refused,
+    and psycopg would keep it until a rollback, which a read outside a transaction (a bet request's table read)
+    never makes: each pooled connection refuses it once, then is replaced (``PreparedCursor``)."""
+    TableFactory(code="pp1", name="Prepared")
+    for _ in range(3):
+        assert table_with_live_coup(code="pp1")[0].name == "Prepared"  # prepared from its third run
+    with owner_connection() as owner, owner.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE {Table._meta.db_table} ALTER COLUMN name TYPE varchar(81)")
+    refused_on = []
+    try:
+        for _ in range(3 * connection.settings_dict["OPTIONS"]["pool"]["max_size"]):  # every pooled connection
+            connection.ensure_connection()
+            backend = connection.connection.info.backend_pid
+            try:
+                assert table_with_live_coup(code="pp1")[0].name == "Prepared"
+            except NotSupportedError as error:
+                assert CHANGED_RESULT_TYPE in str(error)
+                refused_on.append(backend)
+            connection.close_if_unusable_or_obsolete()  # as Django does when a request ends
+    finally:
+        connection.close()
+        with owner_connection() as owner, owner.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {Table._meta.db_table} ALTER COLUMN name TYPE varchar(80)")
+        connection.close_pool()  # its connections prepared the read on the retyped column: the next tests' own
+    assert refused_on  # the connection that prepared it, at least
+    assert len(refused_on) == len(set(refused_on)), refused_on
