@@ -118,12 +118,6 @@ else:
     DATABASE_RUNTIME = {key: DATABASES["default"][key] for key in ("USER", "PASSWORD", "HOST", "PORT")}
     # Sessions start in UTC (TIME_ZONE): Django then sends no SET TimeZone each time it takes a connection.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("options", "-c TimeZone=UTC")
-    # The hot paths' statements (kernel.raw_rows.prepared_cursor) are prepared on their connection from their third
-    # run: PostgreSQL then parses and plans a bet's statements once a pooled connection, not once a bet. Django's
-    # other queries bind on the client and are never prepared. DATABASE_PREPARED=0 behind a pooler that cannot keep
-    # a connection's prepared statements (PgBouncer in transaction mode before 1.22).
-    if env.bool("DATABASE_PREPARED", default=True):
-        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2
     if env.int("DATABASE_POOL_MAX_SIZE", default=16):
         # Under ASGI every request runs its sync code in a thread of its own, so a persistent
         # connection would never be reused (and each thread would keep one open): pool them per process.
@@ -138,6 +132,11 @@ else:
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 USING_POSTGRES = DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
+# The hot paths' statements (kernel.raw_rows.prepared_cursor) are prepared on their pooled connection: PostgreSQL
+# then parses and plans a bet's statements once a connection, not once a bet. Django's other queries bind on the
+# client and are never prepared. DATABASE_PREPARED=0 behind a pooler that cannot keep a connection's prepared
+# statements (PgBouncer in transaction mode before 1.22).
+DATABASE_PREPARED = USING_POSTGRES and env.bool("DATABASE_PREPARED", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: Celery broker and the Channels layer when REDIS_URL is set.

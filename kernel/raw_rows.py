@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
+from django.conf import settings
 from django.db import connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
@@ -20,11 +21,11 @@ from django.db.models.expressions import Col
 
 def prepared_cursor() -> CursorWrapper:
     """A cursor for the hot paths' statements: on PostgreSQL bound on the server (the values sent apart from the
-    statement), so psycopg prepares each statement once a pooled connection (``prepare_threshold``, the settings)
-    and PostgreSQL parses and plans it once, not on every bet; elsewhere, and with ``DATABASE_PREPARED=0`` (a
+    statement), so psycopg prepares each statement on its pooled connection from its ``PREPARE_THRESHOLD`` + 1st
+    run and PostgreSQL parses and plans it once, not on every bet; elsewhere, and with ``DATABASE_PREPARED=0`` (a
     pooler that cannot keep a connection's prepared statements), the usual cursor. Django's wrapper as ever: its
     errors, its execute wrappers and its query log."""
-    if connection.vendor != "postgresql" or connection.settings_dict["OPTIONS"].get("prepare_threshold") is None:
+    if not settings.DATABASE_PREPARED:
         return connection.cursor()
     connection.close_if_health_check_failed()
     connection.ensure_connection()
@@ -45,17 +46,23 @@ def _prepared_cursor_class() -> type:
         connection, not every one until the process restarts."""
 
         def execute(self, query, params=None, **kwargs):
+            # psycopg counts statements for preparing only while a threshold is set: set for ours alone, Django's
+            # queries (their values written in, a bulk insert's megabytes) are not kept in its counts.
+            self.connection.prepare_threshold = PREPARE_THRESHOLD
             try:
                 return super().execute(query, params, **kwargs)
             except FeatureNotSupported as error:
                 if self.connection.autocommit and CHANGED_RESULT_TYPE in str(error):
                     self.connection.close()
                 raise
+            finally:
+                self.connection.prepare_threshold = None
 
     return PreparedCursor
 
 
 CHANGED_RESULT_TYPE = "cached plan must not change result type"
+PREPARE_THRESHOLD = 2  # runs on a connection before a statement is prepared: the hot ones reach it at once
 
 
 def sql_literal(value: str) -> str:

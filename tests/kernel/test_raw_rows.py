@@ -2,6 +2,7 @@
 connection, Django's other queries never; the rows they give are what the ORM would give."""
 
 import pytest
+from django.conf import settings
 from django.db import NotSupportedError, connection
 
 from kernel.raw_rows import CHANGED_RESULT_TYPE, prepared_cursor
@@ -42,7 +43,7 @@ def test_a_bets_statements_are_prepared_once_a_connection_and_orm_queries_never(
 @postgres_only
 def test_with_prepared_statements_turned_off_nothing_more_is_prepared(monkeypatch):
     """``DATABASE_PREPARED=0`` (a pooler that cannot keep them): the hot statements bind on the client too."""
-    monkeypatch.delitem(connection.settings_dict["OPTIONS"], "prepare_threshold", raising=False)
+    monkeypatch.setattr(settings, "DATABASE_PREPARED", False)
     coup, player = CoupFactory(), funded()
     assert type(prepared_cursor().cursor) is type(connection.cursor().cursor)
     before = prepared_statements()
