@@ -17,6 +17,7 @@ from django.db import connection, connections
 from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.db.models.expressions import Col
+from django.db.transaction import TransactionManagementError
 
 
 def prepared_cursor() -> CursorWrapper:
@@ -63,6 +64,14 @@ def _prepared_cursor_class() -> type:
 
 CHANGED_RESULT_TYPE = "cached plan must not change result type"
 PREPARE_THRESHOLD = 2  # runs on a connection before a statement is prepared: the hot ones reach it at once
+
+
+def for_update() -> str:
+    """The clause that locks a raw read's rows, as ``select_for_update`` would: refused outside a transaction (the
+    lock would end with the statement), and nothing where the database has no row locks (SQLite)."""
+    if connection.get_autocommit():
+        raise TransactionManagementError("rows locked outside of a transaction")
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
 def sql_literal(value: str) -> str:

@@ -11,7 +11,6 @@ from functools import cache, cached_property
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import Sum
-from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from baccarat.coup import BANKER, PLAYER
@@ -19,7 +18,7 @@ from baccarat.rules import MAIN_BETS, SIDE_BETS, CoupRules
 from kernel.errors import ErrorCode
 from kernel.live import table_totals_send
 from kernel.money import MAX_AMOUNT
-from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
+from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor
 from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.amounts import amount_checked, bet_label
@@ -337,10 +336,8 @@ def coup_betting_locked(coup: Coup) -> None:
     since the caller read it: its state, no-bet order and betting deadline (its rules are fixed when it
     opens). Three columns, not the whole row with its table: every bet at the table waits for this lock; in one
     raw statement (``kernel.raw_rows``: the ORM's query cost a bet ten times its running)."""
-    if connection.get_autocommit():
-        raise TransactionManagementError("a coup's betting locked outside of a transaction")
     with prepared_cursor() as cursor:
-        cursor.execute(_coup_betting_lock_sql(), [coup.pk])
+        cursor.execute(_coup_betting_read_sql() + for_update(), [coup.pk])
         row = cursor.fetchone()
     if row is None:
         raise Coup.DoesNotExist(f"coup {coup.pk} is gone")
@@ -351,10 +348,9 @@ _BETTING_LOCKED = ("state", "no_bet", "betting_closes_at")
 
 
 @cache
-def _coup_betting_lock_sql() -> str:
+def _coup_betting_read_sql() -> str:
     coups = connection.ops.quote_name(Coup._meta.db_table)  # names of ours, not input
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    return f"SELECT {columns_sql(Coup, _BETTING_LOCKED, alias='c')} FROM {coups} c WHERE c.id = %s{lock}"  # noqa: S608
+    return f"SELECT {columns_sql(Coup, _BETTING_LOCKED, alias='c')} FROM {coups} c WHERE c.id = %s"  # noqa: S608
 
 
 def betting_open_check(coup: Coup) -> None:

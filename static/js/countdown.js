@@ -22,7 +22,7 @@ export function serverClock(serverNowIso, now = () => Date.now()) {
     /** The seconds left until an ISO deadline by the server's clock; 0 once it has passed. */
     secondsUntil: (deadlineIso) => Math.max(0, (Date.parse(deadlineIso) - (now() + (offsetMs ?? 0))) / 1000),
     /** Another server time just received (one that is no time is ignored). */
-    learn: (iso) => learn(iso),
+    learn,
   };
 }
 

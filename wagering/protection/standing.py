@@ -12,11 +12,10 @@ from functools import cache
 from django.db import connection
 from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
-from django.db.transaction import TransactionManagementError
 from django.utils.dateparse import parse_datetime
 
 from kernel.money import MONEY
-from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
+from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor
 from wagering.models import (
     LIMIT_FIELDS,
     ZERO,
@@ -130,12 +129,9 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
     locked by it, in primary-key order, as ``select_for_update`` would (inside a transaction only)."""
     if not user_ids:
         return {}
-    if lock and connection.get_autocommit():
-        raise TransactionManagementError("players' protection locked outside of a transaction")
     sql = f"{_protection_sql()} ({', '.join(['%s'] * len(user_ids))})"
     if lock:
-        sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}"
-        sql += " FOR UPDATE" if connection.features.has_select_for_update else ""
+        sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}{for_update()}"
     with prepared_cursor() as cursor:
         cursor.execute(sql, list(user_ids))
         rows = [dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)) for row in cursor]
