@@ -60,7 +60,12 @@ class Handler(Protocol):
 
 
 class BatchRetry(Exception):
-    """Raised by a handler: roll the batch back and carry it out once more."""
+    """Raised by a handler: roll the batch back and carry it out once more (``BATCH_ATTEMPTS`` in all: a
+    request_id another process recorded meanwhile is a replay the next attempt answers, and while a crowd
+    resends through another host, as one host lets its sockets go, more may be recorded during that one)."""
+
+
+BATCH_ATTEMPTS = 4
 
 
 def group_commit_on() -> bool:
@@ -180,7 +185,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Answer]]) -> 
         answered = True
         futures_resolve(zip((future for _, _, future in batch), outcomes, strict=True))
 
-    for attempt in (1, 2):
+    for attempt in range(1, BATCH_ATTEMPTS + 1):
         try:
             with transaction.atomic():
                 transaction.on_commit(answer)
@@ -188,7 +193,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Answer]]) -> 
                 for handler, run in itertools.groupby(batch, key=lambda entry: entry[1]):
                     outcomes += handler.carry_out(table_code, [request for request, _, _ in run])
         except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
-            if isinstance(error, BatchRetry) and attempt == 1:
+            if isinstance(error, BatchRetry) and attempt < BATCH_ATTEMPTS:
                 continue
             if not answered:
                 logger.exception("group commit of %s: a batch of %d not committed", table_code, len(batch))

@@ -2,18 +2,20 @@
 database this process cannot reach means.
 
 A web process cut off from Redis can still write bets, but its players' live feed is gone (events are published
-and received through Redis) and its sessions and rate limits are read there. Failing the health check lets the
-balancer take it out and close its sockets (``deploy/haproxy.cfg``: ``on-marked-down shutdown-sessions``), so
-its players reconnect to a process that still sees Redis. The check waits at most ``REDIS_CHECK_SECONDS``:
-a partition drops packets silently, and a check that hung would be no answer at all.
+and received through Redis) and its sessions and rate limits are read there. It answers 404: the balancer sends
+it no new connection but keeps the open ones (``deploy/haproxy.cfg``: ``http-check disable-on-404``), which the
+process lets go itself a few at a time (``kernel.socket_shedding``), so that its players reconnect to a process
+that still sees Redis without all landing there in the same instant. The check waits at most
+``REDIS_CHECK_SECONDS``: a partition drops packets silently, and a check that hung would be no answer at all.
 
-A database that does not answer fails the check only if another web host reaches it: then this one is the odd
-one out (cut off from it), and its players are better served elsewhere. When no host reaches it (PostgreSQL
-restarted, failed over), no host is better than another: taking them all out would close every socket at once
-for nothing and bring every player back in the same instant when it returns. They stay in: bets are refused
-``database_unavailable`` meanwhile and play resumes on the open sockets when it is back. Every check that
-reaches the database counts in Redis (``DATABASE_REACHED_KEY``); a host that cannot reach it notes the count at
-each of its checks, and fails when it grew since its last one (a host reached the database in between).
+A database that does not answer fails the check (503) only if another web host reaches it: then this one is the
+odd one out (cut off from it), and its players are better served elsewhere: the balancer marks it down and closes
+its sockets (``on-marked-down shutdown-sessions``, as for a host that does not answer at all). When no host
+reaches it (PostgreSQL restarted, failed over), no host is better than another: taking them all out would close
+every socket at once for nothing and bring every player back in the same instant when it returns. They stay in:
+bets are refused ``database_unavailable`` meanwhile and play resumes on the open sockets when it is back. Every
+check that reaches the database counts in Redis (``DATABASE_REACHED_KEY``); a host that cannot reach it notes the
+count at each of its checks, and fails when it grew since its last one (a host reached the database in between).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ DATABASE_CHECK_SECONDS = 0.5  # a connection from the pool waited for at most th
 DATABASE_REACHED_KEY = "health:database-reached"
 DATABASE_LOST_KEY = "health:database-lost:"  # + the host: the count at its last check that failed
 DATABASE_LOST_SECONDS = 10  # a few checks' time (``deploy/haproxy.cfg``: every 2 s): a note older than that is void
+
+REDIS_LOST = 404  # the balancer's soft stop (``http-check disable-on-404``): no new connection, the open ones kept
 
 _clients: dict[str, redis.Redis] = {}
 
@@ -76,12 +80,13 @@ def database_answers() -> bool:
 
 
 def health_answer(*, host: str) -> tuple[int, dict]:
-    """``/healthz``'s status and body: 200 when this process reaches Redis and the database; 503 when it cannot
-    reach Redis, or the database that another web host reaches, so the balancer takes it out. A database no host
-    reaches is reported (``"database": "unreachable"``) with a 200: no host would serve better. ``host``: the
-    address the balancer checks this web host at."""
+    """``/healthz``'s status and body: 200 when this process reaches Redis and the database; 404 when it cannot
+    reach Redis (no new connection; it lets its sockets go itself); 503 when it cannot reach the database that
+    another web host reaches (taken out, its sockets closed). A database no host reaches is reported
+    (``"database": "unreachable"``) with a 200: no host would serve better. ``host``: the address the balancer
+    checks this web host at."""
     if not redis_reachable():
-        return 503, {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}
+        return REDIS_LOST, {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}
     if not database_answers():
         if database_reached_elsewhere(host=host):
             return 503, {"status": "unavailable", "database": "unreachable"}

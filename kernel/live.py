@@ -27,9 +27,12 @@ from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import transaction
 
+from kernel.redis_watch import redis_lost
+
 EVENT_VERSION = 1
 CONCURRENT_SENDS = 32
 PUBLISH_TIMEOUT_SECONDS = 5.0
+PUBLISH_WAIT_STEP_SECONDS = 0.25  # how often a send waited on asks whether Redis was found lost meanwhile
 _publisher: tuple[int, asyncio.AbstractEventLoop] | None = None  # (process id, its loop)
 _publisher_lock = threading.Lock()
 logger = logging.getLogger(__name__)
@@ -90,15 +93,27 @@ def _built_message(build: Callable[[], dict]) -> dict:
 
 
 def _send_now(prepared: list[Outgoing]) -> None:
+    """Publish, waiting at most ``PUBLISH_TIMEOUT_SECONDS``, and neither sending nor waiting while this process
+    finds Redis lost (``kernel.redis_watch``): a batch's commit would wait that long for a send that cannot
+    arrive, holding up the table's next batch (its players resending through another host meanwhile, as this
+    one lets their sockets go), for events whose sockets are being let go anyway."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or redis_lost():
         return
     try:
         if isinstance(layer, InMemoryChannelLayer):  # the embedded default: the consumers' own loop
             async_to_sync(_group_send_all)(layer, prepared)
-        else:
-            sending = asyncio.run_coroutine_threadsafe(_group_send_all(layer, prepared), _publisher_loop())
-            sending.result(timeout=PUBLISH_TIMEOUT_SECONDS)
+            return
+        sending = asyncio.run_coroutine_threadsafe(_group_send_all(layer, prepared), _publisher_loop())
+        deadline = time.monotonic() + PUBLISH_TIMEOUT_SECONDS
+        while True:
+            try:
+                sending.result(timeout=PUBLISH_WAIT_STEP_SECONDS)
+                return
+            except TimeoutError:
+                if redis_lost() or time.monotonic() >= deadline:
+                    sending.cancel()
+                    raise
     except Exception:  # the database is the truth: a lost push is caught up from the snapshot
         logger.exception("%d live events not sent", len(prepared))
 

@@ -11,12 +11,16 @@ processes, and a process that dies without closing its sockets frees their slots
 A table's snapshot is read once for all the sockets of a process that connect between two of the table's
 events, within ``SNAPSHOT_SHARED_SECONDS`` (``kernel.table_broadcast.table_shared``): a reconnecting crowd
 costs a connect each, not a snapshot each.
+
+A process cut off from Redis lets its sockets go a few at a time and refuses new ones
+(``kernel.socket_shedding``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -27,12 +31,15 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
 
 from kernel.errors import ErrorCode
 from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
+from kernel.socket_shedding import socket_closed, socket_opened, sockets_refused
 from kernel.table_broadcast import table_join, table_leave, table_shared
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")  # what a table's sockets share (``tables_shared``)
 
 MAX_MESSAGE_BYTES = 4096
@@ -68,11 +75,15 @@ async def connection_slot_take(*, owner: str, limit: int, channel_name: str) -> 
 
 
 async def connection_slot_keep(*, key: str, channel_name: str) -> None:
-    """Run while the socket lives: keep its slot from expiring (taking it again if it did)."""
+    """Run while the socket lives: keep its slot from expiring (taking it again if it did; Redis away, at the
+    next turn)."""
     while True:
         await asyncio.sleep(KEEP_EVERY_SECONDS)
-        if not await cache.atouch(key, SLOT_SECONDS):
-            await cache.aadd(key, channel_name, timeout=SLOT_SECONDS)
+        try:
+            if not await cache.atouch(key, SLOT_SECONDS):
+                await cache.aadd(key, channel_name, timeout=SLOT_SECONDS)
+        except (RedisError, OSError) as error:
+            logger.warning("a socket's slot not kept: Redis unreachable (%s)", error)
 
 
 async def connection_slot_release(*, key: str, channel_name: str) -> None:
@@ -105,6 +116,7 @@ class LiveSocket(AsyncWebsocketConsumer):
     connection_slot: str | None = None
     slot_keeper: asyncio.Task | None = None
     counted = False  # in the open sockets' gauge
+    closed_here = False  # closed from the server's end: nothing more is sent on it
     groups_joined: tuple[str, ...] | list[str] = ()  # the user's own events
     snapshots: TokenBucket
 
@@ -123,6 +135,13 @@ class LiveSocket(AsyncWebsocketConsumer):
         )
         return True
 
+    async def websocket_connect(self, message: dict) -> None:
+        """Refused before the handshake while this process finds Redis lost (``kernel.socket_shedding``)."""
+        if sockets_refused():
+            await self.close()
+            return
+        await super().websocket_connect(message)
+
     async def follow(self, codes: list[str]) -> None:
         """Join the tables' events, accept, send the snapshot, then the events made meanwhile, in their order."""
         self.held_events: list[str] | None = []  # the tables', until the snapshot is sent (then None)
@@ -131,6 +150,7 @@ class LiveSocket(AsyncWebsocketConsumer):
             await table_join(layer=self.channel_layer, group=group, listener=self)
         await self.accept()
         open_sockets_change(1)
+        socket_opened(self)
         self.counted = True
         try:
             await self.send_snapshot()
@@ -143,17 +163,34 @@ class LiveSocket(AsyncWebsocketConsumer):
         self.held_events = None
 
     async def disconnect(self, code: int) -> None:
+        """Leave what the socket joined. With Redis away (the process letting its sockets go) what is left there
+        is let be: the slot expires by itself, the subscriptions go with the connection."""
         if self.counted:
             open_sockets_change(-1)
+            socket_closed(self)
             self.counted = False
-        for group in getattr(self, "tables_joined", []):
-            await table_leave(layer=self.channel_layer, group=group, listener=self)
-        for group in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
         if self.slot_keeper is not None:
             self.slot_keeper.cancel()
-        if self.connection_slot is not None:
-            await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
+        try:
+            for group in getattr(self, "tables_joined", []):
+                await table_leave(layer=self.channel_layer, group=group, listener=self)
+            for group in getattr(self, "groups_joined", []):
+                await self.channel_layer.group_discard(group, self.channel_name)
+            if self.connection_slot is not None and not sockets_refused():
+                await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
+        except (RedisError, OSError) as error:
+            logger.warning("a closed socket's groups or slot not left: Redis unreachable (%s)", error)
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        """Close from the server's end, once: a socket let go still hears its table until its disconnect."""
+        if not self.closed_here:
+            self.closed_here = True
+            await super().close(code, reason)
+
+    async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
+        """Nothing once closed from the server's end (``close``)."""
+        if not self.closed_here:
+            await super().send(text_data, bytes_data, close)
 
     async def send_snapshot(self) -> None:
         raise NotImplementedError

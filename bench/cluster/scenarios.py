@@ -121,9 +121,10 @@ def web_killed(bed: Bed, *, seconds: float) -> None:
 
 
 def web_cut_from_redis(bed: Bed, *, seconds: float) -> None:
-    """(3) web2 cut off from Redis (a partition: packets dropped both ways): its ``/healthz`` fails
-    (``kernel.health``), the balancer takes it out and closes its sockets, its players reconnect to web1 and
-    resend; joined again, it passes its checks and comes back."""
+    """(3) web2 cut off from Redis (a partition: packets dropped both ways): its ``/healthz`` answers 404
+    (``kernel.health``), the balancer sends it no new connection, its processes let their sockets go over a few
+    seconds (``kernel.socket_shedding``), its players reconnect to web1 and resend; joined again, it passes its
+    checks and comes back."""
     bed.window()
     betting_window()
     before = bed.window()
@@ -270,7 +271,7 @@ def _service_restarted(bed: Bed, name: str, host: str, *, down: float) -> None:
     windows.append(bed.window())
     bed.processes[host].start()
     resumed = _until(bed, windows, lambda window: window["acks"])
-    # Both web hosts fail /healthz while Redis is away, so the balancer closes every socket (PostgreSQL away
+    # Every web process lets its sockets go once it finds Redis lost (kernel/socket_shedding.py; PostgreSQL away
     # from every host keeps them in: kernel/health.py): the players are counted back (and their reconnects
     # reported) before the scenario ends.
     back = _until(bed, windows, lambda window: window["connected"] >= windows[0]["connected"])

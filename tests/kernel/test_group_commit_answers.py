@@ -55,3 +55,26 @@ def test_a_cancelled_concurrent_future_does_not_keep_the_others_unanswered():
     futures[0].cancel()
     group_commit._batch_commit("t3", [(n, Doubled(), future) for n, future in zip([1, 2, 3], futures, strict=True)])
     assert [future.result(timeout=1) for future in futures[1:]] == [4, 6]
+
+
+class TakenMeanwhile(Doubled):
+    """A handler whose first ``conflicts`` attempts find a request_id recorded by another process meanwhile."""
+
+    def __init__(self, conflicts: int) -> None:
+        self.conflicts = conflicts
+
+    def carry_out(self, table_code: str, requests: list[int]) -> list[object]:
+        if self.conflicts:
+            self.conflicts -= 1
+            raise group_commit.BatchRetry
+        return super().carry_out(table_code, requests)
+
+
+def test_a_batch_is_carried_out_again_while_other_processes_record_its_requests_and_fails_past_its_attempts():
+    futures = [Future() for _ in range(2)]
+    handler = TakenMeanwhile(conflicts=group_commit.BATCH_ATTEMPTS - 1)
+    group_commit._batch_commit("t4", [(n, handler, future) for n, future in zip([1, 2], futures, strict=True)])
+    assert [future.result(timeout=1) for future in futures] == [2, 4]
+    futures = [Future()]
+    group_commit._batch_commit("t5", [(1, TakenMeanwhile(conflicts=group_commit.BATCH_ATTEMPTS), futures[0])])
+    assert str(futures[0].exception(timeout=1)) == "failed"

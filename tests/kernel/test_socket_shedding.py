@@ -1,0 +1,174 @@
+"""A web process cut off from Redis lets its sockets go a few at a time and refuses new ones until Redis answers
+again (``kernel.socket_shedding``; issue 33, scenario 3); its watch finds Redis lost only after two PINGs in a
+row unanswered (``kernel.redis_watch``)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+
+from casino.asgi import application
+from kernel import redis_watch, socket_shedding
+from kernel.redis_watch import RedisWatch
+from kernel.socket_shedding import SERVICE_RESTART, sockets_shed
+from tables.services import table_create
+
+ORIGIN = (b"origin", b"http://127.0.0.1")
+
+
+def test_redis_is_lost_after_two_pings_in_a_row_unanswered_and_each_loss_told_once():
+    answers = iter([True, False, True, False, False, False, True, False, False])
+    watch = RedisWatch(reachable=lambda: next(answers))
+    losses = []
+    watch.listeners.append(lambda: losses.append(watch.unanswered))
+    found = []
+    for _ in range(9):
+        watch.check()
+        found.append(watch.lost)
+    assert found == [False, False, False, False, True, True, False, False, True]
+    assert losses == [2, 2]  # told at the second PING unanswered of each loss, not at the third
+
+
+class FakeSocket:
+    def __init__(self, name: int, *, gone: bool = False) -> None:
+        self.name, self.gone = name, gone
+        self.closed: list[tuple[int, int]] = []  # (code, the slice it was closed in)
+
+    async def close(self, code: int | None = None) -> None:
+        if self.gone:
+            raise RuntimeError("already closed by its client")
+        self.closed.append((code, slept[-1] if slept else 0))
+
+
+slept: list[int] = []
+
+
+async def test_sockets_are_let_go_in_random_slices_over_the_time_given(monkeypatch):
+    async def sleep(seconds: float) -> None:
+        assert seconds == socket_shedding.SHED_EVERY_SECONDS
+        slept.append(len(slept) + 1)
+
+    slept.clear()
+    monkeypatch.setattr(socket_shedding.asyncio, "sleep", sleep)
+    random.seed(7)
+    sockets = [FakeSocket(number, gone=number == 3) for number in range(20)]
+    await sockets_shed(list(sockets), over=2.0)
+    assert slept == [1, 2, 3]  # four slices, half a second apart
+    assert all(socket.closed == [] for socket in sockets if socket.gone)  # its failure stopped none of the others
+    closing = [socket for socket in sockets if not socket.gone]
+    assert all(len(socket.closed) == 1 and socket.closed[0][0] == SERVICE_RESTART for socket in closing)
+    by_slice = [sorted(s.name for s in closing if s.closed[0][1] == number) for number in range(4)]
+    assert sorted(len(names) for names in by_slice) == [4, 5, 5, 5]
+    assert by_slice != [list(range(start, 20, 4)) for start in range(4)]  # shuffled: not the order they came in
+
+
+@pytest.fixture
+def watch(settings, monkeypatch):
+    """This process's watch over Redis, as the thread runs it, answering as the test says."""
+    settings.REDIS_URL = ""  # no real watch started by the sockets (the layer is the in-memory one)
+    answering = {"now": True}
+    fake = RedisWatch(reachable=lambda: answering["now"])
+    fake.listeners.append(socket_shedding.sockets_shed_all)
+    monkeypatch.setattr(redis_watch, "_watch", fake)
+    monkeypatch.setattr(socket_shedding, "SHED_SECONDS", 1.0)
+
+    def answers(now: bool) -> None:
+        answering["now"] = now
+        for _ in range(fake.lost_after):
+            fake.check()
+
+    fake.answers = answers
+    return fake
+
+
+async def join(code: str, address: str) -> WebsocketCommunicator:
+    ws = WebsocketCommunicator(application, f"/ws/tables/{code}/", headers=[ORIGIN])
+    ws.scope["client"] = (address, 50000)
+    connected, _ = await ws.connect()
+    assert connected
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    return ws
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")
+async def test_a_process_that_finds_redis_lost_lets_its_sockets_go_and_refuses_new_ones_until_it_answers(watch):
+    boss = await asyncio.to_thread(get_user_model().objects.create_user, username="boss")
+    table = await asyncio.to_thread(table_create, code="shed1", name="Shed 1", actor=boss)
+    sockets = [await join(table.code, f"203.0.113.{number}") for number in range(4)]
+    watch.answers(False)
+    for ws in sockets:
+        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": SERVICE_RESTART}
+    refused = WebsocketCommunicator(application, f"/ws/tables/{table.code}/", headers=[ORIGIN])
+    connected, _ = await refused.connect()
+    assert not connected  # refused before the handshake: the page tries again through the balancer
+    watch.answers(True)
+    again = await join(table.code, "203.0.113.9")
+    await again.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")
+async def test_while_redis_is_lost_a_commits_live_events_are_dropped_not_waited_on(watch):
+    from channels.layers import get_channel_layer
+
+    from kernel import live
+
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add("table.shed2", channel)
+    event = [("table.shed2", live.live_message({"type": "result"}), None)]
+    watch.answers(False)
+    await asyncio.to_thread(live._send_now, event)
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(layer.receive(channel), 0.2)
+    watch.answers(True)
+    await asyncio.to_thread(live._send_now, event)
+    assert (await asyncio.wait_for(layer.receive(channel), 2))["type"] == "live.event"
+
+
+@pytest.fixture
+def silent_redis():
+    """A server that accepts connections and never answers, as a partitioned Redis looks to a client."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+    listener.close()
+
+
+def test_a_send_waiting_on_a_redis_that_does_not_answer_is_given_up_once_redis_is_found_lost(
+    watch, settings, silent_redis
+):
+    import threading
+    import time
+
+    from kernel import live
+
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [silent_redis]}}
+    }
+    started = time.monotonic()
+    threading.Timer(0.5, watch.answers, args=(False,)).start()
+    live._send_now([("table.shed3", live.live_message({"type": "result"}), None)])
+    assert time.monotonic() - started < live.PUBLISH_TIMEOUT_SECONDS - 1  # not the whole timeout
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("in_memory_layer_and_fresh_cache")
+async def test_a_socket_let_go_is_closed_once_and_sent_nothing_more_before_its_disconnect(watch):
+    boss = await asyncio.to_thread(get_user_model().objects.create_user, username="boss")
+    table = await asyncio.to_thread(table_create, code="shed4", name="Shed 4", actor=boss)
+    ws = await join(table.code, "203.0.113.4")
+    (consumer,) = socket_shedding._open[asyncio.get_running_loop()]
+    await consumer.close(code=SERVICE_RESTART)
+    await consumer.table_event('{"type": "result"}')  # heard before its disconnect: not written to a closed socket
+    await consumer.close(code=SERVICE_RESTART)  # let go twice (shed, then its own close): one close
+    assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": SERVICE_RESTART}
+    assert await ws.receive_nothing(timeout=0.2)
