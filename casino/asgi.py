@@ -17,8 +17,10 @@ from casino.routing import websocket_urlpatterns  # noqa: E402
 from casino.sign_in.two_factor import StaffSocketMiddleware  # noqa: E402
 from kernel.database_roles import migrate_url_warn  # noqa: E402
 from kernel.http import http_application  # noqa: E402
+from kernel.socket_shedding import sockets_shedding_start  # noqa: E402
 
 migrate_url_warn("web")
+sockets_shedding_start()
 application = ProtocolTypeRouter(
     {
         "http": http_application(),

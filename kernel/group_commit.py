@@ -11,7 +11,8 @@ does.
 Nothing acknowledged is lost and nothing is done twice: a request is answered only after its batch
 committed; a batch that fails to commit answers every request with its handler's ``failed`` error, none
 of which left anything (a handler that finds a request recorded meanwhile by another process raises
-``BatchRetry``: the batch is rolled back and carried out once more, the request then a replay).
+``BatchRetry``: the batch is rolled back and carried out again, the request then a replay; ``BATCH_ATTEMPTS`` in
+all).
 
 A request submitted from an event loop (a socket's) is answered on an asyncio future of that loop, and a
 batch resolves all of a loop's futures in one ``call_soon_threadsafe``: one wake-up of the loop per batch,
@@ -193,7 +194,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Answer]]) -> 
                 for handler, run in itertools.groupby(batch, key=lambda entry: entry[1]):
                     outcomes += handler.carry_out(table_code, [request for request, _, _ in run])
         except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
-            if isinstance(error, BatchRetry) and attempt < BATCH_ATTEMPTS:
+            if isinstance(error, BatchRetry) and attempt < BATCH_ATTEMPTS and not answered:
                 continue
             if not answered:
                 logger.exception("group commit of %s: a batch of %d not committed", table_code, len(batch))

@@ -5,8 +5,8 @@ A web process cut off from Redis can still write bets, but its players' live fee
 and received through Redis) and its sessions and rate limits are read there. It answers 404: the balancer sends
 it no new connection but keeps the open ones (``deploy/haproxy.cfg``: ``http-check disable-on-404``), which the
 process lets go itself a few at a time (``kernel.socket_shedding``), so that its players reconnect to a process
-that still sees Redis without all landing there in the same instant. The check waits at most
-``REDIS_CHECK_SECONDS``: a partition drops packets silently, and a check that hung would be no answer at all.
+that still sees Redis without all landing there in the same instant. A PING waits at most 1 s
+(``kernel.redis_watch``): a partition drops packets silently, and a check that hung would be no answer at all.
 
 A database that does not answer fails the check (503) only if another web host reaches it: then this one is the
 odd one out (cut off from it), and its players are better served elsewhere: the balancer marks it down and closes
@@ -25,7 +25,8 @@ import redis
 from django.conf import settings
 from django.db import Error, connection
 
-REDIS_CHECK_SECONDS = 1.0
+from kernel.redis_watch import redis_answers, redis_checking_client, redis_lost, redis_watched
+
 DATABASE_CHECK_SECONDS = 0.5  # a connection from the pool waited for at most this (a healthy one answers in ms)
 DATABASE_REACHED_KEY = "health:database-reached"
 DATABASE_LOST_KEY = "health:database-lost:"  # + the host: the count at its last check that failed
@@ -42,22 +43,14 @@ def _client() -> redis.Redis | None:
         return None
     client = _clients.get(url)
     if client is None:
-        client = _clients.setdefault(
-            url,
-            redis.Redis.from_url(
-                url, socket_connect_timeout=REDIS_CHECK_SECONDS, socket_timeout=REDIS_CHECK_SECONDS, retry=None
-            ),
-        )
+        client = _clients.setdefault(url, redis_checking_client(url))
     return client
 
 
 def redis_reachable() -> bool:
     """True when Redis answers a PING in time, or when the platform does not use Redis (the embedded default)."""
     client = _client()
-    try:
-        return client is None or bool(client.ping())
-    except (redis.RedisError, OSError):
-        return False
+    return client is None or redis_answers(client)
 
 
 def database_answers() -> bool:
@@ -81,11 +74,13 @@ def database_answers() -> bool:
 
 def health_answer(*, host: str) -> tuple[int, dict]:
     """``/healthz``'s status and body: 200 when this process reaches Redis and the database; 404 when it cannot
-    reach Redis (no new connection; it lets its sockets go itself); 503 when it cannot reach the database that
+    reach Redis (no new connection; it lets its sockets go itself): as its watch finds it (two PINGs in a row
+    unanswered: one slow answer takes no host out), or without a watch (no web process: the test client) as
+    a PING now finds it; 503 when it cannot reach the database that
     another web host reaches (taken out, its sockets closed). A database no host reaches is reported
     (``"database": "unreachable"``) with a 200: no host would serve better. ``host``: the address the balancer
     checks this web host at."""
-    if not redis_reachable():
+    if redis_lost() if redis_watched() else not redis_reachable():
         return REDIS_LOST, {"status": "unavailable", "database": connection.vendor, "redis": "unreachable"}
     if not database_answers():
         if database_reached_elsewhere(host=host):

@@ -111,7 +111,7 @@ def _send_now(prepared: list[Outgoing]) -> None:
                 sending.result(timeout=PUBLISH_WAIT_STEP_SECONDS)
                 return
             except TimeoutError:
-                if redis_lost() or time.monotonic() >= deadline:
+                if sending.done() or redis_lost() or time.monotonic() >= deadline:
                     sending.cancel()
                     raise
     except Exception:  # the database is the truth: a lost push is caught up from the snapshot

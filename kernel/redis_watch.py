@@ -1,5 +1,5 @@
 """This process's own watch over Redis: a thread that PINGs it every second and tells whoever asked when it finds
-Redis lost (``LOST_AFTER`` PINGs in a row unanswered within ``kernel.health.REDIS_CHECK_SECONDS``).
+Redis lost (``LOST_AFTER`` PINGs in a row unanswered within ``REDIS_CHECK_SECONDS``).
 
 A web process cut off from Redis hears no live event: its sockets lead nowhere. The balancer learns it from
 ``/healthz``, which one worker of the host answers at each check; every worker learns it here, for its own
@@ -10,14 +10,16 @@ URL the process started with (a test that points ``settings.REDIS_URL`` elsewher
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 
 import redis
 
-from kernel.health import REDIS_CHECK_SECONDS
+logger = logging.getLogger(__name__)
 
+REDIS_CHECK_SECONDS = 1.0  # a PING's answer waited for at most this (a partition drops packets silently)
 WATCH_EVERY_SECONDS = 1.0
 LOST_AFTER = 2  # PINGs unanswered in a row: one slow answer is not an outage
 
@@ -41,13 +43,20 @@ class RedisWatch:
         if self.unanswered >= self.lost_after and not self.lost:
             self.lost = True
             for listener in self.listeners:
-                listener()
+                try:
+                    listener()
+                except Exception:  # one listener's failure neither stops the others nor the watch
+                    logger.exception("a listener of Redis lost failed")
 
     def run(self, *, every: float = WATCH_EVERY_SECONDS) -> None:
-        """Check every ``every`` seconds from one start to the next (a PING that waited its timeout included)."""
+        """Check every ``every`` seconds from one start to the next (a PING that waited its timeout included),
+        for the process's life (a check that fails unexpectedly is logged, and the next one made)."""
         while True:
             started = time.monotonic()
-            self.check()
+            try:
+                self.check()
+            except Exception:
+                logger.exception("Redis's watch failed a check")
             time.sleep(max(0.0, every - (time.monotonic() - started)))
 
 
@@ -60,7 +69,8 @@ def redis_watch_start(*, url: str, on_lost: Callable[[], None]) -> RedisWatch:
     global _watch
     with _watch_lock:
         if _watch is None:
-            _watch = RedisWatch(reachable=_pinger(url))
+            client = redis_checking_client(url)
+            _watch = RedisWatch(reachable=lambda: redis_answers(client))
             threading.Thread(target=_watch.run, name="redis-watch", daemon=True).start()
         if on_lost not in _watch.listeners:
             _watch.listeners.append(on_lost)
@@ -72,15 +82,20 @@ def redis_lost() -> bool:
     return _watch is not None and _watch.lost
 
 
-def _pinger(url: str) -> Callable[[], bool]:
-    client = redis.Redis.from_url(
+def redis_watched() -> bool:
+    """Whether this process watches Redis (a web process with REDIS_URL)."""
+    return _watch is not None
+
+
+def redis_checking_client(url: str) -> redis.Redis:
+    """A client for PINGs: each waits at most ``REDIS_CHECK_SECONDS``, never tried again by the client."""
+    return redis.Redis.from_url(
         url, socket_connect_timeout=REDIS_CHECK_SECONDS, socket_timeout=REDIS_CHECK_SECONDS, retry=None
     )
 
-    def reachable() -> bool:
-        try:
-            return bool(client.ping())
-        except (redis.RedisError, OSError):
-            return False
 
-    return reachable
+def redis_answers(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except (redis.RedisError, OSError):
+        return False

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import weakref
+import threading
 from typing import Protocol
 
 from django.conf import settings
@@ -34,19 +34,37 @@ class Closable(Protocol):
     async def close(self, code: int | None = None) -> None: ...
 
 
-# This process's open sockets, by event loop (a uvicorn worker's one; each test's own).
-_open: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[Closable]] = weakref.WeakKeyDictionary()
+# This process's open sockets, by event loop (a uvicorn worker's one; each test's own), changed on the loops and
+# read from the watch's thread: under the lock.
+_open: dict[asyncio.AbstractEventLoop, set[Closable]] = {}
+_open_lock = threading.Lock()
 
 
-def socket_opened(socket: Closable) -> None:
-    """``socket`` is open on the running loop: let go when the process finds Redis lost."""
-    _open.setdefault(asyncio.get_running_loop(), set()).add(socket)
+def sockets_shedding_start() -> None:
+    """In a web process at its start (``casino.asgi``): its watch over Redis, with REDIS_URL (none on the
+    embedded default), which lets this process's sockets go when it finds Redis lost."""
     if settings.REDIS_URL:
         redis_watch_start(url=settings.REDIS_URL, on_lost=sockets_shed_all)
 
 
+def socket_opened(socket: Closable) -> None:
+    """``socket`` is open on the running loop: let go when the process finds Redis lost (at once if it was found
+    lost since its connect was let in)."""
+    loop = asyncio.get_running_loop()
+    with _open_lock:
+        _open.setdefault(loop, set()).add(socket)
+    if redis_lost():
+        _shed_start([socket])
+
+
 def socket_closed(socket: Closable) -> None:
-    _open.get(asyncio.get_running_loop(), set()).discard(socket)
+    loop = asyncio.get_running_loop()
+    with _open_lock:
+        sockets = _open.get(loop)
+        if sockets is not None:
+            sockets.discard(socket)
+            if not sockets:
+                del _open[loop]
 
 
 def sockets_refused() -> bool:
@@ -56,9 +74,14 @@ def sockets_refused() -> bool:
 
 def sockets_shed_all() -> None:
     """Let every open socket of the process go over ``SHED_SECONDS`` (from any thread: the watch's)."""
-    for loop, sockets in list(_open.items()):
-        if sockets and not loop.is_closed():
-            loop.call_soon_threadsafe(_shed_start, list(sockets))
+    with _open_lock:
+        open_now = [(loop, list(sockets)) for loop, sockets in _open.items()]
+    for loop, sockets in open_now:
+        try:
+            loop.call_soon_threadsafe(_shed_start, sockets)
+        except RuntimeError:  # that loop closed meanwhile (a test's): its sockets went with it
+            with _open_lock:
+                _open.pop(loop, None)
 
 
 def _shed_start(sockets: list[Closable]) -> None:
@@ -71,14 +94,21 @@ _shedding: set[asyncio.Task] = set()  # the tasks running (the loop keeps only w
 
 
 async def sockets_shed(sockets: list[Closable], *, over: float) -> None:
-    """Close ``sockets`` in random slices, one every ``SHED_EVERY_SECONDS`` over ``over`` seconds."""
+    """Close ``sockets`` in random slices, one every ``SHED_EVERY_SECONDS`` over ``over`` seconds. Each close is
+    a task of its own: a client that reads nothing holds its own close up (until its pings go unanswered), never
+    the others'."""
     random.shuffle(sockets)
     slices = max(1, round(over / SHED_EVERY_SECONDS))
+    closing = []
     for number in range(slices):
-        for socket in sockets[number::slices]:
-            try:
-                await socket.close(code=SERVICE_RESTART)
-            except Exception:  # closed meanwhile by its client: nothing to let go
-                logger.debug("a socket shed was already closed", exc_info=True)
+        closing += [asyncio.create_task(_close(socket)) for socket in sockets[number::slices]]
         if number < slices - 1:
             await asyncio.sleep(SHED_EVERY_SECONDS)
+    await asyncio.gather(*closing)
+
+
+async def _close(socket: Closable) -> None:
+    try:
+        await socket.close(code=SERVICE_RESTART)
+    except Exception:  # closed meanwhile by its client: nothing to let go
+        logger.debug("a socket shed was already closed", exc_info=True)

@@ -118,6 +118,7 @@ class LiveSocket(AsyncWebsocketConsumer):
     counted = False  # in the open sockets' gauge
     closed_here = False  # closed from the server's end: nothing more is sent on it
     groups_joined: tuple[str, ...] | list[str] = ()  # the user's own events
+    tables_joined: tuple[str, ...] | list[str] = ()
     snapshots: TokenBucket
 
     async def connection_slot_taken(self) -> bool:
@@ -163,23 +164,23 @@ class LiveSocket(AsyncWebsocketConsumer):
         self.held_events = None
 
     async def disconnect(self, code: int) -> None:
-        """Leave what the socket joined. With Redis away (the process letting its sockets go) what is left there
-        is let be: the slot expires by itself, the subscriptions go with the connection."""
+        """Leave what the socket joined. With Redis away (the process letting its sockets go) what cannot be left
+        there is let be: the slot expires by itself within ``SLOT_SECONDS``."""
         if self.counted:
             open_sockets_change(-1)
             socket_closed(self)
             self.counted = False
         if self.slot_keeper is not None:
             self.slot_keeper.cancel()
-        try:
-            for group in getattr(self, "tables_joined", []):
-                await table_leave(layer=self.channel_layer, group=group, listener=self)
-            for group in getattr(self, "groups_joined", []):
-                await self.channel_layer.group_discard(group, self.channel_name)
-            if self.connection_slot is not None and not sockets_refused():
-                await connection_slot_release(key=self.connection_slot, channel_name=self.channel_name)
-        except (RedisError, OSError) as error:
-            logger.warning("a closed socket's groups or slot not left: Redis unreachable (%s)", error)
+        leaving = [table_leave(layer=self.channel_layer, group=group, listener=self) for group in self.tables_joined]
+        leaving += [self.channel_layer.group_discard(group, self.channel_name) for group in self.groups_joined]
+        if self.connection_slot is not None and not sockets_refused():
+            leaving.append(connection_slot_release(key=self.connection_slot, channel_name=self.channel_name))
+        for leave in leaving:  # each tried, whatever the one before did
+            try:
+                await leave
+            except (RedisError, OSError) as error:
+                logger.warning("a closed socket's group or slot not left: Redis unreachable (%s)", error)
 
     async def close(self, code: int | None = None, reason: str | None = None) -> None:
         """Close from the server's end, once: a socket let go still hears its table until its disconnect."""
@@ -188,9 +189,15 @@ class LiveSocket(AsyncWebsocketConsumer):
             await super().close(code, reason)
 
     async def send(self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False) -> None:
-        """Nothing once closed from the server's end (``close``)."""
-        if not self.closed_here:
+        """Nothing once closed from the server's end (``close``), even by a send that was waiting to write when
+        the close went first."""
+        if self.closed_here:
+            return
+        try:
             await super().send(text_data, bytes_data, close)
+        except (RuntimeError, OSError):
+            if not self.closed_here:
+                raise
 
     async def send_snapshot(self) -> None:
         raise NotImplementedError

@@ -13,9 +13,16 @@ import uuid
 
 import pytest
 
-from kernel import health
+from kernel import health, redis_watch
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_watch(monkeypatch):
+    """The check as a process without its own watch over Redis answers it: by a PING of its own, at the
+    ``REDIS_URL`` a test sets (``test_socket_shedding`` has the web process's answer, by its watch)."""
+    monkeypatch.setattr(redis_watch, "_watch", None)
 
 
 @pytest.fixture

@@ -41,28 +41,40 @@ class FakeSocket:
     async def close(self, code: int | None = None) -> None:
         if self.gone:
             raise RuntimeError("already closed by its client")
-        self.closed.append((code, slept[-1] if slept else 0))
+        if self.name == 5:
+            await stuck.wait()  # a client that reads nothing: its close waits (on its pings' timeout)
+        self.closed.append((code, len(slept)))
 
 
-slept: list[int] = []
+slept: list[float] = []
+stuck = asyncio.Event()
 
 
 async def test_sockets_are_let_go_in_random_slices_over_the_time_given(monkeypatch):
+    real_sleep = asyncio.sleep
+
     async def sleep(seconds: float) -> None:
-        assert seconds == socket_shedding.SHED_EVERY_SECONDS
-        slept.append(len(slept) + 1)
+        await real_sleep(0)  # the slice's closes run
+        slept.append(seconds)
 
     slept.clear()
+    stuck.clear()
     monkeypatch.setattr(socket_shedding.asyncio, "sleep", sleep)
     random.seed(7)
     sockets = [FakeSocket(number, gone=number == 3) for number in range(20)]
-    await sockets_shed(list(sockets), over=2.0)
-    assert slept == [1, 2, 3]  # four slices, half a second apart
+    shedding = asyncio.create_task(sockets_shed(list(sockets), over=2.0))
+    for _ in range(10):
+        await real_sleep(0)
+    assert slept == [socket_shedding.SHED_EVERY_SECONDS] * 3  # four slices, half a second apart
+    assert not shedding.done() and sockets[5].closed == []  # the stuck close held up none of the others
+    stuck.set()
+    await shedding
     assert all(socket.closed == [] for socket in sockets if socket.gone)  # its failure stopped none of the others
     closing = [socket for socket in sockets if not socket.gone]
     assert all(len(socket.closed) == 1 and socket.closed[0][0] == SERVICE_RESTART for socket in closing)
-    by_slice = [sorted(s.name for s in closing if s.closed[0][1] == number) for number in range(4)]
-    assert sorted(len(names) for names in by_slice) == [4, 5, 5, 5]
+    by_slice = [sorted(s.name for s in closing if s.closed[0][1] == number and s.name != 5) for number in range(4)]
+    sizes = [len(names) for names in by_slice]  # five a slice, less the stuck one and the one gone
+    assert sum(sizes) == 18 and all(3 <= size <= 5 for size in sizes)
     assert by_slice != [list(range(start, 20, 4)) for start in range(4)]  # shuffled: not the order they came in
 
 
@@ -81,7 +93,7 @@ def watch(settings, monkeypatch):
         for _ in range(fake.lost_after):
             fake.check()
 
-    fake.answers = answers
+    fake.answers, fake.answering = answers, answering
     return fake
 
 
@@ -172,3 +184,15 @@ async def test_a_socket_let_go_is_closed_once_and_sent_nothing_more_before_its_d
     await consumer.close(code=SERVICE_RESTART)  # let go twice (shed, then its own close): one close
     assert await ws.receive_output(timeout=2) == {"type": "websocket.close", "code": SERVICE_RESTART}
     assert await ws.receive_nothing(timeout=0.2)
+
+
+@pytest.mark.django_db
+def test_a_web_process_answers_its_health_check_as_its_watch_finds_redis(watch, client):
+    """404 (the balancer's soft stop) only once the watch finds Redis lost: one PING unanswered takes no host out."""
+    watch.answering["now"] = False
+    watch.check()
+    assert client.get("/healthz").status_code != 404
+    watch.check()
+    assert client.get("/healthz").status_code == 404
+    watch.answers(True)
+    assert client.get("/healthz").status_code != 404
