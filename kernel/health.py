@@ -20,6 +20,8 @@ count at each of its checks, and fails when it grew since its last one (a host r
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 import psycopg
 import redis
 from django.conf import settings
@@ -95,7 +97,8 @@ def database_reached(*, host: str) -> None:
     an outage). ``host``: the address the balancer checks this web host at, the same for all its workers."""
     client = _client()
     if client is not None:
-        client.pipeline().incr(DATABASE_REACHED_KEY).delete(DATABASE_LOST_KEY + host).execute()
+        with suppress(redis.RedisError, OSError):  # Redis not answering: not counted (the process's watch decides)
+            client.pipeline().incr(DATABASE_REACHED_KEY).delete(DATABASE_LOST_KEY + host).execute()
 
 
 def database_reached_elsewhere(*, host: str) -> bool:
@@ -104,6 +107,9 @@ def database_reached_elsewhere(*, host: str) -> bool:
     client = _client()
     if client is None:
         return False
-    count = int(client.get(DATABASE_REACHED_KEY) or 0)
-    before = client.set(DATABASE_LOST_KEY + host, count, ex=DATABASE_LOST_SECONDS, get=True)
+    try:
+        count = int(client.get(DATABASE_REACHED_KEY) or 0)
+        before = client.set(DATABASE_LOST_KEY + host, count, ex=DATABASE_LOST_SECONDS, get=True)
+    except (redis.RedisError, OSError):  # Redis not answering either: nobody can tell, the benefit of the doubt
+        return False
     return before is not None and count > int(before)

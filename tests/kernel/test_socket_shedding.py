@@ -196,3 +196,13 @@ def test_a_web_process_answers_its_health_check_as_its_watch_finds_redis(watch, 
     assert client.get("/healthz").status_code == 404
     watch.answers(True)
     assert client.get("/healthz").status_code != 404
+
+
+@pytest.mark.django_db
+def test_a_check_made_as_redis_goes_before_the_watch_finds_it_lost_answers_and_takes_no_host_out(
+    watch, client, settings, silent_redis
+):
+    """Its count of the database's reach (in Redis) is not made: an error there would fail the check, and two
+    failed checks mark the host down, closing its sockets all at once."""
+    settings.REDIS_URL = silent_redis
+    assert client.get("/healthz").status_code == 200
