@@ -31,11 +31,6 @@ CERTIFICATE = WORK / "haproxy" / "punto.pem"
 MAXCONN = 8000  # the balancer's, in the bed: 2 connections a player
 
 
-def procfile(name: str) -> str:
-    line = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith(f"{name}:"))
-    return line.partition(":")[2].strip()
-
-
 def app_env(*, web_concurrency: int | None) -> dict[str, str]:
     """Every platform process's environment, as docs/deployment.md says (PRODUCTION behind the balancer); the
     web hosts' uvicorn workers and database pools the `Procfile`'s and the settings' defaults unless told."""
@@ -254,12 +249,13 @@ def web_healthy(host: str) -> bool:
 
 
 def platform(*, env: dict[str, str]) -> dict[str, Process]:
-    """The platform's processes by host (not started), each with ``env`` (``app_env``: one SECRET_KEY for all)."""
-    worker = f"{procfile('worker')} & {procfile('beat').replace('var/celerybeat-schedule', str(WORK / 'beat'))} & wait"
+    """The platform's processes by host (not started), each with ``env`` (``app_env``: one SECRET_KEY for all),
+    each started as an operator's host starts it: ``deploy/role NAME``."""
+    worker_env = {**env, "BEAT_SCHEDULE_FILE": str(WORK / "beat")}
     return {
-        "web1": Process("web1", f"exec {procfile('web')}", env),
-        "web2": Process("web2", f"exec {procfile('web')}", env),
-        "loop1": Process("loop1", f"exec {procfile('tables')}", env),
-        "loop2": Process("loop2", f"exec {procfile('tables')}", env),
-        "worker": Process("worker", worker, env),
+        "web1": Process("web1", "exec deploy/role web", env),
+        "web2": Process("web2", "exec deploy/role web", env),
+        "loop1": Process("loop1", "exec deploy/role tables", env),
+        "loop2": Process("loop2", "exec deploy/role tables", env),
+        "worker": Process("worker", "deploy/role worker & deploy/role beat & wait", worker_env),
     }
