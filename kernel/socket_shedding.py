@@ -6,7 +6,8 @@ the open ones (``deploy/haproxy.cfg``: ``http-check disable-on-404``), which thi
 ``SHED_SECONDS``, in random order, a slice every ``SHED_EVERY_SECONDS`` (close code 1012, "service restart":
 the page reconnects). Closed all at once, a thousand players landed on the other host in the same instant,
 each connect waiting behind the rest (docs/deployment.md, "The test bed"). A socket that reaches this process
-while it finds Redis lost is refused before its handshake (the page tries again, through the balancer).
+while it finds Redis lost is refused before its handshake, or let go as it opens if its connect was let in
+just before (the page tries again, through the balancer).
 Every socket open when Redis was lost is let go, even if Redis answers again meanwhile: the events sent
 while it was away never reached them, and a reconnect brings a fresh snapshot.
 """
