@@ -16,6 +16,7 @@ from kernel import redis_watch, socket_shedding
 from kernel.redis_watch import RedisWatch
 from kernel.socket_shedding import SERVICE_RESTART, sockets_shed
 from tables.services import table_create
+from tests.loops import in_a_loop_of_its_own
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
 
@@ -34,45 +35,47 @@ def test_redis_is_lost_after_two_pings_in_a_row_unanswered_and_each_loss_told_on
 
 
 class FakeSocket:
-    def __init__(self, name: int, *, gone: bool = False) -> None:
-        self.name, self.gone = name, gone
+    def __init__(self, name: int, slices: list[float], stuck: dict, *, gone: bool = False):
+        self.name, self.slices, self.stuck, self.gone = name, slices, stuck, gone
         self.closed: list[tuple[int, int]] = []  # (code, the slice it was closed in)
 
     async def close(self, code: int | None = None) -> None:
         if self.gone:
             raise RuntimeError("already closed by its client")
-        if self.name == 5:
-            await stuck.wait()  # a client that reads nothing: its close waits (on its pings' timeout)
-        self.closed.append((code, len(slept)))
+        if self.stuck.setdefault("socket", self) is self:  # the first one closed: a client that reads nothing,
+            await self.stuck["until"].wait()  # its close waiting (on its pings' timeout)
+        self.closed.append((code, len(self.slices)))
 
 
-slept: list[float] = []
-stuck = asyncio.Event()
+def test_sockets_are_let_go_in_random_slices_over_the_time_given(monkeypatch):
+    in_a_loop_of_its_own(lambda: sockets_let_go_in_random_slices(monkeypatch))
 
 
-async def test_sockets_are_let_go_in_random_slices_over_the_time_given(monkeypatch):
+async def sockets_let_go_in_random_slices(monkeypatch) -> None:
     real_sleep = asyncio.sleep
+    slept: list[float] = []
 
     async def sleep(seconds: float) -> None:
         await real_sleep(0)  # the slice's closes run
         slept.append(seconds)
 
-    slept.clear()
-    stuck.clear()
     monkeypatch.setattr(socket_shedding.asyncio, "sleep", sleep)
     random.seed(7)
-    sockets = [FakeSocket(number, gone=number == 3) for number in range(20)]
+    stuck = {"until": asyncio.Event()}
+    sockets = [FakeSocket(n, slept, stuck, gone=n == 3) for n in range(20)]
     shedding = asyncio.create_task(sockets_shed(list(sockets), over=2.0))
     for _ in range(10):
         await real_sleep(0)
     assert slept == [socket_shedding.SHED_EVERY_SECONDS] * 3  # four slices, half a second apart
-    assert not shedding.done() and sockets[5].closed == []  # the stuck close held up none of the others
-    stuck.set()
+    assert not shedding.done() and stuck["socket"].closed == []  # the stuck close held up none of the others
+    stuck["until"].set()
     await shedding
     assert all(socket.closed == [] for socket in sockets if socket.gone)  # its failure stopped none of the others
     closing = [socket for socket in sockets if not socket.gone]
     assert all(len(socket.closed) == 1 and socket.closed[0][0] == SERVICE_RESTART for socket in closing)
-    by_slice = [sorted(s.name for s in closing if s.closed[0][1] == number and s.name != 5) for number in range(4)]
+    by_slice = [
+        sorted(s.name for s in closing if s.closed[0][1] == number and s is not stuck["socket"]) for number in range(4)
+    ]
     sizes = [len(names) for names in by_slice]  # five a slice, less the stuck one and the one gone
     assert sum(sizes) == 18 and all(3 <= size <= 5 for size in sizes)
     assert by_slice != [list(range(start, 20, 4)) for start in range(4)]  # shuffled: not the order they came in

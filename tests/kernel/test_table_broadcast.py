@@ -4,11 +4,11 @@ table's snapshot is read once for the sockets that connect between two of its ev
 
 import asyncio
 import logging
-import threading
 
 from channels.layers import InMemoryChannelLayer
 
 from kernel.table_broadcast import table_join, table_leave, table_shared
+from tests.loops import in_a_loop_of_its_own
 
 
 class Socket:
@@ -28,25 +28,6 @@ async def until(condition) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("not in time")
-
-
-def in_a_loop_of_its_own(scenario) -> None:
-    """Run ``scenario`` in a thread and event loop of its own: these tests use no database, so pytest-django
-    runs them last, after the browser tests, whose Playwright keeps an event loop running in the main thread."""
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(scenario())
-        except BaseException as failure:
-            failures.append(failure)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(timeout=30)
-    assert not thread.is_alive(), "the scenario did not end"
-    if failures:
-        raise failures[0]
 
 
 def test_one_member_of_the_group_forwards_each_event_to_every_socket():
