@@ -78,8 +78,8 @@ def health_answer(*, host: str) -> tuple[int, dict]:
     """``/healthz``'s status and body: 200 when this process reaches Redis and the database; 404 when it cannot
     reach Redis (no new connection; it lets its sockets go itself): as its watch finds it (two PINGs in a row
     unanswered: one slow answer takes no host out), or without a watch (no web process: the test client) as
-    a PING now finds it; 503 when it cannot reach the database that
-    another web host reaches (taken out, its sockets closed). A database no host reaches is reported
+    a PING now finds it; 503 when it cannot reach the database that another web host reaches (taken out, its
+    sockets closed). A database no host reaches is reported
     (``"database": "unreachable"``) with a 200: no host would serve better. ``host``: the address the balancer
     checks this web host at."""
     if redis_lost() if redis_watched() else not redis_reachable():

@@ -18,7 +18,8 @@ import asyncio
 import logging
 import random
 import threading
-from typing import Protocol
+from collections.abc import Coroutine
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -55,7 +56,7 @@ def socket_opened(socket: Closable) -> None:
     with _open_lock:
         _open.setdefault(loop, set()).add(socket)
     if redis_lost():
-        _shed_start([socket])
+        _task_kept(_close(socket))
 
 
 def socket_closed(socket: Closable) -> None:
@@ -66,11 +67,6 @@ def socket_closed(socket: Closable) -> None:
             sockets.discard(socket)
             if not sockets:
                 del _open[loop]
-
-
-def sockets_refused() -> bool:
-    """True while a new socket is better served by another host (this process finds Redis lost)."""
-    return redis_lost()
 
 
 def sockets_shed_all() -> None:
@@ -86,12 +82,16 @@ def sockets_shed_all() -> None:
 
 
 def _shed_start(sockets: list[Closable]) -> None:
-    task = asyncio.get_running_loop().create_task(sockets_shed(sockets, over=SHED_SECONDS), name="sockets shed")
-    _shedding.add(task)
-    task.add_done_callback(_shedding.discard)
+    _task_kept(sockets_shed(sockets, over=SHED_SECONDS))
 
 
-_shedding: set[asyncio.Task] = set()  # the tasks running (the loop keeps only weak references)
+_running: set[asyncio.Task] = set()  # the shedding's tasks (the loop keeps only weak references)
+
+
+def _task_kept(work: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.get_running_loop().create_task(work)
+    _running.add(task)
+    task.add_done_callback(_running.discard)
 
 
 async def sockets_shed(sockets: list[Closable], *, over: float) -> None:

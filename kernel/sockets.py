@@ -36,7 +36,8 @@ from redis.exceptions import RedisError
 from kernel.errors import ErrorCode
 from kernel.live import event_envelope, table_group
 from kernel.metrics import open_sockets_change
-from kernel.socket_shedding import socket_closed, socket_opened, sockets_refused
+from kernel.redis_watch import redis_lost
+from kernel.socket_shedding import socket_closed, socket_opened
 from kernel.table_broadcast import table_join, table_leave, table_shared
 
 logger = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ class LiveSocket(AsyncWebsocketConsumer):
 
     async def websocket_connect(self, message: dict) -> None:
         """Refused before the handshake while this process finds Redis lost (``kernel.socket_shedding``)."""
-        if sockets_refused():
+        if redis_lost():
             await self.close()
             return
         await super().websocket_connect(message)
@@ -174,7 +175,7 @@ class LiveSocket(AsyncWebsocketConsumer):
             self.slot_keeper.cancel()
         leaving = [table_leave(layer=self.channel_layer, group=group, listener=self) for group in self.tables_joined]
         leaving += [self.channel_layer.group_discard(group, self.channel_name) for group in self.groups_joined]
-        if self.connection_slot is not None and not sockets_refused():
+        if self.connection_slot is not None and not redis_lost():
             leaving.append(connection_slot_release(key=self.connection_slot, channel_name=self.channel_name))
         for leave in leaving:  # each tried, whatever the one before did
             try:

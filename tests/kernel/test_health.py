@@ -40,16 +40,6 @@ def check(client, host: str):
     return client.get("/healthz", HTTP_HOST="testserver", SERVER_NAME=host, SERVER_PORT="8000")
 
 
-@pytest.fixture
-def silent_redis():
-    """A server that accepts connections and never answers, as a partitioned Redis looks to the check."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
-    listener.close()
-
-
 def test_without_redis_the_embedded_default_is_healthy(client, settings):
     settings.REDIS_URL = ""
     response = client.get("/healthz")

@@ -146,18 +146,6 @@ async def test_while_redis_is_lost_a_commits_live_events_are_dropped_not_waited_
     assert (await asyncio.wait_for(layer.receive(channel), 2))["type"] == "live.event"
 
 
-@pytest.fixture
-def silent_redis():
-    """A server that accepts connections and never answers, as a partitioned Redis looks to a client."""
-    import socket
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
-    listener.close()
-
-
 def test_a_send_waiting_on_a_redis_that_does_not_answer_is_given_up_once_redis_is_found_lost(
     watch, settings, silent_redis
 ):
@@ -209,3 +197,18 @@ def test_a_check_made_as_redis_goes_before_the_watch_finds_it_lost_answers_and_t
     failed checks mark the host down, closing its sockets all at once."""
     settings.REDIS_URL = silent_redis
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_socket_opening_after_redis_was_found_lost_is_let_go_at_once(watch):
+    """Its connect was let in just before: it hears no live event, so it goes as it opens."""
+
+    async def scenario() -> None:
+        socket = FakeSocket(1, [], {"socket": None})
+        watch.answers(False)
+        socket_shedding.socket_opened(socket)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        socket_shedding.socket_closed(socket)
+        assert socket.closed == [(SERVICE_RESTART, 0)]
+
+    in_a_loop_of_its_own(scenario)
