@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 REDIS_CHECK_SECONDS = 1.0  # a PING's answer waited for at most this (a partition drops packets silently)
 WATCH_EVERY_SECONDS = 1.0
+LOST_WATCH_EVERY_SECONDS = 0.25  # while lost: found again as soon as it answers (the host back in the balancer)
 LOST_AFTER = 2  # PINGs unanswered in a row: one slow answer is not an outage
 
 
@@ -48,16 +49,18 @@ class RedisWatch:
                 except Exception:  # one listener's failure neither stops the others nor the watch
                     logger.exception("a listener of Redis lost failed")
 
-    def run(self, *, every: float = WATCH_EVERY_SECONDS) -> None:
-        """Check every ``every`` seconds from one start to the next (a PING that waited its timeout included),
-        for the process's life (a check that fails unexpectedly is logged, and the next one made)."""
+    def run(self, *, every: float = WATCH_EVERY_SECONDS, every_while_lost: float = LOST_WATCH_EVERY_SECONDS) -> None:
+        """Check every ``every`` seconds from one start to the next (a PING that waited its timeout included), every
+        ``every_while_lost`` while Redis is lost, for the process's life (a check that fails unexpectedly is logged,
+        and the next one made)."""
         while True:
             started = time.monotonic()
             try:
                 self.check()
             except Exception:
                 logger.exception("Redis's watch failed a check")
-            time.sleep(max(0.0, every - (time.monotonic() - started)))
+            pause = every_while_lost if self.lost else every
+            time.sleep(max(0.0, pause - (time.monotonic() - started)))
 
 
 _watch: RedisWatch | None = None

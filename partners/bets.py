@@ -29,7 +29,7 @@ from wagering.amounts import amount_checked
 from wagering.errors import BetConflict, BetRejected, WageringError
 from wagering.ledger import rows_insert
 from wagering.models import LedgerTransaction
-from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked
+from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked, coup_betting_locked
 from wagering.placement_together import PlacementAsked, bets_place_together
 
 
@@ -139,7 +139,13 @@ def _placed_alone(asked: PartnerBetRequest, live: Coup | None) -> PartnerRequest
         placed.append(bet_batch_place(user=asked.player.user, coup=coup, bets=asked.stakes))
         return placed[0].batch.placement
 
-    result = partner_request_once(partner=asked.partner, key=asked.key, request=asked.request, perform=place)
+    result = partner_request_once(
+        partner=asked.partner,
+        key=asked.key,
+        request=asked.request,
+        perform=place,
+        lock_first=None if live is None else lambda: coup_betting_locked(live),
+    )
     return replace(result, placed=placed[0]) if placed else result
 
 

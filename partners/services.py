@@ -253,9 +253,15 @@ def _partner_wallet_move(
 
 
 def partner_request_once(
-    *, partner: Partner, key: str, request: dict, perform: Callable[[], LedgerTransaction]
+    *,
+    partner: Partner,
+    key: str,
+    request: dict,
+    perform: Callable[[], LedgerTransaction],
+    lock_first: Callable[[], object] | None = None,
 ) -> PartnerRequestResult:
-    """``perform`` once per partner and ``Idempotency-Key`` (``wagering.idempotency``, as the cashier)."""
+    """``perform`` once per partner and ``Idempotency-Key`` (``wagering.idempotency``, as the cashier; ``lock_first``
+    there)."""
     idempotency_key_check(key)
     outcome = request_once(
         model=PartnerIdempotencyKey,
@@ -264,6 +270,7 @@ def partner_request_once(
         request=request,
         perform=perform,
         conflict=lambda record: idempotency_conflict(key=key, record=record),
+        lock_first=lock_first,
     )
     return PartnerRequestResult(transaction=outcome.result, replayed=outcome.replayed)
 

@@ -5,6 +5,10 @@ The key's record is claimed first, in the request's transaction, by one ``INSERT
 NOTHING RETURNING id``: a concurrent request with the same key waits for this one's transaction (the
 unique index), then finds the key taken and replays what it recorded. A refused request rolls its claim
 back with it; ``refusal_record`` claims the key for the refusal (so that it too is answered again).
+A request that locks a coup claims its key under that lock (``lock_first``): a batch of bets holds the coup's
+lock while it records its requests' keys (``casino.players.bet_requests``, ``partners.bets``), so a key claimed
+before the coup's lock, then waiting for it, deadlocked with a batch recording the same key, sent again through
+another web host (``wagering.locks``).
 """
 
 from __future__ import annotations
@@ -52,12 +56,16 @@ def request_once(
     fields: Mapping[str, object] | None = None,
     remember: Callable[[type[Model], int, R], None] = _transaction_remember,
     replay: Callable[[Model], R] = _transaction_replay,
+    lock_first: Callable[[], object] | None = None,
 ) -> Outcome[R]:
     """``perform`` once per ``scope`` and ``key`` (``model``'s unique columns), in one transaction with its
     record, which ``remember`` fills in with the result (by default: its ``transaction``). The same key
     again answers ``replay(record)`` if ``request`` is the same, else raises ``conflict(record)``.
-    ``fields``: other columns of the record (e.g. the cashier's ``operation``)."""
+    ``fields``: other columns of the record (e.g. the cashier's ``operation``); ``lock_first`` takes the locks
+    that come before the record in the lock order (the coup ``perform`` bets on)."""
     with transaction.atomic():
+        if lock_first is not None:
+            lock_first()
         record_id = _claim(model=model, scope=scope, key=key, request=request, fields=fields or {})
         if record_id is None:
             record = model.objects.get(**scope, key=key)
@@ -76,10 +84,14 @@ def refusal_record(
     key: str,
     request: dict,
     fields: Mapping[str, object],
+    lock_first: Callable[[], object] | None = None,
 ) -> Model | None:
     """Record a refused request under its key (``fields`` say why), in a transaction of its own: ``None``,
-    or the record already there (a concurrent attempt of the same key was recorded first)."""
+    or the record already there (a concurrent attempt of the same key was recorded first). ``lock_first`` as
+    for ``request_once``."""
     with transaction.atomic():
+        if lock_first is not None:
+            lock_first()
         if _claim(model=model, scope=scope, key=key, request=request, fields=fields) is not None:
             return None
         return model.objects.get(**scope, key=key)

@@ -1,7 +1,8 @@
 """Money's lock order, after the floor's (``tables.locks``: table → shoe → coup): the loss- or deposit-limited
 players' protection rows in primary-key order (``wagering.protection.guard``), then player wallets in
 primary-key order, then the system accounts in primary-key order (last, just before commit, as every
-transaction touches them). Every money service locks through here, so concurrent services never
+transaction touches them). A bet request's idempotency record is claimed under its coup's lock, never before it
+(``wagering.idempotency``, ``lock_first``). Every money service locks through here, so concurrent services never
 deadlock."""
 
 from __future__ import annotations

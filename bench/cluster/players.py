@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 STAKE = "1.00"
 ANSWER_TIMEOUT = 15.0
 RECONNECT_GIVE_UP = 60.0
-FIRST_RETRY, LONGEST_RETRY = 2.0, 15.0  # static/js/live.js's FIRST_RETRY_MS and LONGEST_RETRY_MS
+FIRST_RETRY, LONGEST_RETRY = 2.0, 8.0  # static/js/live.js's FIRST_RETRY_MS and LONGEST_RETRY_MS
 CONNECTING_AT_ONCE = 50
 CLOSED = {"type": "closed"}  # the answer of a bet whose socket closed before its answer came
 

@@ -31,7 +31,14 @@ from wagering.errors import BetConflict, BetRejected, IdempotencyConflict, Wager
 from wagering.idempotency import refusal_record, request_once
 from wagering.ledger import rows_insert
 from wagering.models import Bet, BetBatch, BetRequest
-from wagering.placement import PlacedBatch, bet_batch_place, bet_rebet, bet_rebet_stakes, bet_stakes_checked
+from wagering.placement import (
+    PlacedBatch,
+    bet_batch_place,
+    bet_rebet,
+    bet_rebet_stakes,
+    bet_stakes_checked,
+    coup_betting_locked,
+)
 from wagering.placement_together import PlacementAsked, bets_place_together
 from wagering.selectors import coup_bet_totals, wallet_balance, wallet_currency
 
@@ -93,6 +100,10 @@ def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
     scope = {"user": request.user.pk}
     if request.seamless is not None and request.kind in ("bet", "rebet"):
         return _seamless_once(request, key=key, parameters=parameters)
+
+    def coup_locked() -> None:  # the record claimed under the coup's lock (wagering.idempotency, lock_first)
+        coup_betting_locked(request.coup)
+
     try:
         outcome = request_once(
             model=BetRequest,
@@ -104,12 +115,18 @@ def bet_request_answer(request: PlayerBetRequest) -> BetRequestAnswer:
             fields={"kind": request.kind},
             remember=_answer_remember,
             replay=_replay,
+            lock_first=coup_locked,
         )
     except IdempotencyConflict:
         raise
     except WageringError as error:
         recorded = refusal_record(
-            model=BetRequest, scope=scope, key=key, request=parameters, fields={"kind": request.kind, **_refused(error)}
+            model=BetRequest,
+            scope=scope,
+            key=key,
+            request=parameters,
+            fields={"kind": request.kind, **_refused(error)},
+            lock_first=coup_locked,
         )
         if recorded is not None:
             return _replay(recorded)

@@ -8,17 +8,19 @@
  */
 
 const FIRST_RETRY_MS = 2000;
-const LONGEST_RETRY_MS = 15000;
+const LONGEST_RETRY_MS = 8000;
 const PING_EVERY_MS = 20000;
 const TABLE_NOT_FOUND = 4404;
 const REFUSED = 4403; // the multi-table socket's tables refused (its error message said why): asking again will not help
 
 /**
  * How long to wait before the `retries`-th attempt again (0: the first since the socket closed): anywhere from
- * 0 to a window of 2 s, doubling with each failed attempt up to 15 s ("full jitter"). A web host taken out
+ * 0 to a window of 2 s, doubling with each failed attempt up to 8 s ("full jitter"). A web host taken out
  * closes thousands of sockets in the same instant: a fixed delay (even ±25%) brought them back to the other
  * host together, each connect waiting behind the rest (docs/deployment.md, "The test bed"); spread over the
- * window they come back a few at a time, and a lone reconnect still waits 1 s on average. The bed's players
+ * window they come back a few at a time, and a lone reconnect still waits 1 s on average. No longer than 8 s: a
+ * few seconds with no host to take them (Redis restarted) cost a player who tried three times a 15 s window,
+ * most of a coup's betting. The bed's players
  * (bench/cluster/players.py, `retry_delay`) follow the same policy: change both together.
  */
 export function retryDelayMs(retries, random = Math.random) {

@@ -14,11 +14,13 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from casino import lifecycle
 from casino.lifecycle import settlement
 from casino.lifecycle.settlement import coup_settle
+from casino.players.bet_requests import PlayerBetRequest, bet_request_answer, bet_requests_answer_together
+from partners.bets import PARTNER_BETS, PartnerBetRequest, partner_bets_place_together
 from tables import coups, dealing, voids
 from tables.dealing import coup_deal_card
 from tables.errors import TableError
@@ -27,11 +29,14 @@ from tables.roles import FLOOR_MANAGER, PIT_BOSS, roles_ensure
 from tables.selectors import coup_deal_state
 from tables.services import table_create, table_open
 from tables.shoes import shoe_prepare, shoe_start
-from tests.factories import UserFactory
+from tests.factories import CoupFactory, TableFactory, UserFactory
+from tests.partners.conftest import partner_make, player_make
 from tests.wagering.conftest import fund, postgres_only, waiting_for_a_lock
+from wagering import placement_together
 from wagering.checks import ledger_check, settlement_check
 from wagering.models import Bet
 from wagering.placement import bet_batch_place
+from wagering.selectors import wallet_balance
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 10
@@ -223,4 +228,81 @@ def test_a_settlement_while_a_void_is_asked_pays_once_the_void_is_refused(monkey
     coup = Coup.objects.get(pk=resolved_coup.pk)
     assert coup.state == Coup.State.SETTLED and Bet.objects.get(coup=coup).state == Bet.State.SETTLED
     assert Decimal(Bet.objects.get(coup=coup).stake) == Decimal("20.00")
+    books_balanced()
+
+
+def test_a_bet_sent_again_through_another_host_while_its_batch_holds_the_coup_gets_the_batchs_answer(monkeypatch):
+    """Its socket closed before the answer, a player sends the bet again (the same request_id) through another web
+    host: that host's batch of one claims the request_id only under the coup's lock, so it waits for the first
+    batch, then answers what it recorded. Claimed before the lock, the two deadlocked: PostgreSQL cancelled one,
+    and the player was told ``database_unavailable`` ("nothing was changed") of a bet the other placed."""
+    coup = CoupFactory(table=TableFactory())
+    ann, bob = UserFactory(), UserFactory()
+    fund(ann, "100.00")
+    fund(bob, "100.00")
+
+    def asked(user, request_id: str) -> PlayerBetRequest:
+        return PlayerBetRequest(
+            user=user,
+            seamless=None,
+            coup=Coup.objects.get(pk=coup.pk),
+            kind="bet",
+            bets={"banker": "10"},
+            request_id=request_id,
+        )
+
+    def batch() -> list:
+        with transaction.atomic():
+            return bet_requests_answer_together([asked(ann, "ann-1"), asked(bob, "bob-1")])
+
+    race = Interleaving(
+        monkeypatch, placement_together, "coup_betting_locked", lambda: bet_request_answer(asked(ann, "ann-1"))
+    )
+    answers, again = race.first(batch)
+    assert not isinstance(answers, Exception), answers
+    assert not isinstance(again, Exception), again
+    assert again.replayed and not answers[0].replayed
+    assert again.bets == answers[0].bets == {"banker": "10.00"}
+    assert Bet.objects.filter(coup=coup, user=ann).count() == 1
+    assert wallet_balance(user=ann) == Decimal("90.00")
+    books_balanced()
+
+
+def test_a_partners_bet_sent_again_while_its_batch_holds_the_coup_gets_the_batchs_result(monkeypatch):
+    """The same for a partner's bet sent again with its Idempotency-Key (``partners.bets``)."""
+    partner = partner_make("lk")
+    table = TableFactory()
+    live = CoupFactory(table=table)
+    players = [player_make(partner, name, balance="100.00") for name in ("p-1", "p-2")]
+
+    def asked(player, key: str) -> PartnerBetRequest:
+        stakes = {"banker": "10.00"}
+        request = {"operation": "bet", "player_id": player.external_id, "table": table.code, "round_id": ""}
+        return PartnerBetRequest(
+            partner=partner,
+            player=player,
+            table=table,
+            live=Coup.objects.get(pk=live.pk),
+            stakes=stakes,
+            round_id="",
+            key=key,
+            request={**request, "bets": stakes},
+        )
+
+    def batch() -> list:
+        with transaction.atomic():
+            return partner_bets_place_together([asked(players[0], "k-1"), asked(players[1], "k-2")])
+
+    race = Interleaving(
+        monkeypatch,
+        placement_together,
+        "coup_betting_locked",
+        lambda: PARTNER_BETS.carry_out(table.code, [asked(players[0], "k-1")])[0],
+    )
+    results, again = race.first(batch)
+    assert not isinstance(results, Exception), results
+    assert not isinstance(again, Exception), again
+    assert again.replayed and not results[0].replayed
+    assert again.transaction == results[0].transaction
+    assert Bet.objects.filter(coup=live, user=players[0].user).count() == 1
     books_balanced()

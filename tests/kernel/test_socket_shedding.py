@@ -34,6 +34,24 @@ def test_redis_is_lost_after_two_pings_in_a_row_unanswered_and_each_loss_told_on
     assert losses == [2, 2]  # told at the second PING unanswered of each loss, not at the third
 
 
+def test_a_lost_redis_is_asked_four_times_as_often_so_that_its_return_is_found_at_once(monkeypatch):
+    """Redis restarted is away from every host: the sooner each finds it back, the sooner the balancer takes
+    new sockets again (a crowd let go meanwhile retries against none)."""
+    answers = iter([True, False, False, False, True, True])
+    watch = RedisWatch(reachable=lambda: next(answers))
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        pauses.append(round(seconds, 2))
+        if len(pauses) == 6:
+            raise KeyboardInterrupt  # out of the watch's endless loop (the only exception it lets through)
+
+    monkeypatch.setattr(redis_watch.time, "sleep", sleep)
+    with pytest.raises(KeyboardInterrupt):
+        watch.run(every=1.0, every_while_lost=0.25)
+    assert pauses == [1.0, 1.0, 0.25, 0.25, 1.0, 1.0]  # lost at the second PING unanswered, found at the next
+
+
 class FakeSocket:
     def __init__(self, name: int, slices: list[float], stuck: dict, *, gone: bool = False):
         self.name, self.slices, self.stuck, self.gone = name, slices, stuck, gone
