@@ -17,12 +17,14 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Generic, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from kernel.raw_rows import prepared_cursor
 from wagering.models import BetRequest, LedgerTransaction
 
 CLAIM_SQL = "INSERT INTO {table} ({columns}) VALUES ({values}) ON CONFLICT ({unique}) DO NOTHING RETURNING id"
@@ -38,7 +40,15 @@ class Outcome(Generic[R]):
 
 
 def _transaction_remember(model: type[Model], record_id: int, ledger_transaction: LedgerTransaction) -> None:
-    model.objects.filter(pk=record_id).update(transaction=ledger_transaction)
+    with prepared_cursor() as cursor:
+        cursor.execute(_remember_sql(model), [ledger_transaction.pk, record_id])
+
+
+@cache
+def _remember_sql(model: type[Model]) -> str:
+    quote, meta = connection.ops.quote_name, model._meta  # names of ours, not input
+    transaction_column, pk_column = quote(meta.get_field("transaction").column), quote(meta.pk.column)
+    return f"UPDATE {quote(meta.db_table)} SET {transaction_column} = %s WHERE {pk_column} = %s"  # noqa: S608
 
 
 def _transaction_replay(record: Model) -> LedgerTransaction | None:
@@ -116,7 +126,7 @@ def _claim(
         values=", ".join(["%s"] * len(values)),
         unique=", ".join(quote(column) for column in (*scope_columns, "key")),
     )
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, list(values.values()))
         row = cursor.fetchone()
     return None if row is None else row[0]

@@ -353,9 +353,11 @@ def placed_instances(
 
 
 def placed_ids_given(batch: BetBatch, bets: list[Bet], *, ids: PlacementIds, now: datetime) -> None:
-    """The ids and the time a placement built ahead (``placed_instances``) was written with."""
+    """The ids and the time a placement built ahead (``placed_instances``) was written with. Each foreign key is
+    set through its instance, not its id: a changed id makes Django forget the related instance, read back from
+    the database at the next look (a partner's bet's answer looks at ``batch.placement``)."""
     placement = batch.placement
     placement.pk, placement.created_at = ids.placement, now
-    batch.pk, batch.placement_id, batch.created_at = ids.batch, ids.placement, now
+    batch.pk, batch.placement, batch.created_at = ids.batch, placement, now
     for bet, bet_id in zip(bets, ids.bets, strict=True):
-        bet.pk, bet.batch_id, bet.created_at = bet_id, ids.batch, now
+        bet.pk, bet.batch, bet.created_at = bet_id, batch, now

@@ -35,9 +35,10 @@ SERVICE_QUERIES = 6 if connection.vendor == "postgresql" else 14
 UI_QUERIES = SERVICE_QUERIES + 3
 # the table with its live coup (read once: handed to the batch; the key, its partner and the player are kept a
 # few seconds), the coup's lock before the idempotency record (the record is claimed under it: a batch holding the
-# lock records its keys, wagering.idempotency), the record (claimed, then linked to its transaction, read back);
+# lock records its keys, wagering.idempotency), the record (claimed, then linked to its transaction; the answer's
+# transaction is the placement's own, not read back);
 # the group commit's batch (kernel.group_commit): BEGIN/COMMIT, and the key's savepoint pair inside it
-PARTNER_QUERIES = SERVICE_QUERIES + 9
+PARTNER_QUERIES = SERVICE_QUERIES + 8
 
 
 def bets_in_play(table) -> Decimal:

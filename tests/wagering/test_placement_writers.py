@@ -70,3 +70,20 @@ def test_the_one_statement_writer_and_the_model_writer_write_the_same_rows(monke
     assert one_statement["bets"] and one_statement["audit"]  # the comparison compares something
     for name in one_statement:
         assert one_statement[name] == model_by_model[name], name
+
+
+def test_a_placement_written_in_sql_answers_its_batch_bets_and_transaction_without_reading_them_back(
+    django_assert_num_queries,
+):
+    """A partner's bet answers with its batch's ledger transaction (``partners.bets``): read back, it cost a query
+    a bet, in a group commit's run too."""
+    coup, player = CoupFactory(), UserFactory()
+    fund(player, "500.00")
+    placed = placement.bet_batch_place(user=player, coup=coup, bets={"player": "25.00", "tie": "5"})
+    with django_assert_num_queries(0):
+        batch, bets = placed.batch, placed.bets
+        transaction = batch.placement
+        assert [bet.batch for bet in bets] == [batch, batch]
+    assert transaction == LedgerTransaction.objects.get(pk=batch.placement_id)
+    assert transaction.kind == LedgerTransaction.Kind.BET_PLACEMENT
+    assert {bet.pk for bet in bets} == set(Bet.objects.filter(batch_id=batch.pk).values_list("pk", flat=True))
