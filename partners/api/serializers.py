@@ -310,6 +310,9 @@ class PlacedBetSerializer(serializers.Serializer):
 
 
 class BetBatchResultSerializer(serializers.Serializer):
+    """Every partner bet answers one: built directly (``to_representation``), as the fields below describe it for
+    the schema (DRF deep-copies a serializer's fields for each one made: a tenth of a bet's request)."""
+
     batch_id = serializers.IntegerField()
     currency = serializers.CharField(help_text="ISO 4217: the currency of every amount here")
     round_id = serializers.CharField()
@@ -321,6 +324,26 @@ class BetBatchResultSerializer(serializers.Serializer):
         **MONEY, allow_null=True, help_text="the balance just after the bets (a seamless wallet's as it answered)"
     )
     placed_at = serializers.DateTimeField()
+
+    def to_representation(self, record: Mapping) -> dict:
+        balance = record["balance"]
+        return {
+            "batch_id": record["batch_id"],
+            "currency": record["currency"],
+            "round_id": record["round_id"],
+            "table": record["table"],
+            "player_id": record["player_id"],
+            "bets": [
+                {"id": bet.pk, "bet_type": bet.bet_type, "stake": _MONEY_SHOWN.to_representation(bet.stake)}
+                for bet in record["bets"]
+            ],
+            "total": _MONEY_SHOWN.to_representation(record["total"]),
+            "balance": None if balance is None else _MONEY_SHOWN.to_representation(balance),
+            "placed_at": _TIME_SHOWN.to_representation(record["placed_at"]),
+        }
+
+
+_MONEY_SHOWN, _TIME_SHOWN = serializers.DecimalField(**MONEY), serializers.DateTimeField()  # formatting only
 
 
 class RoundSerializer(CoupSerializer):

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 import yaml
 from django.utils import timezone
+from rest_framework import serializers as drf
 from rest_framework.test import APIClient
 
 from casino.lifecycle.settlement import coup_settle
+from partners.api.serializers import BetBatchResultSerializer
 from tests.factories import coup_deal_and_resolve
 from tests.partners.conftest import idempotency_key
+from wagering.models import Bet
 
 PLAYER_NATURAL_9 = "9S 2H KD 3C"
 
@@ -67,3 +71,28 @@ def test_the_schema_lists_every_answer_a_body_can_get(db, api, partner):
     assert too_large.status_code == 413 and too_large.json()["error"]["code"] == "body_too_large"
     form = api.post("/api/v1/players/", "player_id=p-1", content_type="application/x-www-form-urlencoded")
     assert form.status_code == 415
+
+
+def test_a_bets_answer_built_directly_is_what_its_schemas_fields_give(db):
+    """The bet's answer is built by hand (``BetBatchResultSerializer.to_representation``): the same as DRF's fields
+    give it, for a partner's wallet and a seamless one (no balance), amounts and the time as the schema says."""
+    placed_at = timezone.now().replace(microsecond=123456)
+    bets = [Bet(pk=7, bet_type="banker", stake=Decimal("25")), Bet(pk=8, bet_type="tie", stake=Decimal("2.5"))]
+    for balance in (Decimal("972.5"), None):
+        record = {
+            "batch_id": 3,
+            "round_id": "T1-0042",
+            "table": "t1",
+            "player_id": "p-1",
+            "bets": bets,
+            "currency": "EUR",
+            "total": Decimal("27.50"),
+            "balance": balance,
+            "placed_at": placed_at,
+        }
+        serializer = BetBatchResultSerializer(record)
+        built = serializer.data
+        assert built == drf.Serializer.to_representation(serializer, record)
+        assert built["bets"][1] == {"id": 8, "bet_type": "tie", "stake": "2.50"}
+        assert built["balance"] == (None if balance is None else "972.50")
+        assert list(built) == list(serializer.fields)
