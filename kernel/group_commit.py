@@ -11,8 +11,8 @@ does.
 Nothing acknowledged is lost and nothing is done twice: a request is answered only after its batch
 committed; a batch that fails to commit answers every request with its handler's ``failed`` error, none
 of which left anything (a handler that finds a request recorded meanwhile by another process raises
-``BatchRetry``: the batch is rolled back and carried out again, the request then a replay; ``BATCH_ATTEMPTS`` in
-all).
+``BatchRetry``: the batch is rolled back and carried out again, the request then a replay; so is a batch that
+PostgreSQL rolled back out of a deadlock; ``BATCH_ATTEMPTS`` in all).
 
 A request submitted from an event loop (a socket's) is answered on an asyncio future of that loop, and a
 batch resolves all of a loop's futures in one ``call_soon_threadsafe``: one wake-up of the loop per batch,
@@ -67,6 +67,15 @@ class BatchRetry(Exception):
 
 
 BATCH_ATTEMPTS = 4
+DEADLOCK_DETECTED = "40P01"  # PostgreSQL's SQLSTATE
+
+
+def _again(error: BaseException) -> bool:
+    """Whether a batch that did not commit is carried out again: a handler's ``BatchRetry``, or PostgreSQL's
+    deadlock detected (it rolled this batch back so that the other could go on: a player's request_id, or a
+    partner's key, sent to two tables at once; two players' wallets locked by two tables' batches in different
+    orders). The next attempt waits for the other's commit, and answers a replay where it recorded the key."""
+    return isinstance(error, BatchRetry) or getattr(error.__cause__, "sqlstate", None) == DEADLOCK_DETECTED
 
 
 def group_commit_on() -> bool:
@@ -194,7 +203,7 @@ def _batch_commit(table_code: str, batch: list[tuple[Any, Handler, Answer]]) -> 
                 for handler, run in itertools.groupby(batch, key=lambda entry: entry[1]):
                     outcomes += handler.carry_out(table_code, [request for request, _, _ in run])
         except Exception as error:  # nothing of the batch committed (or, past its answers, an event not sent)
-            if isinstance(error, BatchRetry) and attempt < BATCH_ATTEMPTS and not answered:
+            if _again(error) and attempt < BATCH_ATTEMPTS and not answered:
                 continue
             if not answered:
                 logger.exception("group commit of %s: a batch of %d not committed", table_code, len(batch))

@@ -2,8 +2,11 @@
 players' protection rows in primary-key order (``wagering.protection.guard``), then player wallets in
 primary-key order, then the system accounts in primary-key order (last, just before commit, as every
 transaction touches them). A bet request's idempotency record is claimed under its coup's lock, never before it
-(``wagering.idempotency``, ``lock_first``). Every money service locks through here, so concurrent services never
-deadlock."""
+(``wagering.idempotency``, ``lock_first``). Every money service locks through here. Two orders remain that a
+client can cross, each on two coups at once: the same request_id (or partner key) sent to two tables, claimed
+before its wallet by a bet alone and after the wallets by a batch; and a group commit's batch, which locks its
+runs' wallets run by run. PostgreSQL cancels one side, and the group commit carries that batch out again
+(``kernel.group_commit``)."""
 
 from __future__ import annotations
 

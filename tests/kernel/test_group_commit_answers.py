@@ -7,6 +7,8 @@ import threading
 from concurrent.futures import Future
 
 import pytest
+from django.db import OperationalError
+from psycopg.errors import DeadlockDetected
 
 from kernel import group_commit
 
@@ -78,3 +80,29 @@ def test_a_batch_is_carried_out_again_while_other_processes_record_its_requests_
     futures = [Future()]
     group_commit._batch_commit("t5", [(1, TakenMeanwhile(conflicts=group_commit.BATCH_ATTEMPTS), futures[0])])
     assert str(futures[0].exception(timeout=1)) == "failed"
+
+
+class Deadlocked(Doubled):
+    """A handler whose first attempt PostgreSQL rolls back out of a deadlock (as Django raises it), or fails
+    otherwise."""
+
+    def __init__(self, cause: Exception) -> None:
+        self.cause = cause
+
+    def carry_out(self, table_code: str, requests: list[int]) -> list[object]:
+        cause, self.cause = self.cause, None
+        if cause is not None:
+            raise OperationalError("the database's error") from cause
+        return super().carry_out(table_code, requests)
+
+
+def test_a_batch_rolled_back_out_of_a_deadlock_is_carried_out_again_any_other_database_error_fails_it():
+    """A request_id sent to two tables at once, or two wallets locked by two tables' batches in different orders:
+    PostgreSQL cancels one batch, whose requests had nothing wrong with them."""
+    futures = [Future() for _ in range(2)]
+    handler = Deadlocked(DeadlockDetected("deadlock detected"))
+    group_commit._batch_commit("t6", [(n, handler, future) for n, future in zip([1, 2], futures, strict=True)])
+    assert [future.result(timeout=1) for future in futures] == [2, 4]
+    failed = Future()
+    group_commit._batch_commit("t7", [(1, Deadlocked(ConnectionResetError("gone")), failed)])
+    assert str(failed.exception(timeout=1)) == "failed"
