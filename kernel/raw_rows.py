@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection, connections
@@ -18,6 +19,8 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.db.models.expressions import Col
 from django.db.transaction import TransactionManagementError
+
+M = TypeVar("M", bound=Model)
 
 
 def prepared_cursor() -> CursorWrapper:
@@ -66,12 +69,15 @@ CHANGED_RESULT_TYPE = "cached plan must not change result type"
 PREPARE_THRESHOLD = 2  # runs on a connection before a statement is prepared: the hot ones reach it at once
 
 
-def for_update() -> str:
+def for_update(*, of: str = "") -> str:
     """The clause that locks a raw read's rows, as ``select_for_update`` would: refused outside a transaction (the
-    lock would end with the statement), and nothing where the database has no row locks (SQLite)."""
+    lock would end with the statement), and nothing where the database has no row locks (SQLite). ``of``: the
+    alias of the only table whose rows a join locks (``select_for_update(of=...)``)."""
     if connection.get_autocommit():
         raise TransactionManagementError("rows locked outside of a transaction")
-    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+    if not connection.features.has_select_for_update:
+        return ""
+    return f" FOR UPDATE OF {of}" if of else " FOR UPDATE"
 
 
 def sql_literal(value: str) -> str:
@@ -112,3 +118,43 @@ def _converters(model: type[Model], names: tuple[str, ...], alias: str) -> list[
             (column, [*connections[alias].ops.get_db_converters(column), *field.get_db_converters(connections[alias])])
         )
     return columns
+
+
+def row_insert(instance: M) -> M:
+    """``instance.save()`` of a new row for the hot paths (no signal sent: none is connected to their models), as
+    a raw statement prepared once: each value as its field would save it (``auto_now_add`` set), the id set."""
+    fields, sql = _insert_parts(type(instance), connection.alias)
+    params = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, params)
+        instance.pk = cursor.fetchone()[0]
+    instance._state.adding, instance._state.db = False, connection.alias
+    return instance
+
+
+@cache
+def _insert_parts(model: type[Model], alias: str) -> tuple[list, str]:
+    quote = connections[alias].ops.quote_name  # names of ours, not input
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    columns, placeholders = ", ".join(quote(field.column) for field in fields), ", ".join(["%s"] * len(fields))
+    return fields, (
+        f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
+        f"RETURNING {quote(model._meta.pk.column)}"
+    )
+
+
+def row_update(model: type[Model], pk: object, **values: object) -> None:
+    """``model.objects.filter(pk=pk).update(**values)`` for the hot paths (plain values, no expressions), as a
+    raw statement prepared once: each value as its field would save it."""
+    fields, sql = _update_parts(model, tuple(values), connection.alias)
+    params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values.values(), strict=True)]
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+
+
+@cache
+def _update_parts(model: type[Model], names: tuple[str, ...], alias: str) -> tuple[list, str]:
+    quote = connections[alias].ops.quote_name  # names of ours, not input
+    fields = [model._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    return fields, f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {quote(model._meta.pk.column)} = %s"  # noqa: S608

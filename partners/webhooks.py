@@ -26,18 +26,20 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from kernel.encryption import encrypt, reencrypt
 from kernel.errors import ErrorCode
+from kernel.raw_rows import prepared_cursor, sql_literal
 from partners.identifiers import PartnerConflict, PartnerRejected, partner_actor_label
-from partners.models import Partner, WebhookDelivery, WebhookEndpoint, all_event_types
+from partners.models import Partner, PartnerPlayer, WebhookDelivery, WebhookEndpoint, all_event_types
 from partners.tasks import webhook_delivery_send
 from partners.webhook_http import WebhookTargetRefused, webhook_target_resolve
 from tables.audit import audit_record
@@ -155,11 +157,11 @@ def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
     transaction that settled or refunded the bets; a second call for the same coup and kind adds nothing.
     """
     event_type = EVENT_TYPES[kind]
+    if not _partners_bet_on(coup_id=coup.pk, kind=kind):  # most coups of a table dealt on demand
+        return []
     partners_bets = Bet.objects.filter(
         coup_id=coup.pk, state=_CLOSED_BET_STATE[kind], user__partner_player__isnull=False
     )
-    if not partners_bets.exists():  # no partner to tell: one probe (most coups of a table dealt on demand)
-        return []
     with transaction.atomic():
         if WebhookDelivery.objects.filter(coup_id=coup.pk, event_type=event_type).exists():
             return []
@@ -179,6 +181,24 @@ def webhook_events_enqueue(*, coup: Coup, kind: str) -> list[WebhookDelivery]:
             coup=coup,
             payload=lambda event_id, partner_bets: _event(event_id, event_type, coup, partner_bets, balances),
         )
+
+
+def _partners_bet_on(*, coup_id: int, kind: str) -> bool:
+    """Whether a partner's player has a bet closed by the settlement or void (``kind``) on the coup: one probe,
+    a raw statement prepared once (a table dealt on demand settles a coup at every deal)."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_partners_bet_on_sql(kind), [coup_id])
+        return cursor.fetchone() is not None
+
+
+@cache
+def _partners_bet_on_sql(kind: str) -> str:
+    quote = connection.ops.quote_name  # names of ours, not input
+    bets, players = quote(Bet._meta.db_table), quote(PartnerPlayer._meta.db_table)
+    return (
+        f"SELECT 1 FROM {bets} b JOIN {players} p ON p.user_id = b.user_id "  # noqa: S608
+        f"WHERE b.coup_id = %s AND b.state = {sql_literal(_CLOSED_BET_STATE[kind].value)} LIMIT 1"
+    )
 
 
 def webhook_correction_enqueue(*, correction: ResultCorrection) -> list[WebhookDelivery]:

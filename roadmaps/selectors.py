@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from django.db import connection
+
 from baccarat.roads import BANKER, PLAYER, TIE, Coup, Roadmap, build_roadmap
+from kernel.raw_rows import columns_sql, orm_values, prepared_cursor, sql_literal
 from roadmaps.models import ShoeRoad
 from tables.models import Coup as TableCoup
 from tables.models import Shoe, Table
@@ -34,11 +40,38 @@ def shoe_road_coups(*, shoe_id: int) -> list[Coup]:
     """The shoe's played coups in order, as the roads read them (void coups have no result). Only the four
     columns the roads need, not the coups' rows: a private shoe's roads are built on every deal."""
     played = TableCoup.objects.filter(shoe_id=shoe_id, state__in=[TableCoup.State.RESOLVED, TableCoup.State.SETTLED])
-    columns = played.order_by("number").values_list("winner", "banker_pair", "player_pair", "natural")
+    return _road_coups(played.order_by("number").values_list(*_ROAD_COLUMNS))
+
+
+def private_round_roadmap(*, round_id: str, player_id: int) -> dict:
+    """The roads of the player's private shoe that their round ``round_id`` was dealt from (its last coup on them
+    when the cut card ended it), in one raw statement prepared once: a deal's answer carries them. Another
+    player's round finds no shoe of this player's: empty roads."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_round_road_coups_sql(), [round_id, player_id])
+        rows = cursor.fetchall()
+    return build_roadmap(_road_coups(orm_values(TableCoup, _ROAD_COLUMNS, row) for row in rows))
+
+
+_ROAD_COLUMNS = ("winner", "banker_pair", "player_pair", "natural")
+
+
+def _road_coups(rows: Iterable[Sequence]) -> list[Coup]:
     return [
         Coup(result=_RESULT_LETTER[winner], banker_pair=banker_pair, player_pair=player_pair, natural=natural)
-        for winner, banker_pair, player_pair, natural in columns
+        for winner, banker_pair, player_pair, natural in rows
     ]
+
+
+@cache
+def _round_road_coups_sql() -> str:
+    coups = connection.ops.quote_name(TableCoup._meta.db_table)  # names of ours, not input
+    played = ", ".join(sql_literal(state.value) for state in (TableCoup.State.RESOLVED, TableCoup.State.SETTLED))
+    return (
+        f"SELECT {columns_sql(TableCoup, _ROAD_COLUMNS, alias='c')} FROM {coups} c "  # noqa: S608
+        f"WHERE c.shoe_id = (SELECT r.shoe_id FROM {coups} r WHERE r.round_id = %s AND r.player_id = %s) "
+        f"AND c.state IN ({played}) ORDER BY c.number"
+    )
 
 
 def private_shoe_roadmap(*, shoe: Shoe | None) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import models
 
+from kernel.raw_rows import row_insert
 from tables.models import AuditLog, Table
 
 SYSTEM_TABLE_LOOP = "table-loop"
@@ -21,14 +22,16 @@ def audit_record(
     after: dict | None = None,
     reason: str = "",
 ) -> AuditLog:
-    return AuditLog.objects.create(
-        actor=actor if actor is not None and actor.is_authenticated else None,
-        actor_label=actor.get_username() if actor is not None and actor.is_authenticated else actor_label,
-        action=action,
-        table=table,
-        object_type=type(obj).__name__ if obj is not None else "",
-        object_id=str(obj.pk) if obj is not None else "",
-        before=before,
-        after=after,
-        reason=reason,
+    return row_insert(  # a raw statement: every settlement (a private coup's at each deal) writes one
+        AuditLog(
+            actor=actor if actor is not None and actor.is_authenticated else None,
+            actor_label=actor.get_username() if actor is not None and actor.is_authenticated else actor_label,
+            action=action,
+            table=table,
+            object_type=type(obj).__name__ if obj is not None else "",
+            object_id=str(obj.pk) if obj is not None else "",
+            before=before,
+            after=after,
+            reason=reason,
+        )
     )

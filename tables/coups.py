@@ -15,6 +15,7 @@ from baccarat.cards import hand_total
 from baccarat.coup import BANKER, PLAYER, CoupDeal
 from kernel.errors import ErrorCode
 from kernel.live import table_event_send, user_events_send
+from kernel.raw_rows import row_update
 from tables.audit import audit_record
 from tables.errors import TableError
 from tables.locks import coup_locked, shoe_locked, table_locked
@@ -153,4 +154,4 @@ def coup_mark_settled(*, coup: Coup) -> None:
     if coup.state != Coup.State.RESOLVED:
         raise TableError(f"coup {coup.round_id} is {coup.state}, not resolved", code=ErrorCode.NOT_RESOLVED)
     coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
-    Coup.objects.filter(pk=coup.pk).update(state=coup.state, settled_at=coup.settled_at)
+    row_update(Coup, coup.pk, state=coup.state, settled_at=coup.settled_at)

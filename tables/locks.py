@@ -13,6 +13,11 @@ void and a placement wait for each other, commit d678c69).
 
 from __future__ import annotations
 
+from functools import cache
+
+from django.db import connection
+
+from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
 from tables.models import Coup, Pit, Shoe, Table
 
 
@@ -37,10 +42,34 @@ def shoe_locked(shoe_id: int) -> Shoe:
 
 
 def private_shoe_locked(*, table_id: int, player_id: int) -> Shoe | None:
-    """The player's private shoe in play at the table (a table dealt on demand), found and locked FOR UPDATE in
-    one statement: PostgreSQL reads the row again under the lock, so a shoe that ended meanwhile is not it."""
-    in_play = Shoe.objects.select_for_update(of=("self",)).select_related("table")
-    return in_play.filter(table_id=table_id, player_id=player_id, state=Shoe.State.IN_PLAY).first()
+    """The player's private shoe in play at the table (a table dealt on demand) with its table as it is now, found
+    and locked FOR UPDATE (the shoe's row alone) in one raw statement, read at every deal: PostgreSQL reads the row
+    again under the lock, so a shoe that ended meanwhile is not it."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_private_shoe_sql() + for_update(of="s"), [table_id, player_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    shoe_fields, table_fields = _attnames(Shoe), _attnames(Table)
+    shoe = Shoe.from_db(connection.alias, None, orm_values(Shoe, shoe_fields, row[: len(shoe_fields)]))
+    shoe.table = Table.from_db(connection.alias, None, orm_values(Table, table_fields, row[len(shoe_fields) :]))
+    return shoe
+
+
+@cache
+def _attnames(model: type[Shoe | Table]) -> tuple[str, ...]:
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
+@cache
+def _private_shoe_sql() -> str:
+    quote = connection.ops.quote_name  # names of ours, not input
+    shoes, tables = quote(Shoe._meta.db_table), quote(Table._meta.db_table)
+    return (
+        f"SELECT {columns_sql(Shoe, _attnames(Shoe), alias='s')}, {columns_sql(Table, _attnames(Table), alias='t')} "  # noqa: S608
+        f"FROM {shoes} s JOIN {tables} t ON t.id = s.table_id "
+        f"WHERE s.table_id = %s AND s.player_id = %s AND s.state = {sql_literal(Shoe.State.IN_PLAY.value)}"
+    )  # one at most (one_private_shoe_in_play_per_player)
 
 
 def coup_locked(coup: Coup) -> Coup:

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from baccarat.coup import CoupDeal, CoupResult
 from kernel.errors import ErrorCode
+from kernel.raw_rows import row_insert, row_update
 from tables.errors import TableError
 from tables.locks import private_shoe_locked, shoe_locked, table_locked
 from tables.models import Coup, DealtCard, Shoe, Table
@@ -71,7 +72,7 @@ def private_coup_open(*, shoe: Shoe, player: User, round_id: str | None = None) 
     one a partner's wallet was told when it debited the bets (``Coup.new_round_id``), else a new one."""
     if shoe.player_id != player.pk or shoe.state != Shoe.State.IN_PLAY:
         raise TableError(f"shoe {shoe.number} is not your shoe in play", code=ErrorCode.NOT_YOUR_SHOE)
-    return Coup.objects.create(
+    coup = Coup(
         table=shoe.table,
         shoe=shoe,
         player=player,
@@ -79,6 +80,7 @@ def private_coup_open(*, shoe: Shoe, player: User, round_id: str | None = None) 
         round_id=round_id or Coup.new_round_id(shoe.table.code),
         rules=table_coup_rules(table=shoe.table).to_json(),
     )
+    return row_insert(coup)  # a raw statement: one at each deal
 
 
 RESOLVED_FIELDS = (
@@ -119,13 +121,13 @@ def private_coup_deal(*, coup: Coup, shoe: Shoe) -> PrivateCoupDealt:
     dealer.end_coup()
     DealtCard.objects.bulk_create(cards)
     shoe.position, shoe.coups_started, shoe.last_coup = dealer.state.position, number, dealer.state.last_coup
-    shoe.save(update_fields=["position", "coups_started", "last_coup"])
+    row_update(Shoe, shoe.pk, position=shoe.position, coups_started=shoe.coups_started, last_coup=shoe.last_coup)
     result = deal.result()
     now = timezone.now()
     coup.player_total, coup.banker_total, coup.winner = result.player_total, result.banker_total, result.winner
     coup.player_pair, coup.banker_pair, coup.natural = result.player_pair, result.banker_pair, result.natural
     coup.state, coup.closed_at, coup.resolved_at = Coup.State.RESOLVED, now, now
-    coup.save(update_fields=RESOLVED_FIELDS)
+    row_update(Coup, coup.pk, **{name: getattr(coup, name) for name in RESOLVED_FIELDS})
     if shoe_is_finished(shoe=shoe, dealer=dealer):
         shoe.state = shoe_finish(shoe=shoe).state
     return PrivateCoupDealt(coup=coup, cards=cards, result=result)

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import Model, OuterRef, Subquery
 from django.utils import timezone
 
+from kernel.raw_rows import prepared_cursor, row_insert
 from tables.models import Coup
 from wagering.locks import StakeAccount, system_accounts_locked
 from wagering.models import (
@@ -46,12 +47,14 @@ def ledger_post(
         raise ValueError(f"unbalanced {kind} transaction: {legs} {system}")
     if any(wallet.currency != currency for wallet, _ in legs):
         raise ValueError(f"a {currency} {kind} transaction with a leg in another currency: {legs}")
-    ledger_transaction = LedgerTransaction.objects.create(
-        kind=kind,
-        currency=currency,
-        coup=coup,
-        actor=actor if actor is not None and actor.is_authenticated else None,
-        reason=reason,
+    ledger_transaction = row_insert(  # a raw statement: every bet placed alone and every settlement posts one
+        LedgerTransaction(
+            kind=kind,
+            currency=currency,
+            coup=coup,
+            actor=actor if actor is not None and actor.is_authenticated else None,
+            reason=reason,
+        )
     )
     if system:
         table_id = coup.table_id if coup is not None else table_id
@@ -143,7 +146,7 @@ def _balances_store(ledger_transaction: LedgerTransaction) -> None:
             f"UPDATE {table} SET balance = entry.balance_after FROM {entries} entry "  # noqa: S608
             f"WHERE entry.transaction_id = %s AND entry.account_id = {table}.id"
         )
-        with connection.cursor() as cursor:
+        with prepared_cursor() as cursor:
             cursor.execute(sql, [ledger_transaction.pk])
         return
     balance_after = LedgerEntry.objects.filter(transaction=ledger_transaction, account=OuterRef("pk"))

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import reduce
-from operator import or_
+from functools import cache
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.db import connection
+from django.db.models import Case, QuerySet, Value, When
 
 from kernel.errors import ErrorCode
+from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
 from wagering.errors import WalletRejected
 from wagering.models import (
     Account,
+    Bet,
     LedgerTransaction,
 )
 
@@ -75,24 +77,35 @@ class StakeAccount:
         return [cls(*row) for row in accounts.values_list("pk", "kind", "user_id", "currency", "balance")]
 
 
-def stake_accounts_locked(account_ids: set[int] | QuerySet) -> dict[int, StakeAccount]:
+def stake_accounts_locked(account_ids: set[int]) -> dict[int, StakeAccount]:
     """The accounts stakes came from (wallets, partners' floats), by id: wallets first, then floats, each
-    in primary-key order (the order of every service that moves money between a wallet and a float).
-    ``account_ids`` may be a query of them (a coup's thousands of bets: one subquery, not a list)."""
+    in primary-key order (the order of every service that moves money between a wallet and a float)."""
     wallets_first = Case(When(kind=Account.Kind.PLAYER, then=Value(0)), default=Value(1))
     accounts = Account.objects.select_for_update(of=("self",)).filter(pk__in=account_ids)
     return {account.pk: account for account in StakeAccount.read(accounts.order_by(wallets_first, "pk"))}
 
 
-def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, Account]:
+def coup_stake_accounts_locked(coup_id: int) -> dict[int, StakeAccount]:
+    """``stake_accounts_locked`` for the accounts the coup's open bets were staked from, in one raw statement
+    whatever their number (a coup's thousands of bets: a subquery, not a list; a private coup's deal: a
+    statement prepared once, not an ORM query built at each deal)."""
+    with prepared_cursor() as cursor:
+        cursor.execute(_coup_stake_accounts_sql() + for_update(), [coup_id])
+        return {row[0]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in cursor.fetchall()}
+
+
+def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, StakeAccount]:
     """The house, bets-in-play and player-debt accounts in the currency, created the first time, locked in
-    pk order.
+    pk order, in one raw statement (every placement and settlement locks them).
 
     Bets in play are held per table (``table_id``, the coup's): placements at different tables
     never queue for one account's row lock.
     """
-    accounts = Account.objects.select_for_update(of=("self",)).filter(_system_account_q(kinds, currency, table_id))
-    locked = {account.kind: account for account in accounts.order_by("pk")}
+    shape = tuple(sorted((kind, _account_table_id(kind, table_id) is not None) for kind in kinds))
+    table_ids = [table_id for _, per_table in shape if per_table]
+    with prepared_cursor() as cursor:
+        cursor.execute(_system_accounts_sql(shape) + for_update(), [currency, *table_ids])
+        locked = {row[1]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in cursor.fetchall()}
     if len(locked) < len(kinds):
         for kind in kinds - set(locked):
             Account.objects.get_or_create(
@@ -102,18 +115,37 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
     return locked
 
 
+_STAKE_ACCOUNT_READ = ("id", "kind", "user_id", "currency", "balance")  # StakeAccount's fields
+
+
+@cache
+def _coup_stake_accounts_sql() -> str:
+    quote = connection.ops.quote_name  # names of ours, not input
+    accounts, bets = quote(Account._meta.db_table), quote(Bet._meta.db_table)
+    return (
+        f"SELECT {columns_sql(Account, _STAKE_ACCOUNT_READ, alias='a')} FROM {accounts} a "  # noqa: S608
+        f"WHERE a.id IN (SELECT b.stake_account_id FROM {bets} b WHERE b.coup_id = %s "
+        f"AND b.state = {sql_literal(Bet.State.ACCEPTED.value)}) "
+        f"ORDER BY CASE WHEN a.kind = {sql_literal(Account.Kind.PLAYER.value)} THEN 0 ELSE 1 END, a.id"
+    )
+
+
+@cache
+def _system_accounts_sql(shape: tuple[tuple[str, bool], ...]) -> str:
+    """The statement for these kinds, each held per table (its table id sent) or once per currency."""
+    quote = connection.ops.quote_name  # names of ours, not input
+    kinds = " OR ".join(
+        f"(a.kind = {sql_literal(kind)} AND a.table_id {'= %s' if per_table else 'IS NULL'})"
+        for kind, per_table in shape
+    )
+    return (
+        f"SELECT {columns_sql(Account, _STAKE_ACCOUNT_READ, alias='a')} FROM {quote(Account._meta.db_table)} a "  # noqa: S608
+        f"WHERE a.currency = %s AND a.partner_code = '' AND ({kinds}) ORDER BY a.id"
+    )
+
+
 def _account_table_id(kind: str, table_id: int | None) -> int | None:
     return table_id if kind in Account.TABLE_KINDS else None
-
-
-def _system_account_q(kinds: set[str], currency: str, table_id: int | None) -> Q:
-    return reduce(
-        or_,
-        (
-            Q(kind=kind, partner_code="", currency=currency, table_id=_account_table_id(kind, table_id))
-            for kind in kinds
-        ),
-    )
 
 
 def float_locked(partner_code: str, *, currency: str) -> Account:

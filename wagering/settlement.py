@@ -24,7 +24,7 @@ from tables.models import Coup
 from tables.selectors import coup_rules
 from wagering.errors import SettlementRefused
 from wagering.ledger import SETTLEMENT, ledger_post, rows_insert
-from wagering.locks import StakeAccount, stake_accounts_locked
+from wagering.locks import StakeAccount, coup_stake_accounts_locked
 from wagering.models import (
     ZERO,
     Account,
@@ -173,7 +173,7 @@ def _bets_pay(*, coup: Coup, result: CoupResult, bets: list[OpenBet]) -> _Paid:
     the caller locked), any payout a wallet cannot hold withheld, the ledger posted (its system accounts locked
     last), the bets closed, and the players told on commit."""
     payouts = _payouts(coup=coup, result=result, bets=bets)
-    accounts = stake_accounts_locked(_open(coup).values("stake_account"))
+    accounts = coup_stake_accounts_locked(coup.pk)
     withheld = _payouts_withheld(coup=coup, accounts=accounts, returned_by_account=returns_by_account(payouts.closed))
     transactions, paid = _settlements_post(coup=coup, closed=payouts.closed, accounts=accounts, withheld=withheld)
     bets_close(coup=coup, closed=payouts.closed, transactions=transactions, state=Bet.State.SETTLED)

@@ -32,6 +32,7 @@ from django.db import transaction
 
 from casino.lifecycle.settlement import private_coup_settle
 from kernel.errors import ErrorCode
+from kernel.raw_rows import row_update
 from partners.models import PartnerPlayer, WalletTransaction
 from partners.seamless import debit_claimed, rollback_unless_placed, seamless_debit
 from tables.errors import TableError
@@ -140,9 +141,7 @@ def _own_wallet_once(asked: RngDealAsked) -> dict:
         perform=lambda: _deal(asked),
         conflict=lambda record: _conflict(asked),
         fields={"kind": DEAL_KIND},
-        remember=lambda model, record_id, answer: model.objects.filter(pk=record_id).update(
-            answer=answer, accepted=True
-        ),
+        remember=lambda model, record_id, answer: row_update(model, record_id, answer=answer, accepted=True),
         replay=lambda record: {**record.answer, "replayed": True},
     )
     return outcome.result
@@ -211,7 +210,7 @@ def _deal_paid_by_partner(asked: RngDealAsked, *, record_id: int) -> dict:
             answer, _ = _dealt(shoe=shoe, coup=coup, placed=placed)
             # The partner's balance once this round's credit (sent on commit) is in: the page has no socket.
             answer = {**answer, "balance": str(balance + Decimal(answer["total_returned"])), "currency": funds.currency}
-            BetRequest.objects.filter(pk=record_id).update(answer=answer, accepted=True)
+            row_update(BetRequest, record_id, answer=answer, accepted=True)
     except Exception:  # e.g. the shoe changed while the partner answered: the debit is given back
         rollback_unless_placed(debit=debit)
         raise
@@ -234,8 +233,8 @@ def _shoe_checked(asked: RngDealAsked) -> Shoe:
     """The player's shoe in play, locked, which must be the one whose commitment their page showed. A deal
     never makes a shoe (the page or the partner's GET does, and the deal that ends one): a refused deal would
     shuffle one under the table's lock, only to roll it back, on every request."""
-    table_dealt_on_demand_check(asked.table)
     shoe = private_shoe_locked(table_id=asked.table.pk, player_id=asked.user.pk)
+    table_dealt_on_demand_check(asked.table if shoe is None else shoe.table)  # the shoe's: the table as it is now
     if shoe is None or shoe.commitment != asked.commitment or shoe_is_finished(shoe=shoe):
         now = f"your shoe is now shoe {shoe.number}" if shoe is not None else "your shoe has ended"
         raise TableError(

@@ -26,8 +26,8 @@ from casino.players.intake import BET_REQUEST_BURST
 from casino.players.launch import launched_seamless_player
 from kernel.errors import ErrorCode
 from partners.seamless import seamless_balance
-from roadmaps.selectors import private_shoe_roadmap
-from tables.models import Coup, Shoe, Table
+from roadmaps.selectors import private_round_roadmap, private_shoe_roadmap
+from tables.models import Coup, Table
 from tables.selectors import table_chips, table_coup_rules
 from wagering.selectors import player_personal_limits, player_round_history, wallet_balance
 
@@ -71,9 +71,8 @@ def rng_deal(request: HttpRequest, table: Table, live: Coup | None, body: dict) 
         seamless=launched_seamless_player(request),
     )
     answer = rng_coup_deal(asked=asked)
-    # The roads of the shoe this coup came from (its last coup on them when the cut card ended it): this player's.
-    dealt_from = Shoe.objects.get(player=request.user, coups__round_id=answer["round_id"])
-    return JsonResponse({"ok": True, **answer, "roads": private_shoe_roadmap(shoe=dealt_from)})
+    roads = private_round_roadmap(round_id=answer["round_id"], player_id=request.user.pk)
+    return JsonResponse({"ok": True, **answer, "roads": roads})
 
 
 def rng_table_page(request: HttpRequest, table: Table, currency: str) -> HttpResponse:

@@ -103,9 +103,15 @@ class Shoe(models.Model):
         return bool(self.card_order_encrypted)
 
     @property
-    def cards(self) -> list[Card]:
-        """The order, decrypted: for the dealing code, and the verification once the shoe is revealed."""
-        return [Card.parse(code) for code in decrypt(self.card_order_encrypted).split()]
+    def cards(self) -> tuple[Card, ...]:
+        """The order, decrypted: for the dealing code, and the verification once the shoe is revealed. Decrypted
+        once an instance (a deal asks whether its shoe has ended, then deals from it), again if the order changes."""
+        encrypted = self.card_order_encrypted
+        decrypted = self.__dict__.get("_cards_decrypted")
+        if decrypted is None or decrypted[0] != encrypted:
+            decrypted = (encrypted, tuple(Card.parse(code) for code in decrypt(encrypted).split()))
+            self.__dict__["_cards_decrypted"] = decrypted
+        return decrypted[1]
 
     @property
     def revealed(self) -> bool:

@@ -1,12 +1,14 @@
 """The hot paths' raw statements (``kernel.raw_rows``): on PostgreSQL a bet's statements are prepared once a
-connection, Django's other queries never, and a prepared read a migration retyped costs a connection once."""
+connection, Django's other queries never, and a prepared read a migration retyped costs a connection once; a row
+inserted or updated raw is the row the ORM would have saved."""
 
 import pytest
 from django.conf import settings
 from django.db import NotSupportedError, connection
+from django.utils import timezone
 
-from kernel.raw_rows import CHANGED_RESULT_TYPE, prepared_cursor
-from tables.models import Coup, Table
+from kernel.raw_rows import CHANGED_RESULT_TYPE, prepared_cursor, row_insert, row_update
+from tables.models import AuditLog, Coup, Table
 from tables.selectors import table_with_live_coup
 from tests.conftest import owner_connection
 from tests.factories import CoupFactory, TableFactory
@@ -81,3 +83,31 @@ def test_a_column_retyped_under_a_prepared_read_fails_once_a_connection_not_ever
         connection.close_pool()  # its connections prepared the read on the retyped column: the next tests' own
     assert refused_on  # the connection that prepared it, at least
     assert len(refused_on) == len(set(refused_on)), refused_on
+
+
+def test_a_row_inserted_raw_is_the_row_the_orm_would_save():
+    """``row_insert`` (the audit log, the ledger's transactions, a private coup): defaults, ``auto_now_add``, JSON
+    and a JSON field left empty (SQL NULL, not JSON null) as ``save()`` writes them."""
+    table = TableFactory()
+    before = timezone.now()
+    raw = row_insert(AuditLog(action="raw", table=table, object_type="Coup", object_id="7", after={"staked": "1.50"}))
+    orm = AuditLog.objects.create(
+        action="orm", table=table, object_type="Coup", object_id="7", after={"staked": "1.50"}
+    )
+
+    read = AuditLog.objects.get(pk=raw.pk)
+    assert not raw._state.adding and raw.pk != orm.pk
+    assert read.created_at == raw.created_at and before <= read.created_at <= timezone.now()
+    for field in AuditLog._meta.concrete_fields:
+        if field.name not in ("id", "action", "created_at"):
+            assert getattr(read, field.attname) == getattr(orm, field.attname), field.name
+    assert AuditLog.objects.filter(pk=raw.pk, before__isnull=True).exists()  # SQL NULL, as the ORM's
+
+
+def test_a_row_updated_raw_is_the_row_the_orm_would_save():
+    coup = CoupFactory()
+    settled_at = timezone.now()
+    row_update(Coup, coup.pk, state=Coup.State.SETTLED, settled_at=settled_at, player_pair=True)
+    coup.refresh_from_db()
+    assert (coup.state, coup.settled_at, coup.player_pair) == (Coup.State.SETTLED, settled_at, True)
+    assert Coup.objects.filter(pk=coup.pk, state="settled", settled_at=settled_at).exists()

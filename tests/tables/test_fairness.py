@@ -103,3 +103,14 @@ def test_verification_lists_a_coup_whose_result_was_corrected(finished_shoe):
     assert shoe_verify(shoe=finished_shoe).mismatches == (
         f"{coup.round_id}: result corrected to {coup.winner}; the order dealt {dealt_winner}",
     )
+
+
+def test_a_shoes_order_is_decrypted_once_and_again_when_it_changes(monkeypatch):
+    """A deal asks whether its shoe has ended, then deals from it: the order decrypted once, never a stale one."""
+    shoe = Shoe(card_order_encrypted=encrypt("AS KD 9H"))
+    decrypted = []
+    monkeypatch.setattr("tables.models.shoes.decrypt", lambda token: decrypted.append(token) or decrypt(token))
+    assert [card.code for card in shoe.cards] == ["AS", "KD", "9H"]
+    assert [card.code for card in shoe.cards] == ["AS", "KD", "9H"] and len(decrypted) == 1
+    shoe.card_order_encrypted = encrypt("2C 3D")
+    assert [card.code for card in shoe.cards] == ["2C", "3D"] and len(decrypted) == 2

@@ -9,9 +9,10 @@ import re
 import uuid
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 
-from roadmaps.selectors import table_snapshot
+from roadmaps.selectors import private_round_roadmap, table_snapshot
 from tables.models import Table
 from tests.factories import TableFactory, UserFactory
 from tests.ui.conftest import fund
@@ -116,3 +117,13 @@ def test_one_players_roads_never_reach_another(client):
     assert page_roads(alice, "rng5") == alices[-1]["roads"]  # and Bob's coup is not on Alice's
     # Nor does the table's public snapshot, which every socket at the table gets.
     assert table_snapshot(table=table)["roads"]["stats"]["coups"] == 0
+
+
+def test_a_rounds_roads_are_only_its_players():
+    """A deal's answer builds its roads from its round id and its player together: another player's round id
+    finds no shoe of theirs."""
+    TableFactory(code="rng5", dealing_mode=Table.DealingMode.RNG, decks=4)
+    alices = dealt(signed_in(Client(), "alice"), "rng5", {"banker": "5.00"}, times=3)
+    alice, bob = get_user_model().objects.get(username="alice"), UserFactory()
+    assert private_round_roadmap(round_id=alices[-1]["round_id"], player_id=alice.pk) == alices[-1]["roads"]
+    assert private_round_roadmap(round_id=alices[-1]["round_id"], player_id=bob.pk)["stats"]["coups"] == 0
