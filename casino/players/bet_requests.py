@@ -22,6 +22,7 @@ from django.db import IntegrityError, connection, transaction
 from casino.lifecycle.rng import PARTNER_REQUEST_ID_PREFIX
 from kernel.errors import ErrorCode
 from kernel.group_commit import BatchRetry
+from kernel.raw_rows import row_update
 from partners.identifiers import WalletUnavailable
 from partners.models import PartnerPlayer
 from partners.seamless import batches_rollback, seamless_bet_place
@@ -402,7 +403,7 @@ def _parameters_of(kind: str, round_id: object, bets: object, multiplier: object
 
 
 def _answer_remember(model: type[BetRequest], record_id: int, answer: BetRequestAnswer) -> None:
-    model.objects.filter(pk=record_id).update(answer=answer.as_data(), accepted=True)
+    row_update(model, record_id, answer=answer.as_data(), accepted=True)  # prepared once: every bet request
 
 
 def _refused(error: WageringError) -> dict:
