@@ -14,9 +14,9 @@ from functools import cache
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Model
+from django.db.models import NOT_PROVIDED, Model
 from django.db.models.expressions import Col
 from django.db.transaction import TransactionManagementError
 
@@ -122,10 +122,15 @@ def _converters(model: type[Model], names: tuple[str, ...], alias: str) -> list[
 
 def row_insert(instance: M) -> M:
     """``instance.save()`` of a new row for the hot paths (no signal sent: none is connected to their models), as
-    a raw statement prepared once: each value as its field would save it (``auto_now_add`` set), the id set."""
+    a raw statement prepared once: each value as its field would save it (``auto_now_add`` set), the id set. A
+    model the plain ``save()`` of which this is not (a field with a database default or generated, a parent
+    model's fields) is refused, as is a row already saved or one pointing at a row not saved."""
     fields, sql = _insert_parts(type(instance), connection.alias)
+    if instance.pk is not None:
+        raise ValueError(f"{instance!r} is saved already: row_insert writes new rows")
+    instance._prepare_related_fields_for_save(operation_name="row_insert")
     params = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
-    with prepared_cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(), prepared_cursor() as cursor:
         cursor.execute(sql, params)
         instance.pk = cursor.fetchone()[0]
     instance._state.adding, instance._state.db = False, connection.alias
@@ -136,6 +141,8 @@ def row_insert(instance: M) -> M:
 def _insert_parts(model: type[Model], alias: str) -> tuple[list, str]:
     quote = connections[alias].ops.quote_name  # names of ours, not input
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    if model._meta.parents or any(field.db_default is not NOT_PROVIDED or field.generated for field in fields):
+        raise ValueError(f"{model.__name__}: row_insert writes only a model's own columns, none defaulted or generated")
     columns, placeholders = ", ".join(quote(field.column) for field in fields), ", ".join(["%s"] * len(fields))
     return fields, (
         f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders}) "  # noqa: S608
@@ -148,7 +155,7 @@ def row_update(model: type[Model], pk: object, **values: object) -> None:
     raw statement prepared once: each value as its field would save it."""
     fields, sql = _update_parts(model, tuple(values), connection.alias)
     params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values.values(), strict=True)]
-    with prepared_cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(), prepared_cursor() as cursor:
         cursor.execute(sql, [*params, pk])
 
 

@@ -102,16 +102,20 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
     never queue for one account's row lock.
     """
     shape = tuple(sorted((kind, _account_table_id(kind, table_id) is not None) for kind in kinds))
-    table_ids = [table_id for _, per_table in shape if per_table]
-    with prepared_cursor() as cursor:
-        cursor.execute(_system_accounts_sql(shape) + for_update(), [currency, *table_ids])
-        locked = {row[1]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in cursor.fetchall()}
-    if len(locked) < len(kinds):
+    parameters = [currency, *(table_id for _, per_table in shape if per_table)]
+    for attempt in range(2):  # the second, after opening those missing
+        with prepared_cursor() as cursor:
+            cursor.execute(_system_accounts_sql(shape) + for_update(), parameters)
+            rows = cursor.fetchall()
+        locked = {row[1]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in rows}
+        if len(locked) == len(kinds) or attempt:
+            break
         for kind in kinds - set(locked):
             Account.objects.get_or_create(
                 kind=kind, partner_code="", currency=currency, table_id=_account_table_id(kind, table_id)
             )
-        return system_accounts_locked(kinds, currency=currency, table_id=table_id)
+    if len(locked) < len(kinds):
+        raise RuntimeError(f"the {currency} system accounts {sorted(kinds - set(locked))} were opened but not found")
     return locked
 
 

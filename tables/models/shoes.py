@@ -97,6 +97,12 @@ class Shoe(models.Model):
     def __str__(self) -> str:
         return f"{self.table.code} shoe {self.number}"
 
+    def __getstate__(self) -> dict:
+        """A shoe pickled (a cache, an error report) never carries its order decrypted."""
+        state = super().__getstate__()
+        state.pop("_cards_decrypted", None)
+        return state
+
     @property
     def has_card_order(self) -> bool:
         """An RNG shoe, which deals from its recorded order (a physical shoe has none)."""

@@ -111,3 +111,12 @@ def test_a_row_updated_raw_is_the_row_the_orm_would_save():
     coup.refresh_from_db()
     assert (coup.state, coup.settled_at, coup.player_pair) == (Coup.State.SETTLED, settled_at, True)
     assert Coup.objects.filter(pk=coup.pk, state="settled", settled_at=settled_at).exists()
+
+
+def test_a_row_insert_is_refused_what_save_would_do_otherwise():
+    saved = row_insert(AuditLog(action="once"))
+    with pytest.raises(ValueError, match="saved already"):
+        row_insert(saved)  # the audit log is append-only: never a second write of a row
+    with pytest.raises(ValueError, match="unsaved related object"):
+        row_insert(AuditLog(action="x", table=Table(code="unsaved")))  # its foreign key would be NULL
+    assert AuditLog.objects.filter(action="x").count() == 0

@@ -1,6 +1,7 @@
 """Provably fair shoes: a commitment published at the start, the order and salt revealed at the end."""
 
 import json
+import pickle
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -114,3 +115,11 @@ def test_a_shoes_order_is_decrypted_once_and_again_when_it_changes(monkeypatch):
     assert [card.code for card in shoe.cards] == ["AS", "KD", "9H"] and len(decrypted) == 1
     shoe.card_order_encrypted = encrypt("2C 3D")
     assert [card.code for card in shoe.cards] == ["2C", "3D"] and len(decrypted) == 2
+
+
+def test_a_pickled_shoe_never_carries_its_order_decrypted():
+    shoe = Shoe(card_order_encrypted=encrypt("AS KD 9H"))
+    assert [card.code for card in shoe.cards] == ["AS", "KD", "9H"]
+    copy = pickle.loads(pickle.dumps(shoe))
+    assert "_cards_decrypted" in shoe.__dict__ and "_cards_decrypted" not in copy.__dict__
+    assert [card.code for card in copy.cards] == ["AS", "KD", "9H"]  # decrypted again when asked
