@@ -95,6 +95,12 @@ def columns_sql(model: type[Model], names: Sequence[str], *, alias: str) -> str:
     return ", ".join(f"{alias}.{quote(model._meta.get_field(name).column)}" for name in names)
 
 
+@cache
+def model_attnames(model: type[Model]) -> tuple[str, ...]:
+    """The model's columns' attribute names in its fields' order: the values ``Model.from_db`` takes whole."""
+    return tuple(field.attname for field in model._meta.concrete_fields)
+
+
 def orm_values(model: type[Model], names: Sequence[str], row: Sequence[object]) -> list[object]:
     """The raw row's values of the model's fields ``names``, as the ORM would give them (the backend's
     converters, then the field's own)."""

@@ -17,7 +17,7 @@ from functools import cache
 
 from django.db import connection
 
-from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
+from kernel.raw_rows import columns_sql, for_update, model_attnames, orm_values, prepared_cursor, sql_literal
 from tables.models import Coup, Pit, Shoe, Table
 
 
@@ -50,15 +50,10 @@ def private_shoe_locked(*, table_id: int, player_id: int) -> Shoe | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    shoe_fields, table_fields = _attnames(Shoe), _attnames(Table)
+    shoe_fields, table_fields = model_attnames(Shoe), model_attnames(Table)
     shoe = Shoe.from_db(connection.alias, None, orm_values(Shoe, shoe_fields, row[: len(shoe_fields)]))
     shoe.table = Table.from_db(connection.alias, None, orm_values(Table, table_fields, row[len(shoe_fields) :]))
     return shoe
-
-
-@cache
-def _attnames(model: type[Shoe | Table]) -> tuple[str, ...]:
-    return tuple(field.attname for field in model._meta.concrete_fields)
 
 
 @cache
@@ -66,7 +61,8 @@ def _private_shoe_sql() -> str:
     quote = connection.ops.quote_name  # names of ours, not input
     shoes, tables = quote(Shoe._meta.db_table), quote(Table._meta.db_table)
     return (
-        f"SELECT {columns_sql(Shoe, _attnames(Shoe), alias='s')}, {columns_sql(Table, _attnames(Table), alias='t')} "  # noqa: S608
+        f"SELECT {columns_sql(Shoe, model_attnames(Shoe), alias='s')}, "  # noqa: S608
+        f"{columns_sql(Table, model_attnames(Table), alias='t')} "
         f"FROM {shoes} s JOIN {tables} t ON t.id = s.table_id "
         f"WHERE s.table_id = %s AND s.player_id = %s AND s.state = {sql_literal(Shoe.State.IN_PLAY.value)}"
     )  # one at most (one_private_shoe_in_play_per_player)

@@ -10,6 +10,7 @@ runs' wallets run by run. PostgreSQL cancels one side, and the group commit carr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -74,7 +75,15 @@ class StakeAccount:
     @classmethod
     def read(cls, accounts: QuerySet) -> list[StakeAccount]:
         """The accounts of the query, in its order, as plain values (locked if the query locks them)."""
-        return [cls(*row) for row in accounts.values_list("pk", "kind", "user_id", "currency", "balance")]
+        return [cls(*row) for row in accounts.values_list(*_STAKE_ACCOUNT_READ)]
+
+    @classmethod
+    def from_row(cls, row: Sequence) -> StakeAccount:
+        """An account read raw (``_STAKE_ACCOUNT_READ``'s columns), its values as the ORM gives them."""
+        return cls(*orm_values(Account, _STAKE_ACCOUNT_READ, row))
+
+
+_STAKE_ACCOUNT_READ = ("id", "kind", "user_id", "currency", "balance")  # StakeAccount's fields
 
 
 def stake_accounts_locked(account_ids: set[int]) -> dict[int, StakeAccount]:
@@ -91,7 +100,7 @@ def coup_stake_accounts_locked(coup_id: int) -> dict[int, StakeAccount]:
     statement prepared once, not an ORM query built at each deal)."""
     with prepared_cursor() as cursor:
         cursor.execute(_coup_stake_accounts_sql() + for_update(), [coup_id])
-        return {row[0]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in cursor.fetchall()}
+        return {row[0]: StakeAccount.from_row(row) for row in cursor.fetchall()}
 
 
 def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, StakeAccount]:
@@ -107,7 +116,7 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
         with prepared_cursor() as cursor:
             cursor.execute(_system_accounts_sql(shape) + for_update(), parameters)
             rows = cursor.fetchall()
-        locked = {row[1]: StakeAccount(*orm_values(Account, _STAKE_ACCOUNT_READ, row)) for row in rows}
+        locked = {row[1]: StakeAccount.from_row(row) for row in rows}
         if len(locked) == len(kinds) or attempt:
             break
         for kind in kinds - set(locked):
@@ -117,9 +126,6 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
     if len(locked) < len(kinds):
         raise RuntimeError(f"the {currency} system accounts {sorted(kinds - set(locked))} were opened but not found")
     return locked
-
-
-_STAKE_ACCOUNT_READ = ("id", "kind", "user_id", "currency", "balance")  # StakeAccount's fields
 
 
 @cache

@@ -19,7 +19,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Model, QuerySet
 
-from kernel.raw_rows import columns_sql, orm_values, prepared_cursor
+from kernel.raw_rows import columns_sql, model_attnames, orm_values, prepared_cursor
 from kernel.ttl_cache import TtlCache
 from partners.identifiers import api_key_parse, api_key_secret_hash
 from partners.models import Partner, PartnerApiKey, PartnerPlayer, WalletTransaction, WebhookEndpoint
@@ -102,11 +102,7 @@ def _player_rows(*, partner: Partner, external_id: str) -> tuple[tuple, tuple] |
 
 @cache
 def _player_read_fields() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return tuple(_attnames(PartnerPlayer)), tuple(_attnames(get_user_model()))
-
-
-def _attnames(model: type[Model]) -> list[str]:
-    return [field.attname for field in model._meta.concrete_fields]
+    return model_attnames(PartnerPlayer), model_attnames(get_user_model())
 
 
 @cache
