@@ -11,13 +11,30 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Count, DecimalField, F, Max, Min, OuterRef, Q, Subquery, Sum, Value, Window
-from django.db.models.functions import Coalesce, Lag
+from django.db.models import (
+    Case,
+    Count,
+    DecimalField,
+    F,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, Lag, Mod
 
 from kernel.money import HALF_CENT, MONEY
 from tables.models import Coup, DealtCard
 from tables.selectors import coup_rules
 from wagering.models import (
+    LEDGER_SHARDS,
+    SHARDED_KINDS,
     ZERO,
     Account,
     Bet,
@@ -156,18 +173,28 @@ def _accounts_changed() -> list[int]:
     """Accounts whose identity differs from what their legs show. A leg names only its account and its
     transaction, so what can be compared is: the currency of the account's first leg's transaction; for a
     player's wallet, the player of every bet staked from it; for a table's account, the table of every coup
-    whose transactions have a leg in it. Its kind and partner have no witness in the rows: on PostgreSQL a
-    trigger keeps them, with the rest (``wagering_account_identity_fixed``)."""
+    whose transactions have a leg in it; for a shard of the house or of bets in play, the coup's shard. Its
+    kind and partner have no witness in the rows: on PostgreSQL a trigger keeps them, with the rest
+    (``wagering_account_identity_fixed``)."""
     first_currency = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("pk").values("transaction__currency")
     currency = Account.objects.annotate(first=Subquery(first_currency[:1])).exclude(currency=F("first"))
     owner = Bet.objects.filter(stake_account__kind=Account.Kind.PLAYER).exclude(user_id=F("stake_account__user_id"))
     table = LedgerEntry.objects.filter(account__table__isnull=False, transaction__coup__isnull=False).exclude(
         account__table_id=F("transaction__coup__table_id")
     )
+    coup_shard = Case(  # ledger_shard's rule, in SQL
+        When(transaction__coup__player__isnull=False, then=Mod("transaction__coup_id", LEDGER_SHARDS)),
+        default=0,
+        output_field=IntegerField(),
+    )
+    shard = LedgerEntry.objects.filter(account__kind__in=SHARDED_KINDS, transaction__coup__isnull=False).exclude(
+        account__shard=coup_shard
+    )
     return sorted(
         set(currency.filter(first__isnull=False).values_list("pk", flat=True))
         | set(owner.values_list("stake_account_id", flat=True))
         | set(table.values_list("account_id", flat=True))
+        | set(shard.values_list("account_id", flat=True))
     )
 
 
@@ -283,11 +310,10 @@ def _wallet_problems() -> list[str]:
 
 
 def _bets_in_play_problems() -> list[str]:
-    """Each table's bets-in-play account in a currency holds exactly the table's accepted stakes in it."""
-    accounts = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY)
+    """Each table's bets-in-play accounts in a currency (its shards) hold exactly the table's accepted stakes in it."""
+    accounts = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "currency")
     in_play = {
-        (table_id, currency): balance
-        for table_id, currency, balance in accounts.values_list("table_id", "currency", "balance")
+        (table, currency): money(balance) for table, currency, balance in accounts.annotate(Sum("balance")).order_by()
     }
     accepted = Bet.objects.filter(state=Bet.State.ACCEPTED).values_list("coup__table_id", "stake_account__currency")
     staked = {

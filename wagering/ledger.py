@@ -20,6 +20,7 @@ from wagering.models import (
     Account,
     LedgerEntry,
     LedgerTransaction,
+    ledger_shard,
     money,
 )
 
@@ -40,7 +41,7 @@ def ledger_post(
 ) -> LedgerTransaction:
     """Write one balanced transaction in one currency and the new balances. Wallets (every account of
     ``wallet_legs``, in that currency) must already be locked; the system accounts are the currency's, and
-    those kept per table the coup's (or ``table_id``'s, for a movement of no coup)."""
+    those kept per table the coup's (or ``table_id``'s, for a movement of no coup), in the coup's shard."""
     legs = [(wallet, money(amount)) for wallet, amount in wallet_legs.items() if amount]
     system = {kind_: money(amount) for kind_, amount in system_legs.items() if amount}
     if sum(amount for _, amount in legs) + sum(system.values()) != 0:
@@ -58,7 +59,7 @@ def ledger_post(
     )
     if system:
         table_id = coup.table_id if coup is not None else table_id
-        accounts = system_accounts_locked(set(system), currency=currency, table_id=table_id)
+        accounts = system_accounts_locked(set(system), currency=currency, table_id=table_id, shard=ledger_shard(coup))
         legs += [(accounts[kind_], amount) for kind_, amount in system.items()]
     entries = []
     for account, amount in legs:

@@ -23,6 +23,7 @@ from kernel.errors import ErrorCode
 from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
 from wagering.errors import WalletRejected
 from wagering.models import (
+    SHARDED_KINDS,
     Account,
     Bet,
     LedgerTransaction,
@@ -103,15 +104,21 @@ def coup_stake_accounts_locked(coup_id: int) -> dict[int, StakeAccount]:
         return {row[0]: StakeAccount.from_row(row) for row in cursor.fetchall()}
 
 
-def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | None = None) -> dict[str, StakeAccount]:
+def system_accounts_locked(
+    kinds: set[str], *, currency: str, table_id: int | None = None, shard: int = 0
+) -> dict[str, StakeAccount]:
     """The house, bets-in-play and player-debt accounts in the currency, created the first time, locked in
     pk order, in one raw statement (every placement and settlement locks them).
 
     Bets in play are held per table (``table_id``, the coup's): placements at different tables
-    never queue for one account's row lock.
+    never queue for one account's row lock. The house and bets in play are taken in ``shard`` (the coup's
+    ``ledger_shard``): private coups dealt at one table at once never queue for one either.
     """
     shape = tuple(sorted((kind, _account_table_id(kind, table_id) is not None) for kind in kinds))
-    parameters = [currency, *(table_id for _, per_table in shape if per_table)]
+    parameters = [currency]
+    for kind, per_table in shape:
+        parameters += [table_id] if per_table else []
+        parameters += [shard] if kind in SHARDED_KINDS else []
     for attempt in range(2):  # the second, after opening those missing
         with prepared_cursor() as cursor:
             cursor.execute(_system_accounts_sql(shape) + for_update(), parameters)
@@ -121,7 +128,11 @@ def system_accounts_locked(kinds: set[str], *, currency: str, table_id: int | No
             break
         for kind in kinds - set(locked):
             Account.objects.get_or_create(
-                kind=kind, partner_code="", currency=currency, table_id=_account_table_id(kind, table_id)
+                kind=kind,
+                partner_code="",
+                currency=currency,
+                table_id=_account_table_id(kind, table_id),
+                shard=shard if kind in SHARDED_KINDS else 0,
             )
     if len(locked) < len(kinds):
         raise RuntimeError(f"the {currency} system accounts {sorted(kinds - set(locked))} were opened but not found")
@@ -142,10 +153,12 @@ def _coup_stake_accounts_sql() -> str:
 
 @cache
 def _system_accounts_sql(shape: tuple[tuple[str, bool], ...]) -> str:
-    """The statement for these kinds, each held per table (its table id sent) or once per currency."""
+    """The statement for these kinds, each held per table (its table id sent) or once per currency, and the
+    sharded ones in one shard (its number sent)."""
     quote = connection.ops.quote_name  # names of ours, not input
     kinds = " OR ".join(
-        f"(a.kind = {sql_literal(kind)} AND a.table_id {'= %s' if per_table else 'IS NULL'})"
+        f"(a.kind = {sql_literal(kind)} AND a.table_id {'= %s' if per_table else 'IS NULL'}"
+        f"{' AND a.shard = %s' if kind in SHARDED_KINDS else ''})"
         for kind, per_table in shape
     )
     return (

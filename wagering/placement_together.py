@@ -30,7 +30,7 @@ from tables.selectors import coup_rules
 from wagering.errors import BetRejected
 from wagering.ledger import balances_store, rows_insert, rows_insert_returning_ids
 from wagering.locks import StakeAccount, system_accounts_locked, wallets_locked
-from wagering.models import ZERO, Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, money
+from wagering.models import ZERO, Account, Bet, BetBatch, LedgerEntry, LedgerTransaction, ledger_shard, money
 from wagering.placement import (
     PlacedBatch,
     betting_open_check,
@@ -223,9 +223,9 @@ def _write(*, coup: Coup, accepted: list[_Accepted]) -> list[PlacedBatch]:
         now=now,
     )
     in_play = {
-        currency: system_accounts_locked({Account.Kind.BETS_IN_PLAY}, currency=currency, table_id=coup.table_id)[
-            Account.Kind.BETS_IN_PLAY
-        ]
+        currency: system_accounts_locked(
+            {Account.Kind.BETS_IN_PLAY}, currency=currency, table_id=coup.table_id, shard=ledger_shard(coup)
+        )[Account.Kind.BETS_IN_PLAY]
         for currency in sorted({answer.currency for answer in accepted})
     }
     legs = []

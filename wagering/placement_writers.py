@@ -20,7 +20,16 @@ from tables.models import AuditLog, Coup
 from wagering.amounts import amounts_as_strings
 from wagering.ledger import ledger_post
 from wagering.locks import float_locked, wallet_locked
-from wagering.models import Account, Bet, BetBatch, CoupStakeTotal, LedgerEntry, LedgerTransaction, money
+from wagering.models import (
+    Account,
+    Bet,
+    BetBatch,
+    CoupStakeTotal,
+    LedgerEntry,
+    LedgerTransaction,
+    ledger_shard,
+    money,
+)
 
 User = AbstractBaseUser
 # A placement written: its batch and bets as model instances, made when a caller asks (most answer from the stakes
@@ -191,7 +200,7 @@ def stake_totals_move(*, coup: Coup, currency: str, changes: Mapping[str, Decima
 # placement at the table queues for, is held for three statements instead of twelve. The wallet is
 # debited only if it holds the total and can hold what the open bets may return (``BalanceBound``,
 # checked against the balance under the wallet's row lock); nothing else is written if not. Then the
-# table's bets-in-play account (created by the first bet at the table); the ledger's trigger checks the
+# table's bets-in-play account in the coup's shard (created by the first bet there); the ledger's trigger checks the
 # legs (both in one INSERT) as the statement ends.
 PLACEMENT_SQL = """
 WITH wallet AS (
@@ -200,9 +209,9 @@ WITH wallet AS (
         AND balance - %(total)s + %(largest_return)s <= %(max_balance)s
     RETURNING id, balance
 ), in_play AS (
-    INSERT INTO {account} (kind, partner_code, table_id, currency, balance, created_at)
-    SELECT %(in_play_kind)s, '', %(table)s, %(currency)s, %(total)s, %(now)s FROM wallet
-    ON CONFLICT (table_id, currency) WHERE kind = {in_play_kind}
+    INSERT INTO {account} (kind, partner_code, table_id, shard, currency, balance, created_at)
+    SELECT %(in_play_kind)s, '', %(table)s, %(shard)s, %(currency)s, %(total)s, %(now)s FROM wallet
+    ON CONFLICT (table_id, currency, shard) WHERE kind = {in_play_kind}
     DO UPDATE SET balance = {account}.balance + EXCLUDED.balance
     RETURNING id, balance
 ), placement AS (
@@ -286,6 +295,7 @@ def placement_write_in_one_statement(
                 "user": user.pk,
                 "username": user.get_username(),
                 "table": coup.table_id,
+                "shard": ledger_shard(coup),
                 "coup": coup.pk,
                 "now": now,
                 "bet_types": list(stakes),

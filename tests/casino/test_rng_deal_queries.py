@@ -1,6 +1,7 @@
 """A deal at a table dealt on demand runs a fixed number of statements (issue 30's benchmark: a player's coup
 costs ~1 ms of a socket bet's work, not a big coup's): the count does not grow with the coups dealt from the
-shoe nor with the player's history at the table, and stays under a bound, a regression guard."""
+shoe nor with the player's history at the table (the ledger's shards open: a shard's first coup opens its
+accounts), and stays under a bound, a regression guard."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from casino.lifecycle.rng import RngDealAsked, rng_coup_deal, rng_shoe_ready
 from tables.models import Table
 from tests.factories import TableFactory
 from tests.wagering.conftest import funded
+from wagering.models import LEDGER_SHARDS, Account
 
 pytestmark = pytest.mark.django_db
 
@@ -37,6 +39,9 @@ def statements_of_a_deal(user, table, bets) -> int:
 def test_a_deal_runs_the_same_statements_however_long_the_shoe_and_the_history(bets):
     table = TableFactory(code="rng1", dealing_mode=Table.DealingMode.RNG, decks=4, side_bets=["player_pair"])
     player, other = funded("100000.00"), funded("100000.00")
+    for shard in range(LEDGER_SHARDS):  # the house and the table's bets in play, opened in each shard
+        Account.objects.create(kind=Account.Kind.HOUSE, shard=shard)
+        Account.objects.create(kind=Account.Kind.BETS_IN_PLAY, table=table, shard=shard)
     statements_of_a_deal(player, table, {"banker": "10.00", "player_pair": "1.00"})
     early = statements_of_a_deal(player, table, bets)
     for number in range(12):  # the player's history and the shoe's coups grow; so do another player's

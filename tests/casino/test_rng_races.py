@@ -16,7 +16,7 @@ from tests.casino.test_rng_deal import deal
 from tests.factories import TableFactory
 from tests.wagering.conftest import funded, postgres_only, waiting_for_a_lock
 from wagering.checks import ledger_check
-from wagering.models import Bet
+from wagering.models import Account, Bet, ledger_shard
 from wagering.selectors import wallet_balance
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
@@ -107,3 +107,49 @@ def test_two_players_first_deals_make_two_shoes(rng_table):
         thread.join(timeout=10)
     assert sorted(shoe.player_id for shoe in shoes) == sorted([alice.pk, bob.pk])
     assert len({shoe.number for shoe in shoes}) == 2
+
+
+def test_players_dealing_at_one_table_at_once_never_wait_for_each_others_money(rng_table, monkeypatch):
+    """The first player's deal stops between its settlement and its commit (its table's bets in play and the
+    house locked, in its coup's shard); the second player's deal, whose coup the next shard takes, runs to its
+    end meanwhile. One bets-in-play account for the table made every deal there wait for the one before."""
+    alice, bob = funded("1000.00"), funded("1000.00")
+    commitments = {user: rng_shoe_ready(table=rng_table, player=user).commitment for user in (alice, bob)}
+    settle = casino.lifecycle.rng.private_coup_settle
+    second: dict[str, object] = {}
+
+    def bob_deals() -> None:
+        try:
+            second["answer"] = deal(bob, rng_table, {"player": "10.00"}, commitment=commitments[bob])
+        except Exception as error:
+            second["answer"] = error
+        finally:
+            connection.close()
+
+    def settle_then_compete(**kwargs):
+        settled = settle(**kwargs)
+        if "thread" in second:  # Bob's own deal, settled
+            return settled
+        thread = second["thread"] = threading.Thread(target=bob_deals)
+        thread.start()
+        waited = False
+        for _ in range(100):
+            waited = waited or waiting_for_a_lock()
+            thread.join(timeout=0.02)
+            if not thread.is_alive():
+                break
+        second["waited"], second["done_first"] = waited, not thread.is_alive()
+        return settled
+
+    monkeypatch.setattr(casino.lifecycle.rng, "private_coup_settle", settle_then_compete)
+    first = deal(alice, rng_table, {"banker": "10.00"}, commitment=commitments[alice])
+    second["thread"].join(timeout=10)
+
+    assert second["waited"] is False and second["done_first"] is True
+    assert isinstance(second["answer"], dict) and second["answer"]["round_id"] != first["round_id"]
+    in_play = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY, table=rng_table)
+    coups = Coup.objects.filter(table=rng_table)
+    assert sorted(in_play.values_list("shard", flat=True)) == sorted(ledger_shard(coup) for coup in coups)
+    assert len(set(in_play.values_list("shard", flat=True))) == 2
+    assert {account.balance for account in in_play} == {Decimal("0.00")}
+    assert ledger_check().ok

@@ -8,12 +8,15 @@ zero (a check constraint on the stored balance); system accounts may.
 
 from wagering.models.accounts import (
     CENT,
+    LEDGER_SHARDS,
+    SHARDED_KINDS,
     ZERO,
     Account,
     IdempotencyKey,
     LedgerEntry,
     LedgerTransaction,
     house_currency,
+    ledger_shard,
     money,
 )
 from wagering.models.bets import (
@@ -34,7 +37,9 @@ from wagering.models.roots import LedgerRoot
 __all__ = [
     "BETTOR_ONE_OF_TWO",
     "CENT",
+    "LEDGER_SHARDS",
     "LIMIT_FIELDS",
+    "SHARDED_KINDS",
     "ZERO",
     "Account",
     "Bet",
@@ -55,5 +60,6 @@ __all__ = [
     "TableDayReport",
     "TrayCount",
     "house_currency",
+    "ledger_shard",
     "money",
 ]

@@ -24,6 +24,19 @@ def house_currency() -> str:
     return settings.HOUSE_CURRENCY
 
 
+# The house and a table's bets in play are kept in shards: a coup dealt on demand posts through the one its id
+# picks (``ledger_shard``), so players dealing at one table at once never queue for one row's lock between their
+# placement and their commit. Every other movement uses shard 0; an account's balance is the sum of its shards.
+LEDGER_SHARDS = 16
+SHARDED_KINDS = ("house", "bets_in_play")
+
+
+def ledger_shard(coup: Coup | None) -> int:
+    """The shard of the house and of the table's bets in play that a coup's money goes through: a private
+    coup's by its id, any other movement's 0."""
+    return coup.pk % LEDGER_SHARDS if coup is not None and coup.player_id is not None else 0
+
+
 def money(value: Decimal | int | str | None) -> Decimal:
     """An amount to the cent; SQLite hands sums back as floats' digits, so every sum goes through here."""
     return ZERO if value is None else Decimal(value).quantize(CENT)
@@ -65,6 +78,9 @@ class Account(models.Model):
     # Every amount of the account is in its currency; system accounts are one per currency (and table).
     currency = models.CharField(max_length=3, default=house_currency, validators=[currency_validator])
     balance = models.DecimalField(**MONEY, default=ZERO)
+    shard = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="house and bets in play only (ledger_shard); 0 unless named"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -80,10 +96,14 @@ class Account(models.Model):
                 | Q(table__isnull=False, kind__in=["chip_tray", "patron_chips", "drop_box"]),
                 name="a_table_for_table_accounts_only",
             ),
+            models.CheckConstraint(
+                condition=Q(shard=0) | Q(kind__in=SHARDED_KINDS, shard__lt=LEDGER_SHARDS),
+                name="shards_of_house_and_bets_in_play_only",
+            ),
             models.UniqueConstraint(
-                fields=["kind", "currency"],
+                fields=["kind", "currency", "shard"],
                 condition=Q(kind__in=["house", "player_debt", "cage"]),
-                name="one_house_per_currency",
+                name="one_house_per_currency_and_shard",
             ),
             models.UniqueConstraint(
                 fields=["kind", "table", "currency"],
@@ -92,7 +112,9 @@ class Account(models.Model):
             ),
             # Bets in play per table, so placements at different tables never wait for one account's row lock.
             models.UniqueConstraint(
-                fields=["table", "currency"], condition=Q(kind="bets_in_play"), name="one_bets_in_play_per_table"
+                fields=["table", "currency", "shard"],
+                condition=Q(kind="bets_in_play"),
+                name="one_bets_in_play_per_table_and_shard",
             ),
             models.UniqueConstraint(
                 fields=["kind", "currency"],
@@ -111,9 +133,10 @@ class Account(models.Model):
             return f"wallet of {self.user} ({self.currency})"
         if self.kind == self.Kind.PARTNER_FLOAT:
             return f"float of {self.partner_code or 'the operator'} ({self.currency})"
+        shard = f", shard {self.shard}" if self.shard else ""
         if self.kind == self.Kind.BETS_IN_PLAY and self.table_id is not None:
-            return f"Bets in play at table {self.table_id} ({self.currency})"
-        return f"{self.get_kind_display()} ({self.currency})"
+            return f"Bets in play at table {self.table_id} ({self.currency}{shard})"
+        return f"{self.get_kind_display()} ({self.currency}{shard})"
 
     @property
     def is_wallet(self) -> bool:
