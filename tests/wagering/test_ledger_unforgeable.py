@@ -142,9 +142,11 @@ def test_a_table_account_stays_at_its_table_and_an_account_without_legs_changes_
     """A partner's accounts take its new currency before any money moves (``partners.wallet_settings``)."""
     table, other_table = CoupFactory().table, CoupFactory().table
     in_play = Account.objects.create(kind=Account.Kind.BETS_IN_PLAY, table=table)
-    with pytest.raises(IntegrityError, match="keeps its identity"), transaction.atomic():
-        as_application()
-        sql("UPDATE wagering_account SET table_id = %s WHERE id = %s", [other_table.pk, in_play.pk])
+    refused = [("table_id = %s", [other_table.pk, in_play.pk]), ("shard = 3", [in_play.pk])]
+    for change, parameters in refused:  # its shard too: the shard a private coup's money went through
+        with pytest.raises(IntegrityError, match="keeps its identity"), transaction.atomic():
+            as_application()
+            sql(f"UPDATE wagering_account SET {change} WHERE id = %s", parameters)
     with transaction.atomic():
         as_application()
         sql("UPDATE wagering_account SET currency = 'USD' WHERE id = %s", [in_play.pk])
@@ -155,20 +157,26 @@ def test_a_table_account_stays_at_its_table_and_an_account_without_legs_changes_
 @pytest.mark.books_broken_on_purpose
 def test_ledger_check_reports_an_account_whose_identity_is_not_its_legs(coup):
     """As only the owner can on PostgreSQL (the triggers off): alice's wallet given to carol, the table's bets
-    in play moved to another table, a wallet's currency changed after its legs."""
+    in play moved to another table, a wallet's currency changed after its legs, and the bets in play of bob's
+    table moved to shard 1 (a table's coup posts through shard 0; a private coup through its own)."""
     alice, carol, dollars = UserFactory(), UserFactory(), wallet_of()
     fund(alice, "100.00")
     bet_batch_place(user=alice, coup=coup, bets={"banker": "10"})
     wallet = Account.objects.get(user=alice)
     in_play = Account.objects.get(kind=Account.Kind.BETS_IN_PLAY, table=coup.table)
     other_table = CoupFactory().table
+    bob, elsewhere = UserFactory(), CoupFactory()
+    fund(bob, "100.00")
+    bet_batch_place(user=bob, coup=elsewhere, bets={"player": "10"})
+    bobs_in_play = Account.objects.get(kind=Account.Kind.BETS_IN_PLAY, table=elsewhere.table)
     assert ledger_check().ok
     with ledger_tampered():
         Account.objects.filter(pk=wallet.pk).update(user=carol)
         Account.objects.filter(pk=in_play.pk).update(table=other_table)
         Account.objects.filter(pk=dollars.pk).update(currency="USD")
+        Account.objects.filter(pk=bobs_in_play.pk).update(shard=1)
     check = ledger_check()
-    assert check.changed_accounts == sorted([wallet.pk, in_play.pk, dollars.pk])
+    assert check.changed_accounts == sorted([wallet.pk, in_play.pk, dollars.pk, bobs_in_play.pk])
     assert (check.unbalanced, check.mismatched_accounts, check.stale_accounts) == ([], [], [])
 
 
