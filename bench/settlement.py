@@ -125,7 +125,7 @@ def bets_place(coup, user_ids: list[int]) -> int:
             .filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
             .values_list("user_id", "balance")
         )
-        in_play, _ = Account.objects.get_or_create(kind=Account.Kind.BETS_IN_PLAY, table_id=coup.table_id)
+        in_play, _ = Account.objects.get_or_create(kind=Account.Kind.BETS_IN_PLAY, table_id=coup.table_id, shard=0)
         in_play = Account.objects.select_for_update().get(pk=in_play.pk)
         wallet_ids = dict(
             Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids).values_list("user_id", "pk")

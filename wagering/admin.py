@@ -71,11 +71,21 @@ class MoneyMoveForm(forms.Form):
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "user", "partner_code", "currency", "balance", "created_at")
-    list_filter = ("kind", "currency")
+    list_display = ("id", "kind", "user", "partner_code", "table", "shard", "currency", "balance", "created_at")
+    list_filter = ("kind", "currency", "shard")
     search_fields = ("user__username", "partner_code")
-    list_select_related = ("user",)
-    readonly_fields = ("kind", "user", "partner_code", "currency", "balance", "created_at", "money_move_link")
+    list_select_related = ("user", "table")
+    readonly_fields = (
+        "kind",
+        "user",
+        "partner_code",
+        "table",
+        "shard",
+        "currency",
+        "balance",
+        "created_at",
+        "money_move_link",
+    )
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.money_move_view)

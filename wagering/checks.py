@@ -173,7 +173,7 @@ def _accounts_changed() -> list[int]:
     """Accounts whose identity differs from what their legs show. A leg names only its account and its
     transaction, so what can be compared is: the currency of the account's first leg's transaction; for a
     player's wallet, the player of every bet staked from it; for a table's account, the table of every coup
-    whose transactions have a leg in it; for a shard of the house or of bets in play, the coup's shard. Its
+    whose transactions have a leg in it; for a shard of the house or of bets in play, the coup's shard (or 0). Its
     kind and partner have no witness in the rows: on PostgreSQL a trigger keeps them, with the rest
     (``wagering_account_identity_fixed``)."""
     first_currency = LedgerEntry.objects.filter(account=OuterRef("pk")).order_by("pk").values("transaction__currency")
@@ -187,8 +187,11 @@ def _accounts_changed() -> list[int]:
         default=0,
         output_field=IntegerField(),
     )
-    shard = LedgerEntry.objects.filter(account__kind__in=SHARDED_KINDS, transaction__coup__isnull=False).exclude(
-        account__shard=coup_shard
+    # Shard 0 or the coup's: the private coups settled before the shards (wagering 0026) went through shard 0.
+    shard = (
+        LedgerEntry.objects.filter(account__kind__in=SHARDED_KINDS, transaction__coup__isnull=False)
+        .exclude(account__shard=0)
+        .exclude(account__shard=coup_shard)
     )
     return sorted(
         set(currency.filter(first__isnull=False).values_list("pk", flat=True))
@@ -310,7 +313,8 @@ def _wallet_problems() -> list[str]:
 
 
 def _bets_in_play_problems() -> list[str]:
-    """Each table's bets-in-play accounts in a currency (its shards) hold exactly the table's accepted stakes in it."""
+    """Each table's bets-in-play accounts in a currency (its shards) hold exactly the table's accepted stakes in it,
+    and a private coup's shard (1 and up) nothing."""
     accounts = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY).values_list("table_id", "currency")
     in_play = {
         (table, currency): money(balance) for table, currency, balance in accounts.annotate(Sum("balance")).order_by()
@@ -319,11 +323,16 @@ def _bets_in_play_problems() -> list[str]:
     staked = {
         (table_id, currency): money(total) for table_id, currency, total in accepted.annotate(Sum("stake")).order_by()
     }
+    # A private coup is placed, dealt and settled in one transaction: its shard holds nothing once committed.
+    private = Account.objects.filter(kind=Account.Kind.BETS_IN_PLAY, shard__gt=0).exclude(balance=0)
     return [
         f"table {table_id} {currency}: bets in play {in_play.get((table_id, currency), ZERO)}, "
         f"accepted stakes {staked.get((table_id, currency), ZERO)}"
         for table_id, currency in sorted(in_play.keys() | staked.keys(), key=str)
         if in_play.get((table_id, currency), ZERO) != staked.get((table_id, currency), ZERO)
+    ] + [
+        f"table {table_id} {currency}: bets in play of shard {shard} {money(balance)}, a private coup's holds nothing"
+        for table_id, currency, shard, balance in private.values_list("table_id", "currency", "shard", "balance")
     ]
 
 

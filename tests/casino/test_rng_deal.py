@@ -18,10 +18,10 @@ from kernel.errors import PuntoError
 from tables.models import Coup, Shoe, Table
 from tables.selectors import table_live_coup, table_shoe_in_play
 from tests.factories import TableFactory
-from tests.wagering.conftest import funded
+from tests.wagering.conftest import funded, ledger_tampered
 from wagering import placement, settlement
 from wagering.checks import ledger_check, settlement_check
-from wagering.models import Bet, LedgerTransaction
+from wagering.models import LEDGER_SHARDS, SHARDED_KINDS, Account, Bet, LedgerEntry, LedgerTransaction, ledger_shard
 from wagering.selectors import wallet_balance
 
 pytestmark = pytest.mark.django_db
@@ -225,3 +225,31 @@ def test_a_private_coup_is_not_told_to_the_table(rng_table, monkeypatch):
     monkeypatch.setattr(settlement, "table_event_send", lambda **kwargs: told.append(("event", kwargs)))
     deal(funded("100.00"), rng_table, {"player": "5.00"})
     assert told == []
+
+
+def test_a_deal_posts_through_its_coups_ledger_shard(rng_table):
+    """Its placement and its settlement through the house's and the table's bets in play of the shard its coup's
+    id picks (``ledger_shard``): that shard's bets in play hold nothing once the deal has committed."""
+    player = funded("1000.00")
+    answer = deal(player, rng_table, {"banker": "10.00", "tie": "1.00"})
+    coup = Coup.objects.get(round_id=answer["round_id"])
+    legs = LedgerEntry.objects.filter(transaction__coup=coup, account__kind__in=SHARDED_KINDS)
+    assert set(legs.values_list("account__shard", flat=True)) == {ledger_shard(coup)} != {0}
+    assert Account.objects.get(kind=Account.Kind.BETS_IN_PLAY, shard=ledger_shard(coup)).balance == 0
+    assert ledger_check().ok
+
+
+@pytest.mark.books_broken_on_purpose
+def test_the_checks_find_a_private_coups_money_in_another_shard(rng_table):
+    """As only the owner can on PostgreSQL (the triggers off): the house's shard a coup was settled through moved to
+    another shard (not 0, where the private coups of before the shards went), and stakes left in a shard's bets in
+    play after its transaction (a private coup holds nothing past its commit)."""
+    player = funded("1000.00")
+    coup = Coup.objects.get(round_id=deal(player, rng_table, {"player": "10.00"})["round_id"])
+    house = Account.objects.get(kind=Account.Kind.HOUSE, shard=ledger_shard(coup))
+    in_play = Account.objects.get(kind=Account.Kind.BETS_IN_PLAY, shard=ledger_shard(coup))
+    with ledger_tampered():
+        Account.objects.filter(pk=house.pk).update(shard=(house.shard % (LEDGER_SHARDS - 1)) + 1)
+        Account.objects.filter(pk=in_play.pk).update(balance=Decimal("5.00"))
+    assert house.pk in ledger_check().changed_accounts
+    assert any(f"bets in play of shard {in_play.shard} 5.00" in problem for problem in settlement_check().problems)

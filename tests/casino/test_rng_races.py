@@ -133,7 +133,7 @@ def test_players_dealing_at_one_table_at_once_never_wait_for_each_others_money(r
         thread = second["thread"] = threading.Thread(target=bob_deals)
         thread.start()
         waited = False
-        for _ in range(100):
+        for _ in range(500):  # up to 10 s: a busy machine's
             waited = waited or waiting_for_a_lock()
             thread.join(timeout=0.02)
             if not thread.is_alive():

@@ -1,7 +1,11 @@
 """The house and a table's bets in play kept in shards (``wagering.models.accounts.ledger_shard``): players
 dealing their private coups at one table at once no longer queue for one row's lock from their placement to
 their commit. Every existing account is shard 0. An account's shard is part of its identity, which the
-identity trigger keeps (0019, 0021): it is added to the columns it watches."""
+identity trigger keeps (0019, 0021): it is added to the columns it watches.
+
+Released with a stop, not one host at a time (docs/deployment.md, "Releases"): the code before names the
+unique indexes replaced here (its placement's ON CONFLICT target) and reads one house a currency. Reversible
+only while no private coup has posted into a shard other than 0 (the old indexes would refuse the shards)."""
 
 import importlib
 
