@@ -40,6 +40,8 @@ ESSENTIAL = [
     '[data-bet="banker"]',
     '[data-action="deal"]',
     '[data-action="rebet-deal"]',
+    ".site-header .account-name",  # a long nickname gives way: sign out and the language stay on the screen
+    ".site-header .account button",
 ]
 CARD_OPEN_OR_RESULT = """() => document.querySelector('.scene-card--squeeze')
     || document.querySelector('[data-result]').textContent"""
@@ -50,7 +52,8 @@ def balance(page: Page) -> Decimal:
 
 
 def essentials_inside_the_screen(page: Page, size: str) -> None:
-    """Chips, the three main areas, Deal and Rebet and deal: inside the window, the page scrolled to its top."""
+    """Chips, the three main areas, Deal and Rebet and deal, the header's nickname and buttons: inside the window,
+    the page scrolled to its top."""
     page.evaluate("window.scrollTo(0, 0)")
     width, height = SIZES[size]["viewport"]["width"], SIZES[size]["viewport"]["height"]
     for selector in ESSENTIAL:
