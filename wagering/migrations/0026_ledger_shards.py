@@ -11,6 +11,8 @@ import importlib
 
 from django.db import migrations, models
 
+GUARDS = importlib.import_module("wagering.migrations.0021_ledger_guards_search_path")  # its guards and their runner
+
 IDENTITY_FUNCTION = """
 CREATE OR REPLACE FUNCTION wagering_account_identity_fixed() RETURNS trigger
 SET search_path = pg_catalog, public, pg_temp AS $$
@@ -43,20 +45,12 @@ CREATE TRIGGER wagering_account_identity_fixed
 """
 
 
-def _guards(sql_of):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql_of(), params=None)
-
-    return run
-
-
 def _with_shard() -> str:
     return IDENTITY_FUNCTION + _identity_trigger("user_id, kind, partner_code, table_id, shard, currency")
 
 
 def _without_shard() -> str:
-    before = importlib.import_module("wagering.migrations.0021_ledger_guards_search_path").CREATE
+    before = GUARDS.CREATE
     start = before.index("CREATE OR REPLACE FUNCTION wagering_account_identity_fixed")
     end = before.index("CREATE OR REPLACE FUNCTION wagering_account_balance_follows_ledger")
     return _identity_trigger("user_id, kind, partner_code, table_id, currency") + before[start:end]
@@ -99,5 +93,5 @@ class Migration(migrations.Migration):
                 name="one_bets_in_play_per_table_and_shard",
             ),
         ),
-        migrations.RunPython(_guards(_with_shard), _guards(_without_shard)),
+        migrations.RunPython(GUARDS._on_postgresql(_with_shard), GUARDS._on_postgresql(_without_shard)),
     ]
