@@ -128,12 +128,23 @@ def _insert_parts(
 
 def balances_store(accounts: list[Account]) -> None:
     """Store each account's ``balance`` as it is on the instance (the ``balance_after`` of its newest leg,
-    already written): one statement for any number of accounts."""
+    already written): one statement for any number of accounts, on PostgreSQL of one text whatever their number
+    (two arrays: psycopg splits a statement of hundreds of placeholders at each run)."""
     table = connection.ops.quote_name(Account._meta.db_table)
-    values = ", ".join(["(%s, CAST(%s AS NUMERIC))"] * len(accounts))
-    sql = f"UPDATE {table} SET balance = v.column2 FROM (VALUES {values}) AS v WHERE {table}.id = v.column1"  # noqa: S608
+    if connection.vendor == "postgresql":
+        values, parameters = (
+            "SELECT * FROM unnest(%s::bigint[], %s::numeric[])",
+            [
+                [account.pk for account in accounts],
+                [account.balance for account in accounts],
+            ],
+        )
+    else:
+        values = "VALUES " + ", ".join(["(%s, CAST(%s AS NUMERIC))"] * len(accounts))
+        parameters = [value for account in accounts for value in (account.pk, account.balance)]
+    sql = f"UPDATE {table} SET balance = v.column2 FROM ({values}) AS v(column1, column2) WHERE {table}.id = v.column1"  # noqa: S608
     with connection.cursor() as cursor:
-        cursor.execute(sql, [value for account in accounts for value in (account.pk, account.balance)])
+        cursor.execute(sql, parameters)
 
 
 def _balances_store(ledger_transaction: LedgerTransaction) -> None:

@@ -10,7 +10,7 @@ runs' wallets run by run. PostgreSQL cancels one side, and the group commit carr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -20,6 +20,7 @@ from django.db import connection
 from django.db.models import Case, QuerySet, Value, When
 
 from kernel.errors import ErrorCode
+from kernel.lookups import any_of
 from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
 from wagering.errors import WalletRejected
 from wagering.models import (
@@ -195,5 +196,24 @@ def float_locked(partner_code: str, *, currency: str) -> Account:
 def wallets_locked(user_ids: set[int]) -> dict[int, StakeAccount]:
     """The players' wallets (by user id; none for a player without one), locked in primary-key order, as
     plain values (a group commit locks hundreds)."""
-    wallets = Account.objects.select_for_update(of=("self",)).filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
-    return {wallet.user_id: wallet for wallet in StakeAccount.read(wallets.order_by("pk"))}
+    return wallets_read(user_ids, lock=True)
+
+
+def wallets_read(user_ids: Collection[int], *, lock: bool = False) -> dict[int, StakeAccount]:
+    """The players' wallets by user id, in primary-key order (``lock``: locked): one prepared statement, the same
+    whatever the number of players (``kernel.lookups.any_of``), read at every group commit's batch."""
+    if not user_ids:
+        return {}
+    condition, parameters = any_of("a.user_id", user_ids)
+    with prepared_cursor() as cursor:
+        cursor.execute(f"{_wallets_sql()} AND {condition} ORDER BY a.id{for_update() if lock else ''}", parameters)
+        return {row[2]: StakeAccount.from_row(row) for row in cursor.fetchall()}
+
+
+@cache
+def _wallets_sql() -> str:
+    quote = connection.ops.quote_name  # names of ours, not input
+    return (
+        f"SELECT {columns_sql(Account, _STAKE_ACCOUNT_READ, alias='a')} FROM {quote(Account._meta.db_table)} a "  # noqa: S608
+        f"WHERE a.kind = {sql_literal(Account.Kind.PLAYER.value)}"
+    )

@@ -7,18 +7,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Min, Q, QuerySet, Sum
+from django.db import connection
+from django.db.models import Count, F, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
+from kernel.lookups import AnyOf, any_of
+from kernel.raw_rows import orm_values, prepared_cursor, sql_literal
 from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.amounts import amounts_as_strings
-from wagering.locks import StakeAccount
+from wagering.locks import StakeAccount, wallets_read
 from wagering.models import (
     ZERO,
     Account,
@@ -70,7 +74,7 @@ def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PlayerM
 def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PlayerMarkers]:
     """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one query."""
     markers = PersonalLimitMarker.objects.filter(
-        table_id=table_id, player_id__in=user_ids, revoked_at__isnull=True, valid_from__lte=at
+        AnyOf(F("player_id"), user_ids), table_id=table_id, revoked_at__isnull=True, valid_from__lte=at
     ).filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
     held: dict[int, list[PersonalLimitMarker]] = defaultdict(list)
     for marker in markers.order_by("valid_from", "pk"):
@@ -145,19 +149,33 @@ def coup_bettor_counts(*, coup: Coup, currency: str) -> dict[str, int]:
 def players_wallets(*, user_ids: set[int]) -> dict[int, StakeAccount]:
     """The players' wallets (by user id; none for a player without one) as they stand, unlocked: what a group
     of placements is checked against before the coup's lock (``wallets_locked`` reads them again under it)."""
-    wallets = Account.objects.filter(kind=Account.Kind.PLAYER, user_id__in=user_ids)
-    return {wallet.user_id: wallet for wallet in StakeAccount.read(wallets)}
+    return wallets_read(user_ids)
 
 
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:
     """Each player's stakes not yet settled (by user id, coup id and bet type), in one query."""
     stakes: dict[int, dict[int, dict[str, Decimal]]] = defaultdict(lambda: defaultdict(dict))
-    rows = Bet.objects.filter(user_id__in=user_ids, state=Bet.State.ACCEPTED).values_list(
-        "user_id", "coup_id", "bet_type"
-    )
-    for user_id, coup_id, bet_type, total in rows.annotate(total=Sum("stake")).order_by():
-        stakes[user_id][coup_id][bet_type] = money(total)
+    if not user_ids:
+        return stakes
+    condition, parameters = any_of("b.user_id", user_ids)
+    with prepared_cursor() as cursor:  # one statement whatever the number of players: a group commit's, twice a batch
+        cursor.execute(f"{_open_stakes_sql()} AND {condition} GROUP BY 1, 2, 3", parameters)
+        for row in cursor.fetchall():
+            user_id, coup_id, bet_type, total = orm_values(Bet, _OPEN_STAKES_READ, row)
+            stakes[user_id][coup_id][bet_type] = money(total)
     return stakes
+
+
+_OPEN_STAKES_READ = ("user_id", "coup_id", "bet_type", "stake")  # the stake column's place holds its sum
+
+
+@cache
+def _open_stakes_sql() -> str:
+    quote = connection.ops.quote_name  # names of ours, not input
+    return (
+        f"SELECT b.user_id, b.coup_id, b.bet_type, SUM(b.stake) FROM {quote(Bet._meta.db_table)} b "  # noqa: S608
+        f"WHERE b.state = {sql_literal(Bet.State.ACCEPTED.value)}"
+    )
 
 
 def coup_bet_totals(*, coup: Coup, user: User | None = None, currency: str | None = None) -> dict[str, Decimal]:

@@ -159,3 +159,20 @@ def test_the_sealer_waits_for_client_transactions_only():
     assert "backend_type = 'client backend' AND xact_start < %s" in query
     assert "count(*) FILTER (WHERE backend_type IS NULL)" in query
     assert "datname = current_database() AND pid <> pg_backend_pid()" in query
+
+
+@postgres_only
+@pytest.mark.postgres
+def test_each_hashed_tables_id_guard_names_its_own_sequence(db):
+    """The guard is told its table's sequence once, by its trigger (wagering/0027), not looked up at each row:
+    a trigger naming another table's sequence would compare each id with the wrong one."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, encode(t.tgargs, 'escape') FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE t.tgname = c.relname || '_id_drawn'"
+        )
+        named = dict(cursor.fetchall())
+        assert set(named) == set(EXPLICIT_ID)
+        for table, argument in named.items():
+            cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [f"public.{table}"])
+            assert argument.removesuffix("\\000") == cursor.fetchone()[0]

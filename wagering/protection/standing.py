@@ -14,6 +14,7 @@ from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Su
 from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
+from kernel.lookups import AnyOf, any_of
 from kernel.money import MONEY
 from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor
 from wagering.models import (
@@ -129,11 +130,12 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
     locked by it, in primary-key order, as ``select_for_update`` would (inside a transaction only)."""
     if not user_ids:
         return {}
-    sql = f"{_protection_sql()} ({', '.join(['%s'] * len(user_ids))})"
+    condition, parameters = any_of("p.user_id", user_ids)
+    sql = f"{_protection_sql()} {condition}"
     if lock:
         sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}{for_update()}"
     with prepared_cursor() as cursor:
-        cursor.execute(sql, list(user_ids))
+        cursor.execute(sql, parameters)
         rows = [dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)) for row in cursor]
     return {row["user_id"]: protection_read(row, at=at) for row in rows}
 
@@ -141,7 +143,7 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
 @cache
 def _protection_sql() -> str:
     table = connection.ops.quote_name(PlayerProtection._meta.db_table)  # names of ours, not input
-    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE p.user_id IN"  # noqa: S608
+    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE"  # noqa: S608
 
 
 def player_protection(*, user_id: int, at: datetime) -> Protection | None:
@@ -171,7 +173,7 @@ def players_losses(*, protections: Collection[Protection]) -> dict[int, dict[str
     sums["session"] = Sum(lost, filter=Q(created_at__gte=F("user__protection__session_started_at")))
     earliest = min(start for by_window in windows.values() for _, start, _ in by_window.values())
     rows = (
-        Bet.objects.filter(user_id__in=windows, created_at__gte=earliest)
+        Bet.objects.filter(AnyOf(F("user_id"), windows), created_at__gte=earliest)
         .exclude(state=Bet.State.CANCELLED)
         .values("user_id")
         .annotate(**sums)
