@@ -132,17 +132,12 @@ def balances_store(accounts: list[Account]) -> None:
     (two arrays: psycopg splits a statement of hundreds of placeholders at each run)."""
     table = connection.ops.quote_name(Account._meta.db_table)
     if connection.vendor == "postgresql":
-        values, parameters = (
-            "SELECT * FROM unnest(%s::bigint[], %s::numeric[])",
-            [
-                [account.pk for account in accounts],
-                [account.balance for account in accounts],
-            ],
-        )
-    else:
-        values = "VALUES " + ", ".join(["(%s, CAST(%s AS NUMERIC))"] * len(accounts))
+        values = "unnest(%s::bigint[], %s::numeric[]) AS v(column1, column2)"
+        parameters = [[account.pk for account in accounts], [account.balance for account in accounts]]
+    else:  # SQLite names a VALUES list's columns column1, column2...
+        values = f"(VALUES {', '.join(['(%s, CAST(%s AS NUMERIC))'] * len(accounts))}) AS v"
         parameters = [value for account in accounts for value in (account.pk, account.balance)]
-    sql = f"UPDATE {table} SET balance = v.column2 FROM ({values}) AS v(column1, column2) WHERE {table}.id = v.column1"  # noqa: S608
+    sql = f"UPDATE {table} SET balance = v.column2 FROM {values} WHERE {table}.id = v.column1"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
 
