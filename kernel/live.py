@@ -27,6 +27,7 @@ from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import transaction
 
+from kernel.rate_counts import window_claim
 from kernel.redis_watch import redis_lost
 
 EVENT_VERSION = 1
@@ -119,8 +120,11 @@ def _send_now(prepared: list[Outgoing]) -> None:
 
 
 # The table's bet totals change with every bet: at the last seconds of a window, hundreds of times a
-# second. Each process sends a table's totals in a currency at most every TOTALS_INTERVAL_SECONDS: the
-# first at once, then only the latest of those made meanwhile, when the interval has passed.
+# second. A table's totals in a currency go out at most every TOTALS_INTERVAL_SECONDS: the first at once,
+# then only the latest of those made meanwhile, when the interval has passed. The interval is the table's,
+# across the web processes (``window_claim``): a process that finds it taken by another sends its latest when
+# it ends. Each event is written to every socket of the table, so N processes each sending at that pace made
+# N times the writes (at the close of betting, a fifth of a web process's CPU with two).
 TOTALS_INTERVAL_SECONDS = 0.25
 _totals_lock = threading.Lock()
 _totals_waiting: dict[tuple[str, str], dict] = {}  # the latest totals not sent yet, by (table, currency)
@@ -154,11 +158,30 @@ def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
 
 
 def _totals_flush(key: tuple[str, str]) -> None:
+    left = _totals_window_claim(key)
+    if left > 0:  # another process's send: ours, still waiting, goes when its interval ends
+        timer = threading.Timer(left, _totals_flush, args=(key,))
+        timer.daemon = True
+        timer.start()
+        return
     with _totals_lock:
         message = _totals_waiting.pop(key, None)
         _totals_sent_at[key] = time.monotonic()
     if message is not None:
         _send_now([message])
+
+
+def _totals_window_claim(key: tuple[str, str]) -> float:
+    """0 if this process may send the table's totals now, else the seconds until it may; Redis lost: now (the
+    send itself is skipped then)."""
+    table_code, currency = key
+    if redis_lost():
+        return 0.0
+    try:
+        return window_claim(key=f"live:totals:{table_code}:{currency}", seconds=TOTALS_INTERVAL_SECONDS)
+    except Exception:
+        logger.warning("the totals' window of %s %s not claimed: sent anyway", table_code, currency, exc_info=True)
+        return 0.0
 
 
 def _publisher_loop() -> asyncio.AbstractEventLoop:

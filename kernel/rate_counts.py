@@ -1,9 +1,10 @@
 """Requests counted in the shared cache (Redis: across the web processes), in one round trip each.
 
-A fixed window (``window_count``: the players' bet requests per second) and a sliding one
-(``sliding_window_admit``: the partner API's throttle, with DRF's ``SimpleRateThrottle`` semantics). On Redis
-each is one call (a transaction pipeline, a Lua script); the embedded default's local memory does the same
-in two, in its one process.
+A fixed window (``window_count``: the players' bet requests per second), a sliding one
+(``sliding_window_admit``: the partner API's throttle, with DRF's ``SimpleRateThrottle`` semantics) and a
+window one process takes at a time (``window_claim``: a table's live totals). On Redis each is one call (a
+transaction pipeline, a Lua script); the embedded default's local memory does the same in two, in its one
+process.
 """
 
 from __future__ import annotations
@@ -76,6 +77,19 @@ def sliding_window_admit(*, key: str, limit: int, duration: int, now: float) -> 
         history.insert(0, now)
         counts_cache.set(key, history, duration)
     return SlidingCount(allowed=allowed, count=len(history), oldest=history[-1] if history else now)
+
+
+def window_claim(*, key: str, seconds: float) -> float:
+    """The window of ``key`` taken for ``seconds`` by this caller, across the web processes: 0, or, if another
+    took it, the seconds it has left. Local memory serves one process: its caller is always the one."""
+    if not isinstance(counts_cache, RedisCache):
+        return 0.0
+    full_key = counts_cache.make_and_validate_key(key)
+    with counts_cache._cache.get_client(full_key, write=True).pipeline(transaction=True) as pipe:
+        pipe.set(full_key, 1, px=max(1, round(seconds * 1000)), nx=True)
+        pipe.pttl(full_key)
+        taken, left = pipe.execute()
+    return 0.0 if taken else max(left, 1) / 1000
 
 
 def _member(now: float) -> str:

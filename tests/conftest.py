@@ -11,6 +11,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.plugin import blocking_manager_key
 
 from kernel import database_roles, live
+from kernel.rate_counts import counts_cache
 from tables.models import Table
 from tables.roles import DEALER
 from tables.services import dealer_login, table_create, table_open
@@ -220,6 +221,7 @@ def totals_throttle_forget() -> None:
     with live._totals_lock:
         live._totals_waiting.clear()
         live._totals_sent_at.clear()
+    counts_cache.clear()  # the tables' intervals taken across processes (on Redis)
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""A table's bet totals go out at most every TOTALS_INTERVAL_SECONDS per process and currency: the first at
-once, the latest of those made meanwhile when the interval has passed, none lost."""
+"""A table's bet totals go out at most every TOTALS_INTERVAL_SECONDS per currency, across the web processes: the
+first at once, the latest of those made meanwhile when the interval has passed, none lost."""
 
 import json
 import time
@@ -7,6 +7,8 @@ import time
 import pytest
 
 from kernel import live
+from kernel.rate_counts import counts_cache, window_claim
+from kernel.redis_cache import RedisCache
 from tests.conftest import totals_throttle_forget
 
 
@@ -41,3 +43,23 @@ def test_a_burst_of_totals_sends_the_first_and_the_last(published, django_captur
     time.sleep(0.3)
     assert totals(published) == ["1.00", "50.00"]
     assert all(event["type"] == "bet_totals" and event["table"] == "t1" for event in published)
+
+
+@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+@pytest.mark.django_db
+def test_totals_wait_for_the_interval_another_process_took_then_the_latest_goes(
+    published, django_capture_on_commit_callbacks
+):
+    """Each web process sent a table's totals every interval: N processes, N times the writes to every socket."""
+    assert window_claim(key="live:totals:t2:EUR", seconds=0.4) == 0  # another process has just sent t2's totals
+    with django_capture_on_commit_callbacks(execute=True):
+        for amount in (3, 4):
+            data = {"round_id": "R-2", "currency": "EUR", "totals": {"banker": f"{amount}.00"}}
+            live.table_totals_send(table_code="t2", currency="EUR", data=data)
+    assert totals(published) == []  # not at once: the other's interval
+    deadline = time.monotonic() + 2
+    while not published and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert totals(published) == ["4.00"]  # when it ends, the latest; none lost
+    time.sleep(0.5)
+    assert totals(published) == ["4.00"]

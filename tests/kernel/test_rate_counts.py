@@ -1,12 +1,14 @@
-"""Requests counted in the shared cache in one round trip: the fixed window of the players' bet requests and
-the partner API's sliding window (DRF's semantics), on Redis (CI) as on the embedded default's memory."""
+"""Requests counted in the shared cache in one round trip: the fixed window of the players' bet requests, the
+partner API's sliding window (DRF's semantics) and a window one process takes at a time, on Redis (CI) as on the
+embedded default's memory."""
 
+import time
 import uuid
 
 import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
-from kernel.rate_counts import counts_cache, sliding_window_admit, window_count
+from kernel.rate_counts import counts_cache, sliding_window_admit, window_claim, window_count
 from kernel.redis_cache import RedisCache
 
 
@@ -63,3 +65,17 @@ def test_the_sliding_window_answers_as_drfs_own_throttle(key):
 @pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="the shared cache is Redis (REDIS_URL)")
 def test_the_redis_client_is_built_once_and_shared():
     assert counts_cache._cache.get_client(write=True) is counts_cache._cache.get_client(write=True)
+
+
+@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+def test_a_claimed_window_is_the_first_claimers_until_it_ends(key):
+    assert window_claim(key=key, seconds=0.3) == 0
+    left = window_claim(key=key, seconds=0.3)  # another process, meanwhile: told how long it has left
+    assert 0 < left <= 0.3
+    time.sleep(left + 0.05)
+    assert window_claim(key=key, seconds=0.3) == 0
+
+
+@pytest.mark.skipif(isinstance(counts_cache, RedisCache), reason="one process: local memory")
+def test_in_one_process_the_window_is_always_its_own(key):
+    assert [window_claim(key=key, seconds=10) for _ in range(3)] == [0, 0, 0]
