@@ -13,12 +13,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Count, F, Min, Q, QuerySet, Sum
+from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from kernel.lookups import AnyOf, any_of
-from kernel.raw_rows import orm_values, prepared_cursor, sql_literal
+from kernel.lookups import any_of
+from kernel.raw_rows import columns_sql, model_attnames, orm_values, prepared_cursor, sql_literal
 from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.amounts import amounts_as_strings
@@ -72,14 +72,33 @@ def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PlayerM
 
 
 def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PlayerMarkers]:
-    """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one query."""
-    markers = PersonalLimitMarker.objects.filter(
-        AnyOf(F("player_id"), user_ids), table_id=table_id, revoked_at__isnull=True, valid_from__lte=at
-    ).filter(Q(valid_until__isnull=True) | Q(valid_until__gt=at))
+    """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one prepared
+    statement whatever their number (every group commit's batch reads them)."""
+    if not user_ids:
+        return {}
+    condition, parameters = any_of("m.player_id", user_ids)
+    moment = connection.ops.adapt_datetimefield_value(at)
     held: dict[int, list[PersonalLimitMarker]] = defaultdict(list)
-    for marker in markers.order_by("valid_from", "pk"):
-        held[marker.player_id].append(marker)
+    names = model_attnames(PersonalLimitMarker)
+    with prepared_cursor() as cursor:
+        cursor.execute(
+            f"{_markers_sql()} AND {condition} ORDER BY m.valid_from, m.id", [table_id, moment, moment, *parameters]
+        )
+        for row in cursor.fetchall():
+            marker = PersonalLimitMarker.from_db(connection.alias, None, orm_values(PersonalLimitMarker, names, row))
+            held[marker.player_id].append(marker)
     return {user_id: PlayerMarkers(markers=tuple(markers)) for user_id, markers in held.items()}
+
+
+@cache
+def _markers_sql() -> str:
+    """The markers valid and unrevoked at a table at a moment (its id, then the moment twice)."""
+    quote = connection.ops.quote_name  # names of ours, not input
+    return (
+        f"SELECT {columns_sql(PersonalLimitMarker, model_attnames(PersonalLimitMarker), alias='m')} "  # noqa: S608
+        f"FROM {quote(PersonalLimitMarker._meta.db_table)} m WHERE m.table_id = %s AND m.revoked_at IS NULL "
+        "AND m.valid_from <= %s AND (m.valid_until IS NULL OR m.valid_until > %s)"
+    )
 
 
 def player_personal_limits(*, table_id: int, user: User, currency: str, at: datetime) -> dict[str, dict[str, str]]:

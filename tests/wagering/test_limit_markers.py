@@ -26,6 +26,7 @@ from tests.wagering.conftest import fund, rejected
 from wagering.errors import BetRejected
 from wagering.placement import bet_batch_place
 from wagering.placement_together import PlacementAsked, bets_place_together
+from wagering.selectors import personal_limit_markers
 
 D = Decimal
 HOUSE = settings.HOUSE_CURRENCY
@@ -290,3 +291,36 @@ def test_markers_granted_before_apply_to_player_and_banker_in_each_currency_of_t
     assert list(copies) == [
         ("USD", ["player", "banker"], D("9000.00"), "high roller (copied into USD by migration 0013)")
     ]
+
+
+def test_a_groups_markers_are_those_valid_now_at_the_table_for_its_players_in_their_order(db):
+    """The group commit's read (one statement for any number of players): a marker expired, revoked, not yet
+    valid, of another table or of a player not in the group is none of theirs."""
+    table, elsewhere = TableFactory(), TableFactory()
+    ann, bob, cat = UserFactory(), UserFactory(), UserFactory()
+    now = timezone.now()
+
+    def marker(player, table=table, *, since=-2, until=None, revoked=False, maximum="2000"):
+        return PersonalLimitMarker.objects.create(
+            table=table,
+            player=player,
+            currency=HOUSE,
+            bet_types=["banker"],
+            minimum=D("10"),
+            maximum=D(maximum),
+            valid_from=now + timedelta(hours=since),
+            valid_until=None if until is None else now + timedelta(hours=until),
+            revoked_at=now if revoked else None,
+        )
+
+    later, earlier = marker(ann, since=-1, maximum="3000"), marker(ann, since=-3, until=1)
+    marker(ann, until=-1)  # expired
+    marker(ann, revoked=True)
+    marker(ann, since=1)  # not yet valid
+    marker(bob, table=elsewhere)
+    marker(cat)  # not asked for
+    held = personal_limit_markers(table_id=table.pk, user_ids={ann.pk, bob.pk}, at=now)
+    assert list(held) == [ann.pk]
+    assert [m.pk for m in held[ann.pk].markers] == [earlier.pk, later.pk]
+    assert held[ann.pk].markers[1].maximum == D("3000.00") and held[ann.pk].markers[1].bet_types == ["banker"]
+    assert personal_limit_markers(table_id=table.pk, user_ids=set(), at=now) == {}
