@@ -27,7 +27,7 @@ from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.db import transaction
 
-from kernel.rate_counts import window_claim
+from kernel.rate_counts import window_turn
 from kernel.redis_watch import redis_lost
 
 EVENT_VERSION = 1
@@ -122,22 +122,28 @@ def _send_now(prepared: list[Outgoing]) -> None:
 # The table's bet totals change with every bet: at the last seconds of a window, hundreds of times a
 # second. A table's totals in a currency go out at most every TOTALS_INTERVAL_SECONDS: the first at once,
 # then only the latest of those made meanwhile, when the interval has passed. The interval is the table's,
-# across the web processes (``window_claim``): a process that finds it taken by another sends its latest when
-# it ends. Each event is written to every socket of the table, so N processes each sending at that pace made
-# N times the writes (at the close of betting, a fifth of a web process's CPU with two).
+# across the web processes (``window_turn``): a process that finds it taken by another sends its latest when
+# it ends, unless totals made later (stamped under the coup's lock, which orders them, as far as the hosts'
+# clocks agree) went out meanwhile. Each event is written to every socket of the table, so N processes each
+# sending at that pace made N times the writes (at the close of betting, a fifth of a web process's CPU with two).
 TOTALS_INTERVAL_SECONDS = 0.25
 _totals_lock = threading.Lock()
-_totals_waiting: dict[tuple[str, str], dict] = {}  # the latest totals not sent yet, by (table, currency)
+# The latest totals not sent yet, and when they were made (µs), by (table, currency).
+_totals_waiting: dict[tuple[str, str], tuple[Outgoing, int]] = {}
 _totals_sent_at: dict[tuple[str, str], float] = {}
 
 
 def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
-    """A table's ``bet_totals`` in one currency, on commit, throttled per process (see above)."""
+    """A table's ``bet_totals`` in one currency, on commit, throttled (see above). Called where the totals are
+    read, under the coup's lock: the stamp orders them as the lock does."""
     key = (table_code, currency)
     message = (
-        table_group(table_code),
-        live_message(event_envelope(event_type="bet_totals", data=data, table_code=table_code)),
-        None,
+        (
+            table_group(table_code),
+            live_message(event_envelope(event_type="bet_totals", data=data, table_code=table_code)),
+            None,
+        ),
+        time.time_ns() // 1000,
     )
 
     def queue() -> None:
@@ -150,37 +156,48 @@ def table_totals_send(*, table_code: str, currency: str, data: dict) -> None:
         if delay <= 0:
             _totals_flush(key)
         else:
-            timer = threading.Timer(delay, _totals_flush, args=(key,))
-            timer.daemon = True
-            timer.start()
+            _totals_flush_later(delay, key)
 
     transaction.on_commit(queue)
 
 
 def _totals_flush(key: tuple[str, str]) -> None:
-    left = _totals_window_claim(key)
-    if left > 0:  # another process's send: ours, still waiting, goes when its interval ends
-        timer = threading.Timer(left, _totals_flush, args=(key,))
-        timer.daemon = True
-        timer.start()
+    with _totals_lock:
+        waiting = _totals_waiting.get(key)
+    if waiting is None:
+        return
+    message, stamp = waiting
+    turn = _totals_turn(key, stamp)
+    if turn is not None and turn > 0:  # another process's interval: ours, still waiting, goes when it ends
+        _totals_flush_later(turn, key)
         return
     with _totals_lock:
-        message = _totals_waiting.pop(key, None)
+        newer = _totals_waiting.get(key) is not waiting  # made meanwhile, here: its own turn comes next
+        if not newer:
+            del _totals_waiting[key]
         _totals_sent_at[key] = time.monotonic()
-    if message is not None:
+    if turn == 0:
         _send_now([message])
+    if newer:
+        _totals_flush_later(TOTALS_INTERVAL_SECONDS, key)
 
 
-def _totals_window_claim(key: tuple[str, str]) -> float:
-    """0 if this process may send the table's totals now, else the seconds until it may; Redis lost: now (the
-    send itself is skipped then)."""
+def _totals_flush_later(delay: float, key: tuple[str, str]) -> None:
+    timer = threading.Timer(delay, _totals_flush, args=(key,))
+    timer.daemon = True
+    timer.start()
+
+
+def _totals_turn(key: tuple[str, str], stamp: int) -> float | None:
+    """``window_turn`` of the table's totals made at ``stamp``: 0 send now, >0 wait, None stale (totals made
+    later went out). Redis lost: now (the send itself is skipped then)."""
     table_code, currency = key
     if redis_lost():
         return 0.0
     try:
-        return window_claim(key=f"live:totals:{table_code}:{currency}", seconds=TOTALS_INTERVAL_SECONDS)
+        return window_turn(key=f"live:totals:{table_code}:{currency}", seconds=TOTALS_INTERVAL_SECONDS, stamp=stamp)
     except Exception:
-        logger.warning("the totals' window of %s %s not claimed: sent anyway", table_code, currency, exc_info=True)
+        logger.warning("the totals' window of %s %s not asked: sent anyway", table_code, currency, exc_info=True)
         return 0.0
 
 

@@ -2,9 +2,9 @@
 
 A fixed window (``window_count``: the players' bet requests per second), a sliding one
 (``sliding_window_admit``: the partner API's throttle, with DRF's ``SimpleRateThrottle`` semantics) and a
-window one process takes at a time (``window_claim``: a table's live totals). On Redis each is one call (a
-transaction pipeline, a Lua script); the embedded default's local memory does the same in two, in its one
-process.
+window one process takes at a time, the latest made going out (``window_turn``: a table's live totals). On
+Redis each is one call (a transaction pipeline, a Lua script); the embedded default's local memory does the
+same in two, in its one process.
 """
 
 from __future__ import annotations
@@ -79,17 +79,35 @@ def sliding_window_admit(*, key: str, limit: int, duration: int, now: float) -> 
     return SlidingCount(allowed=allowed, count=len(history), oldest=history[-1] if history else now)
 
 
-def window_claim(*, key: str, seconds: float) -> float:
-    """The window of ``key`` taken for ``seconds`` by this caller, across the web processes: 0, or, if another
-    took it, the seconds it has left. Local memory serves one process: its caller is always the one."""
+def window_turn(*, key: str, seconds: float, stamp: int) -> float | None:
+    """Whether what this caller made at ``stamp`` (any increasing number) goes out now, across the web processes:
+    0, and the window of ``key`` is taken for ``seconds``; or the seconds until another's window ends (ask again
+    then); or None, something made later has gone out already (this is stale: drop it). Local memory serves one
+    process, whose caller keeps only its latest: always 0."""
     if not isinstance(counts_cache, RedisCache):
         return 0.0
-    full_key = counts_cache.make_and_validate_key(key)
-    with counts_cache._cache.get_client(full_key, write=True).pipeline(transaction=True) as pipe:
-        pipe.set(full_key, 1, px=max(1, round(seconds * 1000)), nx=True)
-        pipe.pttl(full_key)
-        taken, left = pipe.execute()
-    return 0.0 if taken else max(left, 1) / 1000
+    window = counts_cache.make_and_validate_key(key)
+    client = counts_cache._cache.get_client(window, write=True)
+    arguments = (max(1, round(seconds * 1000)), stamp, _NEWEST_KEPT_MS)
+    left = _WINDOW_TURN(keys=(window, f"{window}:newest"), args=arguments, client=client)
+    return None if left < 0 else left / 1000
+
+
+# The window's time left, if another's (a key without one is taken anew); else -1 if a stamp as late went out
+# already; else the window taken and the stamp kept as the newest (integers: a Lua number holds them exactly).
+_WINDOW_TURN = Script(
+    None,
+    b"""
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 then return left end
+local newest = redis.call('GET', KEYS[2])
+if newest and tonumber(newest) >= tonumber(ARGV[2]) then return -1 end
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 0
+""",
+)
+_NEWEST_KEPT_MS = 3_600_000
 
 
 def _member(now: float) -> str:

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from kernel import live
-from kernel.rate_counts import counts_cache, window_claim
+from kernel.rate_counts import counts_cache, window_turn
 from kernel.redis_cache import RedisCache
 from tests.conftest import totals_throttle_forget
 
@@ -45,21 +45,52 @@ def test_a_burst_of_totals_sends_the_first_and_the_last(published, django_captur
     assert all(event["type"] == "bet_totals" and event["table"] == "t1" for event in published)
 
 
+def another_process_sends(table_code: str, *, seconds: float, later: bool) -> None:
+    """Another process takes the table's window for totals it made before (or after) any of this test's."""
+    stamp = time.time_ns() // 1000 + (10**9 if later else -(10**9))
+    assert window_turn(key=f"live:totals:{table_code}:EUR", seconds=seconds, stamp=stamp) == 0
+
+
+def send(table_code: str, *amounts: int) -> None:
+    for amount in amounts:
+        data = {"round_id": "R-2", "currency": "EUR", "totals": {"banker": f"{amount}.00"}}
+        live.table_totals_send(table_code=table_code, currency="EUR", data=data)
+
+
+def waited(published, seconds: float = 2) -> None:
+    deadline = time.monotonic() + seconds
+    while not published and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 @pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
 @pytest.mark.django_db
 def test_totals_wait_for_the_interval_another_process_took_then_the_latest_goes(
     published, django_capture_on_commit_callbacks
 ):
     """Each web process sent a table's totals every interval: N processes, N times the writes to every socket."""
-    assert window_claim(key="live:totals:t2:EUR", seconds=0.4) == 0  # another process has just sent t2's totals
+    another_process_sends("t2", seconds=0.4, later=False)
     with django_capture_on_commit_callbacks(execute=True):
-        for amount in (3, 4):
-            data = {"round_id": "R-2", "currency": "EUR", "totals": {"banker": f"{amount}.00"}}
-            live.table_totals_send(table_code="t2", currency="EUR", data=data)
+        send("t2", 3, 4)
     assert totals(published) == []  # not at once: the other's interval
-    deadline = time.monotonic() + 2
-    while not published and time.monotonic() < deadline:
-        time.sleep(0.02)
+    waited(published)
     assert totals(published) == ["4.00"]  # when it ends, the latest; none lost
     time.sleep(0.5)
     assert totals(published) == ["4.00"]
+
+
+@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+@pytest.mark.django_db
+def test_totals_made_before_those_another_process_sent_are_not_sent_after_them(
+    published, django_capture_on_commit_callbacks
+):
+    """Sent when the other's interval ends, they would stay on every screen, older than the ones before them."""
+    another_process_sends("t3", seconds=0.3, later=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        send("t3", 5)
+    time.sleep(0.8)
+    assert totals(published) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        send("t3", 6)  # made now: still before the other's (1,000 s ahead here)
+    time.sleep(0.5)
+    assert totals(published) == []

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
-from kernel.rate_counts import counts_cache, sliding_window_admit, window_claim, window_count
+from kernel.rate_counts import counts_cache, sliding_window_admit, window_count, window_turn
 from kernel.redis_cache import RedisCache
 
 
@@ -68,14 +68,18 @@ def test_the_redis_client_is_built_once_and_shared():
 
 
 @pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
-def test_a_claimed_window_is_the_first_claimers_until_it_ends(key):
-    assert window_claim(key=key, seconds=0.3) == 0
-    left = window_claim(key=key, seconds=0.3)  # another process, meanwhile: told how long it has left
+def test_a_window_is_one_processs_at_a_time_and_what_was_made_before_the_last_sent_is_stale(key):
+    assert window_turn(key=key, seconds=0.3, stamp=100) == 0
+    left = window_turn(key=key, seconds=0.3, stamp=300)  # another process, meanwhile: told how long it has left
     assert 0 < left <= 0.3
     time.sleep(left + 0.05)
-    assert window_claim(key=key, seconds=0.3) == 0
+    assert window_turn(key=key, seconds=0.3, stamp=300) == 0  # its turn when the window ends
+    time.sleep(0.35)
+    assert window_turn(key=key, seconds=0.3, stamp=200) is None  # made before what went out: stale
+    assert window_turn(key=key, seconds=0.3, stamp=300) is None  # what went out, again
+    assert window_turn(key=key, seconds=0.3, stamp=301) == 0
 
 
 @pytest.mark.skipif(isinstance(counts_cache, RedisCache), reason="one process: local memory")
 def test_in_one_process_the_window_is_always_its_own(key):
-    assert [window_claim(key=key, seconds=10) for _ in range(3)] == [0, 0, 0]
+    assert [window_turn(key=key, seconds=10, stamp=stamp) for stamp in (3, 2, 1)] == [0, 0, 0]

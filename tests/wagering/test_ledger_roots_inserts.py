@@ -176,3 +176,10 @@ def test_each_hashed_tables_id_guard_names_its_own_sequence(db):
         for table, argument in named.items():
             cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [f"public.{table}"])
             assert argument.removesuffix("\\000") == cursor.fetchone()[0]
+        # Its owner's to call (it runs as them): nobody else may, with a sequence of their choice.
+        cursor.execute(
+            "SELECT has_function_privilege('public.wagering_identity_drawn()', 'EXECUTE'),"
+            " pg_get_userbyid(p.proowner) = current_user FROM pg_proc p WHERE p.proname = 'wagering_identity_drawn'"
+        )
+        executable, owner = cursor.fetchone()
+        assert executable == owner

@@ -3,7 +3,9 @@
 ``wagering_identity_drawn`` ran ``pg_get_serial_sequence`` (a catalog search by name) for every row inserted
 into the ledger's transactions and legs and the audit log: 3.6 µs a row, four rows a bet placed. Each trigger
 now names its table's identity sequence (``TG_ARGV[0]``), read once here: 1.9 µs a row, with the same two
-checks and the same refusal. Reversible: the function before ignores the argument.
+checks and the same refusal. The triggers are replaced in place (``CREATE OR REPLACE TRIGGER``: writes wait for
+it, reads do not), and the function, which runs as its owner, may be executed by no other role (a trigger fires
+whatever the privilege). Reversible: the function before ignores the argument.
 """
 
 import importlib
@@ -27,12 +29,13 @@ BEGIN
     RETURN NEW;
 END;
 $$;
+-- A trigger fires whoever may execute its function: nobody else need call it (with a sequence of their choice).
+REVOKE EXECUTE ON FUNCTION public.wagering_identity_drawn() FROM PUBLIC;
 """ + "".join(
     f"""
-DROP TRIGGER {table}_id_drawn ON public.{table};
 DO $$ BEGIN
     EXECUTE pg_catalog.format(
-        'CREATE TRIGGER {table}_id_drawn BEFORE INSERT ON public.{table} '
+        'CREATE OR REPLACE TRIGGER {table}_id_drawn BEFORE INSERT ON public.{table} '
         'FOR EACH ROW EXECUTE FUNCTION public.wagering_identity_drawn(%L)',
         pg_catalog.pg_get_serial_sequence('public.{table}', 'id')
     );
@@ -46,7 +49,7 @@ def _looked_up() -> str:
     """0022's function, which finds the sequence at each row (and ignores the triggers' argument)."""
     start = ROOTS.CREATE.index("CREATE OR REPLACE FUNCTION public.wagering_identity_drawn")
     end = ROOTS.CREATE.index("CREATE OR REPLACE FUNCTION public.wagering_ledger_roots_clock")
-    return ROOTS.CREATE[start:end]
+    return ROOTS.CREATE[start:end] + "GRANT EXECUTE ON FUNCTION public.wagering_identity_drawn() TO PUBLIC;\n"
 
 
 class Migration(migrations.Migration):
