@@ -8,11 +8,13 @@ every value, about a fifth of the batch's Python. ``AnyOf(F("user_id"), ids)`` (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection as default_connection
 from django.db.models import Lookup
+
+from kernel.raw_rows import prepared_cursor
 
 
 def any_of(column: str, values: Iterable, *, connection=default_connection) -> tuple[str, list]:
@@ -25,10 +27,21 @@ def any_of(column: str, values: Iterable, *, connection=default_connection) -> t
     return f"{column} IN ({', '.join(['%s'] * len(values))})", values
 
 
+def rows_any_of(select: str, column: str, values: Collection, *, parameters: Sequence = (), then: str = "") -> list:
+    """The rows of ``select`` (a statement that ends in a ``WHERE`` condition, ``parameters`` its values) whose
+    ``column`` is also one of ``values``, ``then`` written after (an order, a lock): a prepared statement, the
+    same text whatever the number of values. None asked, none read."""
+    if not values:
+        return []
+    condition, of_values = any_of(column, values)
+    with prepared_cursor() as cursor:
+        cursor.execute(f"{select} AND {condition}{then}", [*parameters, *of_values])
+        return cursor.fetchall()
+
+
 class AnyOf(Lookup):
     """The column's value is one of ``values`` (plain values of its type, not expressions)."""
 
-    lookup_name = "any_of"
     prepare_rhs = False
 
     def __init__(self, lhs, values: Iterable) -> None:

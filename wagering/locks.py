@@ -20,7 +20,7 @@ from django.db import connection
 from django.db.models import Case, QuerySet, Value, When
 
 from kernel.errors import ErrorCode
-from kernel.lookups import any_of
+from kernel.lookups import rows_any_of
 from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor, sql_literal
 from wagering.errors import WalletRejected
 from wagering.models import (
@@ -202,12 +202,8 @@ def wallets_locked(user_ids: set[int]) -> dict[int, StakeAccount]:
 def wallets_read(user_ids: Collection[int], *, lock: bool = False) -> dict[int, StakeAccount]:
     """The players' wallets by user id, in primary-key order (``lock``: locked): one prepared statement, the same
     whatever the number of players (``kernel.lookups.any_of``), read at every group commit's batch."""
-    if not user_ids:
-        return {}
-    condition, parameters = any_of("a.user_id", user_ids)
-    with prepared_cursor() as cursor:
-        cursor.execute(f"{_wallets_sql()} AND {condition} ORDER BY a.id{for_update() if lock else ''}", parameters)
-        return {row[2]: StakeAccount.from_row(row) for row in cursor.fetchall()}
+    rows = rows_any_of(_wallets_sql(), "a.user_id", user_ids, then=f" ORDER BY a.id{for_update() if lock else ''}")
+    return {row[2]: StakeAccount.from_row(row) for row in rows}
 
 
 @cache

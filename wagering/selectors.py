@@ -17,8 +17,8 @@ from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from baccarat.coup import BANKER, PLAYER, CoupResult
 from baccarat.paytables import Paytable
-from kernel.lookups import any_of
-from kernel.raw_rows import columns_sql, model_attnames, orm_values, prepared_cursor, sql_literal
+from kernel.lookups import rows_any_of
+from kernel.raw_rows import columns_sql, model_attnames, orm_values, sql_literal
 from tables.models import Coup, PersonalLimitMarker, SeatSession, Table
 from tables.selectors import coup_public, coup_rules, rules_from_snapshot
 from wagering.amounts import amounts_as_strings
@@ -74,19 +74,19 @@ def personal_limit_marker(*, table_id: int, user: User, at: datetime) -> PlayerM
 def personal_limit_markers(*, table_id: int, user_ids: set[int], at: datetime) -> dict[int, PlayerMarkers]:
     """``personal_limit_marker`` of each of these players (by user id; none: no marker), in one prepared
     statement whatever their number (every group commit's batch reads them)."""
-    if not user_ids:
-        return {}
-    condition, parameters = any_of("m.player_id", user_ids)
     moment = connection.ops.adapt_datetimefield_value(at)
+    rows = rows_any_of(
+        _markers_sql(),
+        "m.player_id",
+        user_ids,
+        parameters=(table_id, moment, moment),
+        then=" ORDER BY m.valid_from, m.id",
+    )
     held: dict[int, list[PersonalLimitMarker]] = defaultdict(list)
     names = model_attnames(PersonalLimitMarker)
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            f"{_markers_sql()} AND {condition} ORDER BY m.valid_from, m.id", [table_id, moment, moment, *parameters]
-        )
-        for row in cursor.fetchall():
-            marker = PersonalLimitMarker.from_db(connection.alias, None, orm_values(PersonalLimitMarker, names, row))
-            held[marker.player_id].append(marker)
+    for row in rows:
+        marker = PersonalLimitMarker.from_db(connection.alias, None, orm_values(PersonalLimitMarker, names, row))
+        held[marker.player_id].append(marker)
     return {user_id: PlayerMarkers(markers=tuple(markers)) for user_id, markers in held.items()}
 
 
@@ -174,14 +174,10 @@ def players_wallets(*, user_ids: set[int]) -> dict[int, StakeAccount]:
 def players_open_stakes(*, user_ids: set[int]) -> dict[int, dict[int, dict[str, Decimal]]]:
     """Each player's stakes not yet settled (by user id, coup id and bet type), in one query."""
     stakes: dict[int, dict[int, dict[str, Decimal]]] = defaultdict(lambda: defaultdict(dict))
-    if not user_ids:
-        return stakes
-    condition, parameters = any_of("b.user_id", user_ids)
-    with prepared_cursor() as cursor:  # one statement whatever the number of players: a group commit's, twice a batch
-        cursor.execute(f"{_open_stakes_sql()} AND {condition} GROUP BY 1, 2, 3", parameters)
-        for row in cursor.fetchall():
-            user_id, coup_id, bet_type, total = orm_values(Bet, _OPEN_STAKES_READ, row)
-            stakes[user_id][coup_id][bet_type] = money(total)
+    # One statement whatever the number of players: a group commit's, twice a batch.
+    for row in rows_any_of(_open_stakes_sql(), "b.user_id", user_ids, then=" GROUP BY 1, 2, 3"):
+        user_id, coup_id, bet_type, total = orm_values(Bet, _OPEN_STAKES_READ, row)
+        stakes[user_id][coup_id][bet_type] = money(total)
     return stakes
 
 

@@ -45,6 +45,9 @@ def test_a_burst_of_totals_sends_the_first_and_the_last(published, django_captur
     assert all(event["type"] == "bet_totals" and event["table"] == "t1" for event in published)
 
 
+across_processes = pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+
+
 def another_process_sends(table_code: str, *, seconds: float, later: bool) -> None:
     """Another process takes the table's window for totals it made before (or after) any of this test's."""
     stamp = time.time_ns() // 1000 + (10**9 if later else -(10**9))
@@ -63,7 +66,7 @@ def waited(published, seconds: float = 2) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+@across_processes
 @pytest.mark.django_db
 def test_totals_wait_for_the_interval_another_process_took_then_the_latest_goes(
     published, django_capture_on_commit_callbacks
@@ -79,7 +82,7 @@ def test_totals_wait_for_the_interval_another_process_took_then_the_latest_goes(
     assert totals(published) == ["4.00"]
 
 
-@pytest.mark.skipif(not isinstance(counts_cache, RedisCache), reason="across processes: Redis")
+@across_processes
 @pytest.mark.django_db
 def test_totals_made_before_those_another_process_sent_are_not_sent_after_them(
     published, django_capture_on_commit_callbacks
