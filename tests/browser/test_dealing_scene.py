@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
 
 from tests.browser.conftest import players_created, screenshot, sign_in, wait_for_betting
 from tests.browser.test_table_page import chip
@@ -87,18 +87,60 @@ class Table:
         )
 
 
+class HeldCards:
+    """The table's socket, whose frames from the server are kept back from a given card's arrival on until
+    ``release()``, then passed on in order: a network that slows down at that moment. An automatic table deals a
+    card every 0.8 s and a hand's next card turns its card still offered to squeeze, so a test that must take hold
+    of a card before its hand's next one comes would race the dealer on a loaded machine."""
+
+    def __init__(self) -> None:
+        self.awaited: tuple[str, int] | None = None  # (round_id, position) of the card to hold back from
+        self.held: list[str | bytes] = []
+        self.socket: WebSocketRoute | None = None
+
+    def route(self, socket: WebSocketRoute) -> None:
+        self.socket = socket
+        socket.connect_to_server().on_message(self._from_server)
+
+    def hold_from(self, *, round_id: str, position: int) -> None:
+        self.awaited = (round_id, position)
+
+    def _from_server(self, message: str | bytes) -> None:
+        if self.awaited and not self.held and isinstance(message, str):
+            event = json.loads(message)
+            data = event.get("data") if isinstance(event, dict) and event.get("type") == "card" else None
+            if data and (data.get("round_id"), data.get("position")) == self.awaited:
+                self.held.append(message)
+                return
+        if self.held:
+            self.held.append(message)
+        else:
+            self.socket.send(message)
+
+    def release(self) -> None:
+        """Pass on what was kept back, and everything after as it comes."""
+        self.awaited = None
+        held, self.held = self.held, []
+        for message in held:
+            self.socket.send(message)
+
+
 @pytest.fixture
 def table_at(browser: Browser, server) -> Iterator:
     """``table_at(size, username, code, reduced_motion=False)``: a signed-in player's table page at that size."""
     players_created(server, WATCHER, SQUEEZER)
     contexts = []
 
-    def make(size: str, username: str, code: str, *, reduced_motion: bool = False) -> Table:
+    def make(
+        size: str, username: str, code: str, *, reduced_motion: bool = False, held: HeldCards | None = None
+    ) -> Table:
         options = dict(SIZES[size], reduced_motion="reduce" if reduced_motion else "no-preference")
         context = browser.new_context(base_url=server.url, **options)
         contexts.append(context)
         if reduced_motion:
             context.add_init_script(MOTION_WATCH)
+        if held is not None:
+            context.route_web_socket(re.compile(rf"/ws/tables/{code}/$"), held.route)
         return Table(context, username, code)
 
     yield make
@@ -194,9 +236,11 @@ def test_with_reduced_motion_the_cards_are_just_shown(table_at):
 
 @pytest.mark.parametrize("size", ["1440x900", "390x844"])
 def test_the_player_hand_s_highest_bettor_squeezes_its_cards(table_at, size):
-    table = table_at(size, SQUEEZER, "nc2")
+    second_card = HeldCards()
+    table = table_at(size, SQUEEZER, "nc2", held=second_card)
     page = table.page
-    wait_for_betting(page, 5)
+    round_id = wait_for_betting(page, 5)
+    second_card.hold_from(round_id=round_id, position=2)  # the Player hand's second card waits for the first's drag
     chip(page, 25).click()
     page.locator('[data-bet="player"]').click()
     page.get_by_role("button", name="Confirm", exact=True).click()
@@ -214,7 +258,12 @@ def test_the_player_hand_s_highest_bettor_squeezes_its_cards(table_at, size):
     corner = (box["x"] + box["width"] - 4, box["y"] + box["height"] - 4)
     page.mouse.move(*corner)
     page.mouse.down()
+    # The hand's second card comes while the first is in hand: the first turns only when let go, and stays on its
+    # spot under the finger (a hand's cards are centred on the felt: it kept the second card's spot free).
+    second_card.release()
+    expect(page.locator('.scene-card[data-position="2"]')).to_be_attached()
     page.mouse.move(corner[0] - box["width"] * 0.35, corner[1] - box["height"] * 0.35, steps=4)
+    assert card.bounding_box() == box
     assert float(card.get_attribute("data-peel")) > 0.5  # peeled: part of its face shows, it is not turned yet
     assert card.get_attribute("data-face") == "down"
     assert "polygon" in card.locator(".scene-back-face").evaluate("back => back.style.clipPath")
