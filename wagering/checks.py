@@ -88,28 +88,31 @@ class LedgerCheck:
 
 
 # PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
-# wagering/0010, 0019, 0021): the ledger balanced, chained and append-only, balances moving only by new legs,
-# accounts keeping their identity. Their functions run on this search path (wagering/0021), not the caller's,
-# whose temporary schema would come first and shadow the tables they read.
+# wagering/0010, 0019, 0021, 0022, 0027), each on the table its name starts with, by the function it runs: the
+# ledger balanced, chained and append-only, balances moving only by new legs, accounts keeping their identity, ids
+# only as their sequence draws them (each ``*_id_drawn`` trigger names its own table's sequence). Their functions
+# run on this search path (wagering/0021), not the caller's, whose temporary schema would come first and shadow
+# the tables they read.
 GUARD_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
-LEDGER_GUARDS = (
-    "tables_auditlog_append_only",
-    "tables_auditlog_no_truncate",
-    "wagering_ledgerentry_balanced",
-    "wagering_ledgertransaction_append_only",
-    "wagering_ledgertransaction_no_truncate",
-    "wagering_ledgerentry_append_only",
-    "wagering_ledgerentry_no_truncate",
-    "wagering_account_balance_inserted",
-    "wagering_account_balance_updated",
-    "wagering_account_identity_fixed",
-    "wagering_ledgerroot_append_only",
-    "wagering_ledgerroot_no_truncate",
-    "wagering_ledgerroot_inserts_checked",
-    "wagering_ledgertransaction_id_drawn",
-    "wagering_ledgerentry_id_drawn",
-    "tables_auditlog_id_drawn",
-)
+LEDGER_GUARDS = {
+    "tables_auditlog_append_only": "tables_auditlog_append_only",
+    "tables_auditlog_no_truncate": "tables_auditlog_append_only",
+    "wagering_ledgerentry_balanced": "wagering_ledger_legs_balanced",
+    "wagering_ledgertransaction_append_only": "wagering_ledger_append_only",
+    "wagering_ledgertransaction_no_truncate": "wagering_ledger_append_only",
+    "wagering_ledgerentry_append_only": "wagering_ledger_append_only",
+    "wagering_ledgerentry_no_truncate": "wagering_ledger_append_only",
+    "wagering_account_balance_inserted": "wagering_account_balance_follows_ledger",
+    "wagering_account_balance_updated": "wagering_account_balance_follows_ledger",
+    "wagering_account_identity_fixed": "wagering_account_identity_fixed",
+    "wagering_ledgerroot_append_only": "wagering_ledgerroot_append_only",
+    "wagering_ledgerroot_no_truncate": "wagering_ledgerroot_append_only",
+    "wagering_ledgerroot_inserts_checked": "wagering_ledgerroot_insert_checked",
+    "wagering_ledgertransaction_id_drawn": "wagering_identity_drawn",
+    "wagering_ledgerentry_id_drawn": "wagering_identity_drawn",
+    "tables_auditlog_id_drawn": "wagering_identity_drawn",
+}
+IDENTITY_GUARD = "wagering_identity_drawn"  # its triggers' one argument: their own table's id sequence
 
 
 def ledger_check() -> LedgerCheck:
@@ -202,14 +205,21 @@ def _accounts_changed() -> list[int]:
 
 
 def _ledger_guards_missing() -> list[str]:
-    """The guards not installed, disabled, or whose function no longer pins its search path."""
+    """The guards not installed, disabled, on another table, running another function, whose function no longer
+    pins its search path, or (the id guards) told another table's sequence."""
     if connection.vendor != "postgresql":
         return []  # SQLite has no such triggers
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tgname FROM pg_trigger JOIN pg_proc ON pg_proc.oid = tgfoid "
-            "WHERE NOT tgisinternal AND tgenabled <> 'D' AND tgname = ANY(%s) AND %s = ANY(proconfig)",
-            [list(LEDGER_GUARDS), GUARD_SEARCH_PATH],
+            "SELECT tgname FROM pg_trigger "
+            "JOIN pg_proc ON pg_proc.oid = tgfoid JOIN pg_class ON pg_class.oid = tgrelid "
+            "JOIN unnest(%s::text[], %s::text[]) AS guard(name, function) ON guard.name = tgname "
+            "WHERE NOT tgisinternal AND tgenabled <> 'D' AND %s = ANY(proconfig) "
+            "AND pg_proc.proname = guard.function AND pg_proc.pronamespace = 'public'::regnamespace "
+            "AND pg_class.relnamespace = 'public'::regnamespace AND starts_with(tgname, pg_class.relname || '_') "
+            "AND (guard.function <> %s OR tgargs = convert_to(pg_get_serial_sequence("
+            "quote_ident(pg_class.relname), 'id'), 'UTF8') || '\\x00'::bytea)",
+            [list(LEDGER_GUARDS), list(LEDGER_GUARDS.values()), GUARD_SEARCH_PATH, IDENTITY_GUARD],
         )
         installed = {name for (name,) in cursor.fetchall()}
     return [name for name in LEDGER_GUARDS if name not in installed]

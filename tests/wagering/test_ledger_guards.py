@@ -103,13 +103,29 @@ def test_ledger_check_finds_every_guard_on_a_sound_database():
             "ALTER FUNCTION wagering_account_balance_follows_ledger() RESET search_path",
             "wagering_account_balance_updated",
         ),
+        (  # the id guard told another table's sequence: the legs' ids would go unchecked
+            "CREATE OR REPLACE TRIGGER {guard} BEFORE INSERT ON wagering_ledgerentry FOR EACH ROW "
+            "EXECUTE FUNCTION wagering_identity_drawn('public.tables_auditlog_id_seq')",
+            "wagering_ledgerentry_id_drawn",
+        ),
+        (  # another guard's function, harmless on this table's updates
+            "CREATE OR REPLACE TRIGGER {guard} BEFORE UPDATE OR DELETE ON wagering_ledgerentry FOR EACH ROW "
+            "EXECUTE FUNCTION wagering_ledgerroot_insert_checked()",
+            "wagering_ledgerentry_append_only",
+        ),
+        (  # dropped, and its name given to a trigger on a table nobody writes
+            "DROP TRIGGER {guard} ON wagering_ledgertransaction; CREATE TRIGGER {guard} BEFORE UPDATE OR DELETE "
+            "ON wagering_ledgerroot FOR EACH ROW EXECUTE FUNCTION wagering_ledger_append_only()",
+            "wagering_ledgertransaction_append_only",
+        ),
     ],
 )
 def test_ledger_check_reports_a_guard_removed_or_disabled(statement, guard):
     funded_wallet()
     assert guard in LEDGER_GUARDS
     with transaction.atomic():  # DDL is transactional on PostgreSQL: rolled back with the savepoint
-        sql(statement.format(guard=guard))
+        for part in statement.split("; "):
+            sql(part.format(guard=guard))
         check = ledger_check()
         assert guard in check.missing_guards and not check.ok
         assert check.problems == [
