@@ -14,14 +14,17 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection as default_connection
 from django.db.models import Lookup
 
-from kernel.raw_rows import prepared_cursor
+from kernel.raw_rows import binary_placeholder, prepared_cursor
 
 
-def any_of(column: str, values: Iterable, *, connection=default_connection) -> tuple[str, list]:
-    """The condition ``column`` is one of ``values``, and its parameters (``IN ()`` is never written)."""
+def any_of(
+    column: str, values: Iterable, *, connection=default_connection, placeholder: str = "%s"
+) -> tuple[str, list]:
+    """The condition ``column`` is one of ``values``, and its parameters (``IN ()`` is never written);
+    ``placeholder``: the array's (``binary_placeholder()`` on a prepared cursor)."""
     values = list(values)
     if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s)", [values]
+        return f"{column} = ANY({placeholder})", [values]
     if not values:
         raise EmptyResultSet
     return f"{column} IN ({', '.join(['%s'] * len(values))})", values
@@ -30,10 +33,10 @@ def any_of(column: str, values: Iterable, *, connection=default_connection) -> t
 def rows_any_of(select: str, column: str, values: Collection, *, parameters: Sequence = (), then: str = "") -> list:
     """The rows of ``select`` (a statement that ends in a ``WHERE`` condition, ``parameters`` its values) whose
     ``column`` is also one of ``values``, ``then`` written after (an order, a lock): a prepared statement, the
-    same text whatever the number of values. None asked, none read."""
+    same text whatever the number of values, the values sent in binary. None asked, none read."""
     if not values:
         return []
-    condition, of_values = any_of(column, values)
+    condition, of_values = any_of(column, values, placeholder=binary_placeholder())
     with prepared_cursor() as cursor:
         cursor.execute(f"{select} AND {condition}{then}", [*parameters, *of_values])
         return cursor.fetchall()

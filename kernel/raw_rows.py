@@ -65,6 +65,12 @@ def _prepared_cursor_class() -> type:
     return PreparedCursor
 
 
+def binary_placeholder() -> str:
+    """``%b`` on a ``prepared_cursor`` bound on the server: the value sent in PostgreSQL's binary format (an array
+    of ids or amounts dumps about three times faster than as text); ``%s`` on any other cursor."""
+    return "%b" if settings.DATABASE_PREPARED and connection.vendor == "postgresql" else "%s"
+
+
 CHANGED_RESULT_TYPE = "cached plan must not change result type"
 PREPARE_THRESHOLD = 2  # runs on a connection before a statement is prepared: the hot ones reach it at once
 

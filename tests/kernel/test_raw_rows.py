@@ -4,7 +4,7 @@ inserted or updated raw is the row the ORM would have saved."""
 
 import pytest
 from django.conf import settings
-from django.db import NotSupportedError, connection
+from django.db import NotSupportedError, connection, transaction
 from django.utils import timezone
 
 from kernel.raw_rows import CHANGED_RESULT_TYPE, prepared_cursor, row_insert, row_update
@@ -13,7 +13,10 @@ from tables.selectors import table_with_live_coup
 from tests.conftest import owner_connection
 from tests.factories import CoupFactory, TableFactory
 from tests.wagering.conftest import funded, postgres_only
-from wagering.placement import bet_batch_place
+from wagering.checks import ledger_check
+from wagering.models import Account, Bet, BetBatch, LedgerTransaction
+from wagering.placement import PlacedBatch, bet_batch_place, bet_stakes_checked
+from wagering.placement_together import PlacementAsked, bets_place_together
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +43,40 @@ def test_a_bets_statements_are_prepared_once_a_connection_and_orm_queries_never(
     for _ in range(4):
         bet_batch_place(user=player, coup=coup, bets={"player_pair": "1"})
     assert len(prepared_statements()) == before  # the same statements again, not new ones
+
+
+def groups_placed(coup, players, times: int) -> None:
+    """``times`` groups of one bet each by ``players`` (the group commit's path: its rows inserted from arrays)."""
+    for _ in range(times):
+        asked = [
+            PlacementAsked(user=p, stakes=bet_stakes_checked({"player": "1"}), action="bet_batch_placed")
+            for p in players
+        ]
+        with transaction.atomic():
+            assert all(isinstance(placed, PlacedBatch) for placed in bets_place_together(coup=coup, asked=asked))
+
+
+@postgres_only
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_groups_rows_are_inserted_from_arrays_sent_in_binary_and_prepared(monkeypatch, prepared):
+    """A group's ledger transactions, batches and bets: one INSERT each from one array a column, whatever the
+    group's size, bound on the server and prepared; with ``DATABASE_PREPARED=0``, bound on the client."""
+    monkeypatch.setattr(settings, "DATABASE_PREPARED", prepared)
+    coup, players = CoupFactory(), [funded() for _ in range(3)]
+    before = prepared_statements()
+    groups_placed(coup, players[:1], times=1)
+    groups_placed(coup, players, times=3)
+    from_arrays = [statement for statement in prepared_statements() if "FROM unnest(" in statement]
+    if prepared:
+        inserts = [statement.split()[2].strip('"') for statement in from_arrays if statement.startswith("INSERT")]
+        assert sorted(inserts) == sorted(
+            [Bet._meta.db_table, BetBatch._meta.db_table, LedgerTransaction._meta.db_table]
+        )
+        assert any(statement.startswith(f'UPDATE "{Account._meta.db_table}"') for statement in from_arrays)  # balances
+        assert all("$1::" in statement for statement in from_arrays)
+    else:
+        assert prepared_statements() == before
+    assert Bet.objects.filter(coup=coup).count() == 10 and ledger_check().ok
 
 
 @postgres_only

@@ -16,7 +16,7 @@ from django.utils.dateparse import parse_datetime
 
 from kernel.lookups import AnyOf, any_of
 from kernel.money import MONEY
-from kernel.raw_rows import columns_sql, for_update, orm_values, prepared_cursor
+from kernel.raw_rows import binary_placeholder, columns_sql, for_update, orm_values, prepared_cursor
 from wagering.models import (
     LIMIT_FIELDS,
     ZERO,
@@ -130,7 +130,7 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
     locked by it, in primary-key order, as ``select_for_update`` would (inside a transaction only)."""
     if not user_ids:
         return {}
-    condition, parameters = any_of("p.user_id", user_ids)
+    condition, parameters = any_of("p.user_id", user_ids, placeholder=binary_placeholder())
     sql = f"{_protection_sql()} {condition}"
     if lock:
         sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}{for_update()}"
