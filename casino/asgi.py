@@ -15,6 +15,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from casino.routing import websocket_urlpatterns  # noqa: E402
 from casino.sign_in.two_factor import StaffSocketMiddleware  # noqa: E402
+from kernel.collector import collector_tune_for_serving  # noqa: E402
 from kernel.database_roles import migrate_url_warn  # noqa: E402
 from kernel.http import http_application  # noqa: E402
 from kernel.socket_shedding import sockets_shedding_start  # noqa: E402
@@ -29,3 +30,4 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+collector_tune_for_serving()  # last: what start-up made is frozen (kernel.collector)
