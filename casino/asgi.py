@@ -15,19 +15,20 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from casino.routing import websocket_urlpatterns  # noqa: E402
 from casino.sign_in.two_factor import StaffSocketMiddleware  # noqa: E402
-from kernel.collector import collector_tune_for_serving  # noqa: E402
+from kernel.collector import CollectorTunedAtStartup  # noqa: E402
 from kernel.database_roles import migrate_url_warn  # noqa: E402
 from kernel.http import http_application  # noqa: E402
 from kernel.socket_shedding import sockets_shedding_start  # noqa: E402
 
 migrate_url_warn("web")
 sockets_shedding_start()
-application = ProtocolTypeRouter(
-    {
-        "http": http_application(),
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(StaffSocketMiddleware(URLRouter(websocket_urlpatterns)))
-        ),
-    }
+application = CollectorTunedAtStartup(  # the server's start freezes what start-up made (kernel.collector)
+    ProtocolTypeRouter(
+        {
+            "http": http_application(),
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(StaffSocketMiddleware(URLRouter(websocket_urlpatterns)))
+            ),
+        }
+    )
 )
-collector_tune_for_serving()  # last: what start-up made is frozen (kernel.collector)

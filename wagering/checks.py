@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
@@ -78,7 +79,7 @@ class LedgerCheck:
             "accounts whose balance is not their last entry's balance_after": self.stale_accounts,
             "entries that do not follow their account's previous entry": self.broken_chains,
             "accounts whose currency, owner or table is not what their legs show": self.changed_accounts,
-            "database guards missing, disabled or on the caller's search path": self.missing_guards,
+            "database guards missing, disabled, changed or on the caller's search path": self.missing_guards,
         }
         return [f"{len(ids)} {what}: {ids[:10]}" for what, ids in found.items() if ids]
 
@@ -87,30 +88,46 @@ class LedgerCheck:
         return not self.problems
 
 
+class Guard(NamedTuple):
+    """A guard trigger as its migration installs it: its table, the function it runs, its ``tgtype`` (when it fires,
+    on which events, for each row or statement), whether it has a ``WHEN`` condition, whether its check waits for
+    the commit (a deferred constraint trigger)."""
+
+    table: str
+    function: str
+    events: int
+    when: bool = False
+    deferred: bool = False
+
+
 # PostgreSQL's triggers that keep the ledger and the audit log tamper-evident (tables/0003, 0008;
-# wagering/0010, 0019, 0021, 0022, 0027), each on the table its name starts with, by the function it runs: the
-# ledger balanced, chained and append-only, balances moving only by new legs, accounts keeping their identity, ids
-# only as their sequence draws them (each ``*_id_drawn`` trigger names its own table's sequence). Their functions
-# run on this search path (wagering/0021), not the caller's, whose temporary schema would come first and shadow
-# the tables they read.
+# wagering/0010, 0019, 0021, 0022, 0027): the ledger balanced, chained and append-only, balances moving only by
+# new legs, accounts keeping their identity, ids only as their sequence draws them (each ``*_id_drawn`` trigger
+# names its own table's sequence). Their functions run on this search path (wagering/0021), not the caller's,
+# whose temporary schema would come first and shadow the tables they read. What is not compared: a WHEN
+# condition's text and a function's body (the hourly roots, wagering/ledger_roots.py, catch rows changed).
 GUARD_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
 LEDGER_GUARDS = {
-    "tables_auditlog_append_only": "tables_auditlog_append_only",
-    "tables_auditlog_no_truncate": "tables_auditlog_append_only",
-    "wagering_ledgerentry_balanced": "wagering_ledger_legs_balanced",
-    "wagering_ledgertransaction_append_only": "wagering_ledger_append_only",
-    "wagering_ledgertransaction_no_truncate": "wagering_ledger_append_only",
-    "wagering_ledgerentry_append_only": "wagering_ledger_append_only",
-    "wagering_ledgerentry_no_truncate": "wagering_ledger_append_only",
-    "wagering_account_balance_inserted": "wagering_account_balance_follows_ledger",
-    "wagering_account_balance_updated": "wagering_account_balance_follows_ledger",
-    "wagering_account_identity_fixed": "wagering_account_identity_fixed",
-    "wagering_ledgerroot_append_only": "wagering_ledgerroot_append_only",
-    "wagering_ledgerroot_no_truncate": "wagering_ledgerroot_append_only",
-    "wagering_ledgerroot_inserts_checked": "wagering_ledgerroot_insert_checked",
-    "wagering_ledgertransaction_id_drawn": "wagering_identity_drawn",
-    "wagering_ledgerentry_id_drawn": "wagering_identity_drawn",
-    "tables_auditlog_id_drawn": "wagering_identity_drawn",
+    "tables_auditlog_append_only": Guard("tables_auditlog", "tables_auditlog_append_only", 27),
+    "tables_auditlog_id_drawn": Guard("tables_auditlog", "wagering_identity_drawn", 7),
+    "tables_auditlog_no_truncate": Guard("tables_auditlog", "tables_auditlog_append_only", 34),
+    "wagering_account_balance_inserted": Guard(
+        "wagering_account", "wagering_account_balance_follows_ledger", 5, when=True, deferred=True
+    ),
+    "wagering_account_balance_updated": Guard(
+        "wagering_account", "wagering_account_balance_follows_ledger", 17, when=True, deferred=True
+    ),
+    "wagering_account_identity_fixed": Guard("wagering_account", "wagering_account_identity_fixed", 19, when=True),
+    "wagering_ledgerentry_append_only": Guard("wagering_ledgerentry", "wagering_ledger_append_only", 27),
+    "wagering_ledgerentry_balanced": Guard("wagering_ledgerentry", "wagering_ledger_legs_balanced", 4),
+    "wagering_ledgerentry_id_drawn": Guard("wagering_ledgerentry", "wagering_identity_drawn", 7),
+    "wagering_ledgerentry_no_truncate": Guard("wagering_ledgerentry", "wagering_ledger_append_only", 34),
+    "wagering_ledgerroot_append_only": Guard("wagering_ledgerroot", "wagering_ledgerroot_append_only", 27),
+    "wagering_ledgerroot_inserts_checked": Guard("wagering_ledgerroot", "wagering_ledgerroot_insert_checked", 7),
+    "wagering_ledgerroot_no_truncate": Guard("wagering_ledgerroot", "wagering_ledgerroot_append_only", 34),
+    "wagering_ledgertransaction_append_only": Guard("wagering_ledgertransaction", "wagering_ledger_append_only", 27),
+    "wagering_ledgertransaction_id_drawn": Guard("wagering_ledgertransaction", "wagering_identity_drawn", 7),
+    "wagering_ledgertransaction_no_truncate": Guard("wagering_ledgertransaction", "wagering_ledger_append_only", 34),
 }
 IDENTITY_GUARD = "wagering_identity_drawn"  # its triggers' one argument: their own table's id sequence
 
@@ -205,21 +222,33 @@ def _accounts_changed() -> list[int]:
 
 
 def _ledger_guards_missing() -> list[str]:
-    """The guards not installed, disabled, on another table, running another function, whose function no longer
-    pins its search path, or (the id guards) told another table's sequence."""
+    """The guards not installed as ``LEDGER_GUARDS`` says (another table, function, event or WHEN), disabled
+    or firing only in replicas, whose function no longer pins its search path, or (the id guards) told another
+    table's sequence."""
     if connection.vendor != "postgresql":
         return []  # SQLite has no such triggers
+    guards = list(LEDGER_GUARDS.items())
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tgname FROM pg_trigger "
-            "JOIN pg_proc ON pg_proc.oid = tgfoid JOIN pg_class ON pg_class.oid = tgrelid "
-            "JOIN unnest(%s::text[], %s::text[]) AS guard(name, function) ON guard.name = tgname "
-            "WHERE NOT tgisinternal AND tgenabled <> 'D' AND %s = ANY(proconfig) "
+            "SELECT tgname FROM pg_trigger JOIN pg_proc ON pg_proc.oid = tgfoid "
+            "JOIN unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::bool[], %s::bool[]) "
+            "AS guard(name, relation, function, events, has_when, deferred) ON guard.name = tgname "
+            "WHERE NOT tgisinternal AND tgenabled IN ('O', 'A') AND %s = ANY(proconfig) "
+            "AND tgrelid = pg_catalog.to_regclass(pg_catalog.format('public.%%I', guard.relation)) "
             "AND pg_proc.proname = guard.function AND pg_proc.pronamespace = 'public'::regnamespace "
-            "AND pg_class.relnamespace = 'public'::regnamespace AND starts_with(tgname, pg_class.relname || '_') "
-            "AND (guard.function <> %s OR tgargs = convert_to(pg_get_serial_sequence("
-            "quote_ident(pg_class.relname), 'id'), 'UTF8') || '\\x00'::bytea)",
-            [list(LEDGER_GUARDS), list(LEDGER_GUARDS.values()), GUARD_SEARCH_PATH, IDENTITY_GUARD],
+            "AND tgtype = guard.events AND (tgqual IS NOT NULL) = guard.has_when AND tginitdeferred = guard.deferred "
+            "AND (guard.function <> %s OR tgargs = pg_catalog.convert_to(pg_catalog.pg_get_serial_sequence("
+            "pg_catalog.format('public.%%I', guard.relation), 'id'), 'UTF8') || '\\x00'::bytea)",
+            [
+                [name for name, _ in guards],
+                [guard.table for _, guard in guards],
+                [guard.function for _, guard in guards],
+                [guard.events for _, guard in guards],
+                [guard.when for _, guard in guards],
+                [guard.deferred for _, guard in guards],
+                GUARD_SEARCH_PATH,
+                IDENTITY_GUARD,
+            ],
         )
         installed = {name for (name,) in cursor.fetchall()}
     return [name for name in LEDGER_GUARDS if name not in installed]

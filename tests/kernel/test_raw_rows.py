@@ -69,9 +69,7 @@ def test_a_groups_rows_are_inserted_from_arrays_sent_in_binary_and_prepared(monk
     from_arrays = [statement for statement in prepared_statements() if "FROM unnest(" in statement]
     if prepared:
         inserts = [statement.split()[2].strip('"') for statement in from_arrays if statement.startswith("INSERT")]
-        assert sorted(inserts) == sorted(
-            [Bet._meta.db_table, BetBatch._meta.db_table, LedgerTransaction._meta.db_table]
-        )
+        assert set(inserts) == {Bet._meta.db_table, BetBatch._meta.db_table, LedgerTransaction._meta.db_table}
         assert any(statement.startswith(f'UPDATE "{Account._meta.db_table}"') for statement in from_arrays)  # balances
         assert all("$1::" in statement for statement in from_arrays)
     else:

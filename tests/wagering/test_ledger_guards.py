@@ -113,6 +113,20 @@ def test_ledger_check_finds_every_guard_on_a_sound_database():
             "EXECUTE FUNCTION wagering_ledgerroot_insert_checked()",
             "wagering_ledgerentry_append_only",
         ),
+        (  # fires only in a replica's sessions: not in the platform's
+            "ALTER TABLE wagering_ledgerentry ENABLE REPLICA TRIGGER {guard}",
+            "wagering_ledgerentry_append_only",
+        ),
+        (  # a condition that never holds
+            "CREATE OR REPLACE TRIGGER {guard} BEFORE UPDATE OR DELETE ON tables_auditlog FOR EACH ROW "
+            "WHEN (false) EXECUTE FUNCTION tables_auditlog_append_only()",
+            "tables_auditlog_append_only",
+        ),
+        (  # on another event: TRUNCATE goes through
+            "CREATE OR REPLACE TRIGGER {guard} BEFORE DELETE ON wagering_ledgerentry "
+            "FOR EACH STATEMENT EXECUTE FUNCTION wagering_ledger_append_only()",
+            "wagering_ledgerentry_no_truncate",
+        ),
         (  # dropped, and its name given to a trigger on a table nobody writes
             "DROP TRIGGER {guard} ON wagering_ledgertransaction; CREATE TRIGGER {guard} BEFORE UPDATE OR DELETE "
             "ON wagering_ledgerroot FOR EACH ROW EXECUTE FUNCTION wagering_ledger_append_only()",
@@ -129,7 +143,7 @@ def test_ledger_check_reports_a_guard_removed_or_disabled(statement, guard):
         check = ledger_check()
         assert guard in check.missing_guards and not check.ok
         assert check.problems == [
-            f"{len(check.missing_guards)} database guards missing, disabled or on the caller's search path: "
+            f"{len(check.missing_guards)} database guards missing, disabled, changed or on the caller's search path: "
             f"{check.missing_guards!r}"
         ]
         transaction.set_rollback(True)

@@ -50,7 +50,7 @@ class Command(BaseCommand):
                 host=host,
                 port=port,
                 log_level="warning",
-                lifespan="off",
+                lifespan="on",  # the collector tuned at the start (kernel.collector)
                 ws_max_size=WS_MAX_FRAME_BYTES,
             )
         finally:
