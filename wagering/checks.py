@@ -227,7 +227,7 @@ def _ledger_guards_missing() -> list[str]:
     table's sequence."""
     if connection.vendor != "postgresql":
         return []  # SQLite has no such triggers
-    guards = list(LEDGER_GUARDS.items())
+    tables, functions, events, whens, deferred = (list(column) for column in zip(*LEDGER_GUARDS.values(), strict=True))
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT tgname FROM pg_trigger JOIN pg_proc ON pg_proc.oid = tgfoid "
@@ -239,16 +239,7 @@ def _ledger_guards_missing() -> list[str]:
             "AND tgtype = guard.events AND (tgqual IS NOT NULL) = guard.has_when AND tginitdeferred = guard.deferred "
             "AND (guard.function <> %s OR tgargs = pg_catalog.convert_to(pg_catalog.pg_get_serial_sequence("
             "pg_catalog.format('public.%%I', guard.relation), 'id'), 'UTF8') || '\\x00'::bytea)",
-            [
-                [name for name, _ in guards],
-                [guard.table for _, guard in guards],
-                [guard.function for _, guard in guards],
-                [guard.events for _, guard in guards],
-                [guard.when for _, guard in guards],
-                [guard.deferred for _, guard in guards],
-                GUARD_SEARCH_PATH,
-                IDENTITY_GUARD,
-            ],
+            [list(LEDGER_GUARDS), tables, functions, events, whens, deferred, GUARD_SEARCH_PATH, IDENTITY_GUARD],
         )
         installed = {name for (name,) in cursor.fetchall()}
     return [name for name in LEDGER_GUARDS if name not in installed]

@@ -14,9 +14,9 @@ from django.db.models import DecimalField, ExpressionWrapper, F, OuterRef, Q, Su
 from django.db.models.functions import Coalesce
 from django.utils.dateparse import parse_datetime
 
-from kernel.lookups import AnyOf, any_of
+from kernel.lookups import AnyOf, rows_any_of
 from kernel.money import MONEY
-from kernel.raw_rows import binary_placeholder, columns_sql, for_update, orm_values, prepared_cursor
+from kernel.raw_rows import columns_sql, for_update, orm_values
 from wagering.models import (
     LIMIT_FIELDS,
     ZERO,
@@ -128,22 +128,20 @@ def players_protection(*, user_ids: Collection[int], at: datetime, lock: bool = 
     """The protection of those of these players who have any, by user id: one raw statement (``kernel.raw_rows``:
     every socket's connect and every bet batch reads it, twice under the coup's lock), ``lock``: their rows
     locked by it, in primary-key order, as ``select_for_update`` would (inside a transaction only)."""
-    if not user_ids:
-        return {}
-    condition, parameters = any_of("p.user_id", user_ids, placeholder=binary_placeholder())
-    sql = f"{_protection_sql()} {condition}"
+    then = ""
     if lock:
-        sql += f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}{for_update()}"
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, parameters)
-        rows = [dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True)) for row in cursor]
+        then = f" ORDER BY {columns_sql(PlayerProtection, [PlayerProtection._meta.pk.name], alias='p')}{for_update()}"
+    rows = [
+        dict(zip(_COLUMNS, orm_values(PlayerProtection, _COLUMNS, row), strict=True))
+        for row in rows_any_of(_protection_sql(), "p.user_id", user_ids, then=then)
+    ]
     return {row["user_id"]: protection_read(row, at=at) for row in rows}
 
 
 @cache
 def _protection_sql() -> str:
     table = connection.ops.quote_name(PlayerProtection._meta.db_table)  # names of ours, not input
-    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE"  # noqa: S608
+    return f"SELECT {columns_sql(PlayerProtection, _COLUMNS, alias='p')} FROM {table} p WHERE TRUE"  # noqa: S608
 
 
 def player_protection(*, user_id: int, at: datetime) -> Protection | None:
