@@ -58,7 +58,7 @@ def groups_placed(coup, players, times: int) -> None:
 
 @postgres_only
 @pytest.mark.parametrize("prepared", [True, False])
-def test_a_groups_rows_are_inserted_from_arrays_sent_in_binary_and_prepared(monkeypatch, prepared):
+def test_a_groups_rows_are_inserted_from_arrays_bound_on_the_server_and_prepared(monkeypatch, prepared):
     """A group's ledger transactions, batches and bets: one INSERT each from one array a column, whatever the
     group's size, bound on the server and prepared; with ``DATABASE_PREPARED=0``, bound on the client."""
     monkeypatch.setattr(settings, "DATABASE_PREPARED", prepared)
