@@ -4,12 +4,17 @@ Tie come out as often as ``baccarat.odds`` computes exactly for four decks, with
 The million coups are dealt by numpy, many shoes at once, with the drawing rules read from ``baccarat.tableau``
 and the cut card rule of ``baccarat.shoe.ShoeDealer``; that dealer is first held to the project's own, coup for
 coup, on shoes of ``new_shoe_order`` (the project's dealing, which takes ~100 µs a coup in pure Python: 10^6
-would take minutes)."""
+would take minutes).
+
+Each million is drawn from a fixed seed. A fair shoe misses a 3σ bound 0.27% of the time on each of the three
+outcomes, so fresh draws failed about one CI run in a hundred (two such tests, two passes) with nothing wrong.
+Seeded, each test deals the same million every run, and a change to the shuffle, the tableau or the cut card that
+moves the odds still fails it. Which source of randomness the shuffle draws from is not what they test:
+``new_shoe_order`` shuffles the same way whatever ``rng`` it is given (play's is the CSPRNG)."""
 
 from __future__ import annotations
 
 import math
-import secrets
 from random import Random
 
 import numpy as np
@@ -25,6 +30,7 @@ DECKS = 4
 CARDS = DECKS * 52
 CUT = cut_card_position(deck_count=DECKS, cards_behind=52)
 WINNERS = (PLAYER, BANKER, TIE)
+SEED = 2026
 # The tableau as tables: does the Player draw on a two-card total; does the Banker draw on its total, given the
 # Player's third card's value (10: the Player stood).
 PLAYER_DRAWS = np.array([player_draws(total) for total in range(10)])
@@ -87,7 +93,7 @@ def test_the_vectorised_dealer_deals_as_the_projects_own():
 
 def test_a_million_coups_of_private_shoes_match_the_exact_odds():
     exact = analyze(ShoeComposition.full(DECKS))
-    generator = np.random.default_rng(secrets.randbits(128))
+    generator = np.random.default_rng(SEED)
     counts = np.zeros(3, dtype=np.int64)
     while counts.sum() < 1_000_000:
         winners = deal_shoes(generator.permuted(np.tile(VALUES, (4_000, 1)), axis=1))
@@ -101,11 +107,12 @@ def test_a_million_coups_of_private_shoes_match_the_exact_odds():
 
 @pytest.mark.slow
 def test_a_million_coups_dealt_by_the_projects_own_dealer_match_the_exact_odds():
-    """The same, through ``new_shoe_order`` (the CSPRNG) and ``ShoeDealer`` themselves: some two minutes."""
+    """The same, through ``new_shoe_order`` and ``ShoeDealer`` themselves: some 20 seconds."""
     exact = analyze(ShoeComposition.full(DECKS))
+    rng = Random(SEED)
     counts = dict.fromkeys(WINNERS, 0)
     while sum(counts.values()) < 1_000_000:
-        dealer = ShoeDealer(new_shoe_order(DECKS), cut_card_position=CUT, cut_card_rule=CUT_ONE_MORE_COUP)
+        dealer = ShoeDealer(new_shoe_order(DECKS, rng=rng), cut_card_position=CUT, cut_card_rule=CUT_ONE_MORE_COUP)
         dealer.burn()
         while not dealer.finished:
             counts[dealer.deal_coup().winner] += 1
