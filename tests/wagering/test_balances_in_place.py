@@ -1,0 +1,49 @@
+"""A settlement's new balances are written beside their accounts' rows (migration ``wagering/0028``): each new
+version of a wallet stays on its row's page, so PostgreSQL writes it as a heap-only tuple and none of the
+account's indexes takes an entry for it. On pages filled to the brim the versions went to other pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from casino.lifecycle.settlement import coup_settle
+from tests.factories import CoupFactory, coup_deal_and_resolve
+from tests.wagering.test_settlement import BANKER_SIX, bettor
+from wagering.models import Account
+
+# Committed one by one, as in play: a page's older versions are pruned once no transaction can see them.
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="pages, row versions and fill factors: PostgreSQL's"),
+    pytest.mark.django_db(transaction=True),
+]
+
+BETTORS = 240  # some 100 accounts fill a page: the wallets span several
+
+
+def wallet_pages(users) -> dict[int, tuple[int, str]]:
+    """Each wallet's page (the block of its row's current version) and balance, by user."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT user_id, (ctid::text::point)[0]::int, balance::text FROM wagering_account "
+            "WHERE kind = %s AND user_id = ANY(%s)",
+            [Account.Kind.PLAYER, [user.pk for user in users]],
+        )
+        return {user_id: (page, balance) for user_id, page, balance in cursor.fetchall()}
+
+
+def test_a_settlement_moves_every_balance_on_its_own_page():
+    Account.objects.create(kind=Account.Kind.HOUSE)
+    coup = CoupFactory()
+    users = [bettor(coup, {"banker": "10"}) for _ in range(BETTORS)]
+    coup_deal_and_resolve(coup, BANKER_SIX)
+    before = wallet_pages(users)
+    assert len({page for page, _ in before.values()}) > 1
+
+    coup_settle(coup_id=coup.pk)
+
+    after = wallet_pages(users)
+    assert {balance for _, balance in after.values()} == {"1009.50"}  # 1000 - 10 + 19.50: every wallet moved
+    moved = [user_id for user_id, (page, _) in after.items() if page != before[user_id][0]]
+    assert moved == [], f"{len(moved)} of {BETTORS} balances left their page"
