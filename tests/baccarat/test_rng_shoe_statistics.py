@@ -3,14 +3,15 @@ Tie come out as often as ``baccarat.odds`` computes exactly for four decks, with
 
 The million coups are dealt by numpy, many shoes at once, with the drawing rules read from ``baccarat.tableau``
 and the cut card rule of ``baccarat.shoe.ShoeDealer``; that dealer is first held to the project's own, coup for
-coup, on shoes of ``new_shoe_order`` (the project's dealing, which takes ~100 µs a coup in pure Python: 10^6
-would take minutes).
+coup, on shoes of ``new_shoe_order`` (the project's dealing: with the CSPRNG's shuffle about 100 µs a coup, so
+10^6 took minutes; a slow test deals them so, from a seeded shuffle).
 
 Each million is drawn from a fixed seed. A fair shoe misses a 3σ bound 0.27% of the time on each of the three
 outcomes, so fresh draws failed about one CI run in a hundred (two such tests, two passes) with nothing wrong.
-Seeded, each test deals the same million every run, and a change to the shuffle, the tableau or the cut card that
-moves the odds still fails it. Which source of randomness the shuffle draws from is not what they test:
-``new_shoe_order`` shuffles the same way whatever ``rng`` it is given (play's is the CSPRNG)."""
+Seeded, each test deals the same million every run: a change to the tableau or the cut card rule that moves the
+odds by about 3σ (0.15 percentage points) or more fails both, a change to the shuffle the slow one (the fast one
+shuffles with numpy). Which source of randomness the shuffle draws from is not what they test: ``new_shoe_order``
+shuffles the same way whatever ``rng`` it is given (play's is the CSPRNG)."""
 
 from __future__ import annotations
 

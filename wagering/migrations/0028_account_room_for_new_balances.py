@@ -7,7 +7,8 @@ brim, so 70% of a settlement's balances took the second way (`pg_stat_user_table
 updates), and most of a batch of bets' wallets as well. A settlement moves every wallet of its coup in one
 statement, whose old versions stay until it commits: a page keeps room for a new version of each of its rows.
 Accounts are a row a player (about 75 bytes): the table doubles from a few megabytes. Pages written before keep
-their fill until they are rewritten (``VACUUM FULL wagering_account``, which locks the table: at a quiet hour).
+their fill until the owner rewrites them (``VACUUM FULL wagering_account``, which stops bets and settlements while
+it runs: at a quiet hour; README.md).
 """
 
 from django.db import migrations
