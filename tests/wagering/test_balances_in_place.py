@@ -11,15 +11,12 @@ from django.db import connection
 
 from casino.lifecycle.settlement import coup_settle
 from tests.factories import CoupFactory, coup_deal_and_resolve
+from tests.wagering.conftest import postgres_only
 from tests.wagering.test_settlement import BANKER_SIX, bettor
 from wagering.models import Account
 
 # Committed one by one, as in play: a page's older versions are pruned once no transaction can see them.
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="pages, row versions and fill factors: PostgreSQL's"),
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = [pytest.mark.postgres, postgres_only, pytest.mark.django_db(transaction=True)]
 
 BETTORS = 240  # some 100 accounts fill a page: the wallets span several
 

@@ -11,15 +11,11 @@ their fill until the owner rewrites them (``VACUUM FULL wagering_account``, whic
 it runs: at a quiet hour; README.md).
 """
 
+import importlib
+
 from django.db import migrations
 
-
-def _fillfactor(sql: str):
-    def run(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "postgresql":  # SQLite has no such setting
-            schema_editor.execute(sql)
-
-    return run
+GUARDS = importlib.import_module("wagering.migrations.0021_ledger_guards_search_path")  # its PostgreSQL-only runner
 
 
 class Migration(migrations.Migration):
@@ -27,8 +23,8 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunPython(
-            _fillfactor("ALTER TABLE wagering_account SET (fillfactor = 50)"),
-            _fillfactor("ALTER TABLE wagering_account RESET (fillfactor)"),
+            GUARDS._on_postgresql(lambda: "ALTER TABLE wagering_account SET (fillfactor = 50)"),
+            GUARDS._on_postgresql(lambda: "ALTER TABLE wagering_account RESET (fillfactor)"),
             elidable=False,
         )
     ]
